@@ -1,0 +1,33 @@
+package io.pgqueue;
+
+import java.util.Collection;
+
+/**
+ * Publishing jobs. Every method joins the caller's Spring-managed transaction when there is one, so a
+ * rollback leaves no job; without one each call commits on its own.
+ */
+public interface QueueOperations {
+
+    /**
+     * Sends one job to run as soon as possible.
+     * @return the new job's id
+     */
+    long send(String queue, Object payload);
+
+    /**
+     * Sends one job with options. With a dedup key that is already pending or running in the queue, nothing
+     * is inserted and the result says so.
+     */
+    SendResult send(String queue, Object payload, SendOptions options);
+
+    /**
+     * Sends all payloads in one statement. An element that is a {@link JobRequest} carries its own options.
+     */
+    BatchSendResult sendBatch(String queue, Collection<?> payloads);
+
+    /**
+     * Sends all payloads in one statement with common options; an element that is a {@link JobRequest}
+     * carries its own options instead.
+     */
+    BatchSendResult sendBatch(String queue, Collection<?> payloads, SendOptions options);
+}

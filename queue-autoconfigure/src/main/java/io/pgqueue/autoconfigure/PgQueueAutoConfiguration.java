@@ -1,0 +1,121 @@
+package io.pgqueue.autoconfigure;
+
+import javax.sql.DataSource;
+
+import io.pgqueue.JobPayloadCodec;
+import io.pgqueue.QueueTemplate;
+import io.pgqueue.schema.QueueFlywayConfigurationCustomizer;
+import io.pgqueue.schema.QueueSchemaInitializer;
+import io.pgqueue.schema.QueueSchemaValidator;
+import io.pgqueue.store.JobStore;
+import io.pgqueue.store.QueueTables;
+import io.pgqueue.store.SchemaStore;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.io.ResourceLoader;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Auto-configuration of pgqueue: schema, publishing and (in later layers) listeners. Registers none of the
+ * infrastructure types Boot watches ({@code Flyway}, {@code JdbcTemplate}, {@code JdbcClient},
+ * {@code TaskScheduler}, transaction managers, JSON mappers); pgqueue keeps its own as private fields.
+ */
+@AutoConfiguration(
+        after = { DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
+                TransactionAutoConfiguration.class },
+        afterName = { "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
+                "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration" })
+@ConditionalOnClass({ DataSource.class, JdbcTemplate.class, JsonMapper.class })
+@ConditionalOnSingleCandidate(DataSource.class)
+@ConditionalOnBooleanProperty(name = "pgqueue.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(PgQueueProperties.class)
+@Import(DatabaseInitializationDependencyConfigurer.class)
+public final class PgQueueAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    QueueTables queueTables(PgQueueProperties properties) {
+        return new QueueTables(properties.getSchema().getName());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    JobPayloadCodec jobPayloadCodec(ObjectProvider<JsonMapper> jsonMapper, PgQueueProperties properties) {
+        // the application's mapper when it has one; a private default otherwise, never registered as a bean
+        JsonMapper mapper = jsonMapper.getIfUnique(() -> JsonMapper.builder().findAndAddModules().build());
+        return new JobPayloadCodec(mapper, properties.getTemplate().getMaxPayloadSize().toBytes());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @DependsOnDatabaseInitialization
+    JobStore jobStore(DataSource dataSource, QueueTables tables) {
+        return new JobStore(dataSource, tables);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @DependsOnDatabaseInitialization
+    QueueTemplate queueTemplate(JobStore jobStore, JobPayloadCodec codec, PgQueueProperties properties) {
+        return new QueueTemplate(jobStore, codec, properties.getTemplate().getBatchChunkSize());
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.flywaydb.core.Flyway")
+    @ConditionalOnBooleanProperty(name = "pgqueue.schema.migrate", matchIfMissing = true)
+    static class SchemaMigrationConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        QueueSchemaInitializer queueSchemaInitializer(DataSource dataSource, ResourceLoader resourceLoader,
+                PgQueueProperties properties, ObjectProvider<QueueFlywayConfigurationCustomizer> customizers) {
+            PgQueueProperties.Schema schema = properties.getSchema();
+            return new QueueSchemaInitializer(dataSource, resourceLoader.getClassLoader(), schema.getName(),
+                    schema.getHistoryTable(), customizers.orderedStream().toList());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(SchemaNotMigratedCondition.class)
+    static class SchemaValidationConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        QueueSchemaValidator queueSchemaValidator(DataSource dataSource, QueueTables tables) {
+            return new QueueSchemaValidator(new SchemaStore(dataSource, tables), tables.schema());
+        }
+    }
+
+    static final class SchemaNotMigratedCondition extends AnyNestedCondition {
+
+        SchemaNotMigratedCondition() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnBooleanProperty(name = "pgqueue.schema.migrate", havingValue = false)
+        static class MigrationSwitchedOff {
+        }
+
+        @ConditionalOnMissingClass("org.flywaydb.core.Flyway")
+        static class FlywayMissing {
+        }
+    }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package io.pgqueue.autoconfigure;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.pgqueue;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.pgqueue.schema;
+
+import org.jspecify.annotations.NullMarked;

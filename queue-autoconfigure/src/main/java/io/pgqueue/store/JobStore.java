@@ -1,0 +1,120 @@
+package io.pgqueue.store;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The SQL of the publishing side: inserting jobs. Runs on the caller's Spring-managed transaction when
+ * there is one (JdbcTemplate binds to it through DataSourceUtils), in autocommit otherwise.
+ */
+public class JobStore {
+
+    /**
+     * One statement inserts a whole batch: the rows travel as arrays and are expanded with unnest. The same
+     * statement records the counter deltas, so counts and rows can never disagree.
+     */
+    private static final String INSERT = """
+            WITH input AS (
+                SELECT i.*, coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+                FROM unnest(?::text[], ?::text[], ?::text[], ?::smallint[], ?::bigint[], ?::bigint[], ?::int[],
+                            ?::text[], ?::text[])
+                     AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                          group_key)
+            ), inserted AS (
+                INSERT INTO {schema}.job (queue, state, priority, run_at, payload, payload_type, headers, max_attempts,
+                                          dedup_key, group_key)
+                SELECT ?, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due, payload::jsonb,
+                       payload_type, headers::jsonb, max_attempts, dedup_key, group_key
+                FROM input
+                ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+                RETURNING id, queue, state
+            ), counted AS (
+                INSERT INTO {schema}.queue_counter_delta (queue, scheduled, ready, enqueued)
+                SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'),
+                       count(*)
+                FROM inserted GROUP BY queue
+            )
+            SELECT id FROM inserted
+            """;
+
+    private static final String FIND_ACTIVE_BY_DEDUP_KEY = """
+            SELECT id FROM {schema}.job WHERE queue = ? AND dedup_key = ? AND state <> 'dead'
+            """;
+
+    private final JdbcTemplate jdbc;
+
+    private final String insertSql;
+
+    private final String findByDedupKeySql;
+
+    public JobStore(DataSource dataSource, QueueTables tables) {
+        this.jdbc = new JdbcTemplate(dataSource);
+        this.insertSql = tables.sql(INSERT);
+        this.findByDedupKeySql = tables.sql(FIND_ACTIVE_BY_DEDUP_KEY);
+    }
+
+    /**
+     * Inserts the jobs in one statement and returns the ids of the rows inserted; jobs whose dedup key is
+     * already pending or running in the queue are skipped.
+     */
+    public List<Long> insert(String queue, List<NewJob> jobs) {
+        if (jobs.isEmpty()) {
+            return List.of();
+        }
+        List<Long> ids = jdbc.execute((Connection connection) -> {
+            try (PreparedStatement statement = connection.prepareStatement(insertSql)) {
+                bindJobs(connection, statement, jobs);
+                statement.setString(10, queue);
+                List<Long> inserted = new ArrayList<>(jobs.size());
+                try (ResultSet rows = statement.executeQuery()) {
+                    while (rows.next()) {
+                        inserted.add(rows.getLong(1));
+                    }
+                }
+                return inserted;
+            }
+        });
+        return (ids != null) ? ids : List.of();
+    }
+
+    /** The id of the pending or running job holding this dedup key, if any. */
+    public @Nullable Long findActiveByDedupKey(String queue, String dedupKey) {
+        List<Long> ids = jdbc.queryForList(findByDedupKeySql, Long.class, queue, dedupKey);
+        return ids.isEmpty() ? null : ids.get(0);
+    }
+
+    private static void bindJobs(Connection connection, PreparedStatement statement, List<NewJob> jobs)
+            throws SQLException {
+        statement.setArray(1, array(connection, "text", jobs, NewJob::payloadJson));
+        statement.setArray(2, array(connection, "text", jobs, NewJob::payloadType));
+        statement.setArray(3, array(connection, "text", jobs, NewJob::headersJson));
+        statement.setArray(4, array(connection, "int2", jobs, NewJob::priority));
+        statement.setArray(5, array(connection, "int8", jobs,
+                (job) -> (job.runAt() != null) ? job.runAt().toEpochMilli() : null));
+        statement.setArray(6, array(connection, "int8", jobs, NewJob::delayMillis));
+        statement.setArray(7, array(connection, "int4", jobs, NewJob::maxAttempts));
+        statement.setArray(8, array(connection, "text", jobs, NewJob::dedupKey));
+        statement.setArray(9, array(connection, "text", jobs, NewJob::groupKey));
+    }
+
+    private static Array array(Connection connection, String type, List<NewJob> jobs,
+            Function<NewJob, @Nullable Object> column) throws SQLException {
+        Object[] values = new Object[jobs.size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = column.apply(jobs.get(i));
+        }
+        return connection.createArrayOf(type, values);
+    }
+}

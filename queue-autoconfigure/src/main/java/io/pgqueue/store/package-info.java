@@ -1,0 +1,4 @@
+@NullMarked
+package io.pgqueue.store;
+
+import org.jspecify.annotations.NullMarked;

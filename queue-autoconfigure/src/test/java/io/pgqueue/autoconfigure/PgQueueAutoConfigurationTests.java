@@ -1,0 +1,189 @@
+package io.pgqueue.autoconfigure;
+
+import java.sql.Connection;
+import java.sql.Statement;
+
+import io.pgqueue.JobPayloadCodec;
+import io.pgqueue.QueueTemplate;
+import io.pgqueue.schema.QueueSchemaInitializer;
+import io.pgqueue.schema.QueueSchemaValidator;
+import io.pgqueue.store.JobStore;
+import io.pgqueue.support.QueueContextRunners;
+import io.pgqueue.testsupport.TestDatabase;
+import io.pgqueue.testsupport.TestPostgres;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcOperations;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcOperations;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.transaction.PlatformTransactionManager;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
+
+class PgQueueAutoConfigurationTests {
+
+    private static final TestDatabase database = TestPostgres.createDatabase(PgQueueAutoConfigurationTests.class);
+
+    private final ApplicationContextRunner runner = QueueContextRunners.on(database);
+
+    @Test
+    void providesTemplateAndMigratesTheSchema() {
+        runner.run((context) -> {
+            assertThat(context).hasNotFailed()
+                .hasSingleBean(QueueTemplate.class)
+                .hasSingleBean(QueueSchemaInitializer.class)
+                .doesNotHaveBean(QueueSchemaValidator.class);
+            JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+            assertThat(jdbc.queryForList("SELECT version FROM pgqueue.pgqueue_schema_history WHERE success "
+                    + "AND version IS NOT NULL ORDER BY installed_rank", String.class)).contains("1");
+        });
+    }
+
+    @Test
+    void registersNoBeanOfATypeBootWatches() {
+        runner.run((context) -> assertThat(context).hasNotFailed()
+            .doesNotHaveBean(Flyway.class)
+            .doesNotHaveBean(JdbcTemplate.class)
+            .doesNotHaveBean(JdbcOperations.class)
+            .doesNotHaveBean(NamedParameterJdbcOperations.class)
+            .doesNotHaveBean(JdbcClient.class)
+            .doesNotHaveBean(TaskScheduler.class));
+    }
+
+    @Test
+    void addsNoTransactionManagerOrJsonMapperOfItsOwn() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(
+                org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration.class,
+                PgQueueAutoConfiguration.class))
+            .withPropertyValues(database.springProperties())
+            .run((context) -> assertThat(context).hasNotFailed()
+                .hasSingleBean(QueueTemplate.class)
+                .doesNotHaveBean(PlatformTransactionManager.class)
+                .doesNotHaveBean(JsonMapper.class));
+    }
+
+    @Test
+    void usesTheApplicationsJsonMapper() {
+        runner.run((context) -> assertThat(context.getBean(JobPayloadCodec.class).mapper())
+            .isSameAs(context.getBean(JsonMapper.class)));
+    }
+
+    @Test
+    void backsOffWithoutADataSource() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PgQueueAutoConfiguration.class))
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(QueueTemplate.class));
+    }
+
+    @Test
+    void backsOffWhenDisabled() {
+        runner.withPropertyValues("pgqueue.enabled=false")
+            .run((context) -> assertThat(context).hasNotFailed()
+                .doesNotHaveBean(QueueTemplate.class)
+                .doesNotHaveBean(QueueSchemaInitializer.class)
+                .doesNotHaveBean(PgQueueProperties.class));
+    }
+
+    @Test
+    void backsOffForUserDefinedBeans() {
+        QueueTemplate userTemplate = mock(QueueTemplate.class);
+        JobStore userStore = mock(JobStore.class);
+        runner.withBean("myTemplate", QueueTemplate.class, () -> userTemplate)
+            .withBean("myStore", JobStore.class, () -> userStore)
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(QueueTemplate.class)).isSameAs(userTemplate);
+                assertThat(context.getBean(JobStore.class)).isSameAs(userStore);
+            });
+    }
+
+    @Test
+    void invalidSchemaNameFailsStartupNamingTheProperty() {
+        runner.withPropertyValues("pgqueue.schema.name=x; drop table y").run((context) -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                .hasMessageStartingWith("Property pgqueue.schema.name with value 'x; drop table y' is invalid: "
+                        + "Invalid schema name 'x; drop table y'");
+        });
+    }
+
+    @Test
+    void invalidTemplateSettingFailsStartupNamingTheProperty() {
+        runner.withPropertyValues("pgqueue.template.batch-chunk-size=0").run((context) -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                .hasMessage("Property pgqueue.template.batch-chunk-size with value '0' is invalid: must be at least 1");
+        });
+    }
+
+    @Test
+    void withMigrationOffMissingTablesFailStartupWithInstructions() {
+        runner.withPropertyValues("pgqueue.schema.migrate=false", "pgqueue.schema.name=not_migrated").run((context) -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                .hasMessageContaining("pgqueue.schema.migrate=false but schema 'not_migrated' lacks the table(s) [job, ")
+                .hasMessageContaining("io/pgqueue/db/migration/")
+                .hasMessageContaining("search_path=not_migrated");
+        });
+    }
+
+    @Test
+    void withMigrationOffAnExistingSchemaIsOnlyValidated() throws Exception {
+        runner.withPropertyValues("pgqueue.schema.name=premigrated").run((context) -> assertThat(context).hasNotFailed());
+        try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+            statement.execute("DROP TABLE premigrated.pgqueue_schema_history");
+        }
+
+        runner.withPropertyValues("pgqueue.schema.migrate=false", "pgqueue.schema.name=premigrated").run((context) -> {
+            assertThat(context).hasNotFailed()
+                .hasSingleBean(QueueSchemaValidator.class)
+                .doesNotHaveBean(QueueSchemaInitializer.class);
+            assertThat(new JdbcTemplate(database.dataSource()).queryForObject(
+                    "SELECT to_regclass('premigrated.pgqueue_schema_history') IS NULL", Boolean.class))
+                .isTrue();
+        });
+    }
+
+    @Test
+    void withoutFlywayOnTheClasspathTheSchemaIsValidated() {
+        runner.withClassLoader(new FilteredClassLoader(Flyway.class))
+            .withPropertyValues("pgqueue.schema.name=no_flyway")
+            .run((context) -> {
+                assertThat(context).hasFailed();
+                assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("lacks the table(s)");
+            });
+    }
+
+    @Test
+    void schemaNameIsConfigurable() {
+        runner.withPropertyValues("pgqueue.schema.name=jobs_elsewhere").run((context) -> {
+            long id = context.getBean(QueueTemplate.class).send("q", "x");
+            assertThat(new JdbcTemplate(database.dataSource())
+                .queryForObject("SELECT count(*) FROM jobs_elsewhere.job WHERE id = ?", Long.class, id)).isOne();
+        });
+    }
+
+    @Test
+    void schemaCanBePublicThroughTheBaseline() throws Exception {
+        TestDatabase other = TestPostgres.createDatabase("public_schema");
+        try (Connection connection = other.connect(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE app_table (id int)");
+        }
+        QueueContextRunners.on(other).withPropertyValues("pgqueue.schema.name=public").run((context) -> {
+            assertThat(context).hasNotFailed();
+            long id = context.getBean(QueueTemplate.class).send("q", "x");
+            assertThat(new JdbcTemplate(other.dataSource())
+                .queryForObject("SELECT count(*) FROM public.job WHERE id = ?", Long.class, id)).isOne();
+        });
+    }
+}

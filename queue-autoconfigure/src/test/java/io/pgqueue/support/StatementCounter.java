@@ -1,0 +1,61 @@
+package io.pgqueue.support;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+/**
+ * Wraps a DataSource and counts the statements its connections prepare or execute, to prove that a batch
+ * travels in a bounded number of statements.
+ */
+public final class StatementCounter {
+
+    private static final Set<String> STATEMENT_METHODS = Set.of("prepareStatement", "prepareCall", "createStatement");
+
+    private final AtomicInteger statements = new AtomicInteger();
+
+    public DataSource wrap(DataSource target) {
+        return proxy(DataSource.class, target, (method, result) -> (method.getName().equals("getConnection"))
+                ? proxy(Connection.class, result, this::countStatement) : result);
+    }
+
+    public int count() {
+        return statements.get();
+    }
+
+    public void reset() {
+        statements.set(0);
+    }
+
+    private Object countStatement(Method method, Object result) {
+        if (STATEMENT_METHODS.contains(method.getName())) {
+            statements.incrementAndGet();
+        }
+        return result;
+    }
+
+    private static <T> T proxy(Class<T> type, Object target, ResultMapper mapper) {
+        InvocationHandler handler = (proxy, method, args) -> {
+            try {
+                return mapper.map(method, method.invoke(target, args));
+            }
+            catch (InvocationTargetException ex) {
+                throw ex.getCause();
+            }
+        };
+        return type.cast(Proxy.newProxyInstance(StatementCounter.class.getClassLoader(), new Class<?>[] { type },
+                handler));
+    }
+
+    @FunctionalInterface
+    private interface ResultMapper {
+
+        Object map(Method method, Object result);
+    }
+}
