@@ -19,14 +19,17 @@ public class QueueTemplate implements QueueOperations {
 
     private final JobPayloadCodec codec;
 
+    private final JobNotifier notifier;
+
     private final int batchChunkSize;
 
-    public QueueTemplate(JobStore store, JobPayloadCodec codec, int batchChunkSize) {
+    public QueueTemplate(JobStore store, JobPayloadCodec codec, JobNotifier notifier, int batchChunkSize) {
         if (batchChunkSize < 1) {
             throw new IllegalArgumentException("batchChunkSize must be at least 1");
         }
         this.store = store;
         this.codec = codec;
+        this.notifier = notifier;
         this.batchChunkSize = batchChunkSize;
     }
 
@@ -42,7 +45,7 @@ public class QueueTemplate implements QueueOperations {
         QueueNames.validate(queue);
         Objects.requireNonNull(payload, "payload");
         Objects.requireNonNull(options, "options");
-        List<Long> ids = store.insert(queue, List.of(toNewJob(queue, payload, options)));
+        List<Long> ids = insert(queue, List.of(toNewJob(queue, payload, options)));
         if (!ids.isEmpty()) {
             return SendResult.created(ids.get(0));
         }
@@ -66,12 +69,22 @@ public class QueueTemplate implements QueueOperations {
             chunk.add((element instanceof JobRequest request) ? toNewJob(queue, request.payload(), request.options())
                     : toNewJob(queue, element, options));
             if (chunk.size() == batchChunkSize) {
-                ids.addAll(store.insert(queue, chunk));
+                ids.addAll(insert(queue, chunk));
                 chunk.clear();
             }
         }
-        ids.addAll(store.insert(queue, chunk));
+        ids.addAll(insert(queue, chunk));
         return new BatchSendResult(ids, payloads.size());
+    }
+
+    private List<Long> insert(String queue, List<NewJob> jobs) {
+        if (jobs.isEmpty()) {
+            return List.of();
+        }
+        JobNotifier.Decision decision = notifier.decide(queue);
+        List<Long> ids = store.insert(queue, jobs, decision == JobNotifier.Decision.WITH_INSERT);
+        notifier.afterInsert(queue, decision);
+        return ids;
     }
 
     private NewJob toNewJob(String queue, Object payload, SendOptions options) {

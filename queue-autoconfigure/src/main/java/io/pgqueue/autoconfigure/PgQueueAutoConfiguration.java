@@ -2,12 +2,14 @@ package io.pgqueue.autoconfigure;
 
 import javax.sql.DataSource;
 
+import io.pgqueue.JobNotifier;
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.schema.QueueFlywayConfigurationCustomizer;
 import io.pgqueue.schema.QueueSchemaInitializer;
 import io.pgqueue.schema.QueueSchemaValidator;
 import io.pgqueue.store.JobStore;
+import io.pgqueue.store.NotificationStore;
 import io.pgqueue.store.QueueTables;
 import io.pgqueue.store.SchemaStore;
 import tools.jackson.databind.json.JsonMapper;
@@ -47,7 +49,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnBooleanProperty(name = "pgqueue.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(PgQueueProperties.class)
-@Import(DatabaseInitializationDependencyConfigurer.class)
+@Import({ DatabaseInitializationDependencyConfigurer.class, QueueListenerConfiguration.class })
 public final class PgQueueAutoConfiguration {
 
     @Bean
@@ -73,9 +75,23 @@ public final class PgQueueAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    NotificationStore notificationStore(DataSource dataSource, QueueTables tables) {
+        return new NotificationStore(dataSource, tables);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    JobNotifier jobNotifier(NotificationStore notificationStore, PgQueueProperties properties) {
+        PgQueueProperties.Listener listener = properties.getListener();
+        return new JobNotifier(notificationStore, listener.isNotify(), listener.getNotifyDebounce());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    QueueTemplate queueTemplate(JobStore jobStore, JobPayloadCodec codec, PgQueueProperties properties) {
-        return new QueueTemplate(jobStore, codec, properties.getTemplate().getBatchChunkSize());
+    QueueTemplate queueTemplate(JobStore jobStore, JobPayloadCodec codec, JobNotifier notifier,
+            PgQueueProperties properties) {
+        return new QueueTemplate(jobStore, codec, notifier, properties.getTemplate().getBatchChunkSize());
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -1,6 +1,15 @@
 package io.pgqueue.autoconfigure;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.pgqueue.QueueNames;
+import io.pgqueue.listener.DeliveryMode;
 import io.pgqueue.store.QueueTables;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -23,6 +32,13 @@ public class PgQueueProperties implements InitializingBean {
 
     private final Template template = new Template();
 
+    private final Listener listener = new Listener();
+
+    /**
+     * Per-queue settings, keyed by queue name; they override pgqueue.listener.* for that queue's listeners.
+     */
+    private final Map<String, QueueSettings> queues = new LinkedHashMap<>();
+
     @Override
     public void afterPropertiesSet() {
         validate();
@@ -35,6 +51,17 @@ public class PgQueueProperties implements InitializingBean {
                 () -> QueueTables.validateSchemaName(schema.getHistoryTable()));
         atLeast("pgqueue.template.max-payload-size", template.getMaxPayloadSize().toBytes(), 1);
         atLeast("pgqueue.template.batch-chunk-size", template.getBatchChunkSize(), 1);
+        listener.validate("pgqueue.listener");
+        queues.forEach((name, settings) -> {
+            check("pgqueue.queues", name, () -> QueueNames.validate(name));
+            settings.validate("pgqueue.queues." + name);
+        });
+    }
+
+    static void positive(String property, @Nullable Duration value) {
+        if (value != null && (value.isNegative() || value.isZero())) {
+            throw new InvalidConfigurationPropertyValueException(property, value, "must be longer than zero");
+        }
     }
 
     static void check(String property, Object value, Runnable validation) {
@@ -66,6 +93,14 @@ public class PgQueueProperties implements InitializingBean {
 
     public Template getTemplate() {
         return template;
+    }
+
+    public Listener getListener() {
+        return listener;
+    }
+
+    public Map<String, QueueSettings> getQueues() {
+        return queues;
     }
 
     /** Where the queue tables live and whether pgqueue creates them. */
@@ -141,6 +176,328 @@ public class PgQueueProperties implements InitializingBean {
 
         public void setBatchChunkSize(int batchChunkSize) {
             this.batchChunkSize = batchChunkSize;
+        }
+    }
+
+    /** Retry spacing: initial * multiplier^(attempt-1), at most max, randomised by +/- jitter. */
+    public static class Backoff {
+
+        /**
+         * Delay before the second attempt.
+         */
+        private @Nullable Duration initial;
+
+        /**
+         * Growth of the delay per attempt, at least 1.
+         */
+        private @Nullable Double multiplier;
+
+        /**
+         * Largest delay between attempts.
+         */
+        private @Nullable Duration max;
+
+        /**
+         * Fraction of each delay to randomise, from 0 (none) to below 1.
+         */
+        private @Nullable Double jitter;
+
+        public @Nullable Duration getInitial() {
+            return initial;
+        }
+
+        public void setInitial(@Nullable Duration initial) {
+            this.initial = initial;
+        }
+
+        public @Nullable Double getMultiplier() {
+            return multiplier;
+        }
+
+        public void setMultiplier(@Nullable Double multiplier) {
+            this.multiplier = multiplier;
+        }
+
+        public @Nullable Duration getMax() {
+            return max;
+        }
+
+        public void setMax(@Nullable Duration max) {
+            this.max = max;
+        }
+
+        public @Nullable Double getJitter() {
+            return jitter;
+        }
+
+        public void setJitter(@Nullable Double jitter) {
+            this.jitter = jitter;
+        }
+
+        void validate(String prefix) {
+            if (initial != null && initial.isNegative()) {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".initial", initial, "must not be negative");
+            }
+            if (multiplier != null && multiplier < 1.0) {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".multiplier", multiplier,
+                        "must be at least 1");
+            }
+            positive(prefix + ".max", max);
+            if (jitter != null && (jitter < 0.0 || jitter >= 1.0)) {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".jitter", jitter,
+                        "must be at least 0 and below 1");
+            }
+        }
+    }
+
+    /** Settings of one queue's listeners; unset values come from pgqueue.listener.*. */
+    public static class QueueSettings {
+
+        /**
+         * Handlers running at once per container of this queue.
+         */
+        private @Nullable Integer concurrency;
+
+        /**
+         * Most jobs claimed per statement; for a List<T> listener, the most jobs per call.
+         */
+        private @Nullable Integer batchSize;
+
+        /**
+         * Delivery mode of this queue's listeners: lease or transactional.
+         */
+        private @Nullable DeliveryMode mode;
+
+        /**
+         * Attempts before a job goes dead.
+         */
+        private @Nullable Integer maxAttempts;
+
+        /**
+         * Wait between polls when the last poll found less than a full batch and no NOTIFY arrived.
+         */
+        private @Nullable Duration pollInterval;
+
+        private final Backoff backoff = new Backoff();
+
+        public @Nullable Integer getConcurrency() {
+            return concurrency;
+        }
+
+        public void setConcurrency(@Nullable Integer concurrency) {
+            this.concurrency = concurrency;
+        }
+
+        public @Nullable Integer getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(@Nullable Integer batchSize) {
+            this.batchSize = batchSize;
+        }
+
+        public @Nullable DeliveryMode getMode() {
+            return mode;
+        }
+
+        public void setMode(@Nullable DeliveryMode mode) {
+            this.mode = mode;
+        }
+
+        public @Nullable Integer getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        public void setMaxAttempts(@Nullable Integer maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+
+        public @Nullable Duration getPollInterval() {
+            return pollInterval;
+        }
+
+        public void setPollInterval(@Nullable Duration pollInterval) {
+            this.pollInterval = pollInterval;
+        }
+
+        public Backoff getBackoff() {
+            return backoff;
+        }
+
+        void validate(String prefix) {
+            if (concurrency != null) {
+                atLeast(prefix + ".concurrency", concurrency, 1);
+            }
+            if (batchSize != null) {
+                atLeast(prefix + ".batch-size", batchSize, 1);
+            }
+            if (maxAttempts != null) {
+                atLeast(prefix + ".max-attempts", maxAttempts, 1);
+            }
+            positive(prefix + ".poll-interval", pollInterval);
+            backoff.validate(prefix + ".backoff");
+        }
+    }
+
+    /** Defaults for every listener container, and this node's timing. */
+    public static class Listener extends QueueSettings {
+
+        /**
+         * Whether listener containers start with the application.
+         */
+        private boolean autoStartup = true;
+
+        /**
+         * How long a LEASE job stays claimed without a heartbeat renewing it.
+         */
+        private Duration leaseDuration = Duration.ofSeconds(60);
+
+        /**
+         * How often this node marks itself alive, renews the leases of its running jobs and looks for jobs to
+         * rescue.
+         */
+        private Duration heartbeatInterval = Duration.ofSeconds(5);
+
+        /**
+         * Age of a node's last heartbeat after which it counts as gone and its running jobs are released.
+         */
+        private Duration nodeTimeout = Duration.ofSeconds(30);
+
+        /**
+         * How long stopping containers let running handlers finish before releasing their jobs.
+         */
+        private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+        /**
+         * Whether to use LISTEN/NOTIFY for wake-ups (publishers notify, listeners listen). Turn off behind
+         * PgBouncer in transaction pooling mode; polling then finds jobs within the poll interval.
+         */
+        private boolean notify = true;
+
+        /**
+         * Shortest time between two notifications for one queue from this JVM; a notification skipped by
+         * the debounce is sent once the window ends.
+         */
+        private Duration notifyDebounce = Duration.ofMillis(2);
+
+        /**
+         * Comma-separated list of exception types that send a job dead at once instead of retrying it.
+         */
+        private List<Class<? extends Throwable>> notRetryable = new ArrayList<>();
+
+        public Listener() {
+            setConcurrency(4);
+            setBatchSize(10);
+            setMode(DeliveryMode.LEASE);
+            setMaxAttempts(5);
+            setPollInterval(Duration.ofSeconds(1));
+            getBackoff().setInitial(Duration.ofSeconds(1));
+            getBackoff().setMultiplier(2.0);
+            getBackoff().setMax(Duration.ofMinutes(10));
+            getBackoff().setJitter(0.2);
+        }
+
+        public boolean isAutoStartup() {
+            return autoStartup;
+        }
+
+        public void setAutoStartup(boolean autoStartup) {
+            this.autoStartup = autoStartup;
+        }
+
+        public Duration getLeaseDuration() {
+            return leaseDuration;
+        }
+
+        public void setLeaseDuration(Duration leaseDuration) {
+            this.leaseDuration = leaseDuration;
+        }
+
+        public Duration getHeartbeatInterval() {
+            return heartbeatInterval;
+        }
+
+        public void setHeartbeatInterval(Duration heartbeatInterval) {
+            this.heartbeatInterval = heartbeatInterval;
+        }
+
+        public Duration getNodeTimeout() {
+            return nodeTimeout;
+        }
+
+        public void setNodeTimeout(Duration nodeTimeout) {
+            this.nodeTimeout = nodeTimeout;
+        }
+
+        public Duration getShutdownTimeout() {
+            return shutdownTimeout;
+        }
+
+        public void setShutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
+        }
+
+        public boolean isNotify() {
+            return notify;
+        }
+
+        public void setNotify(boolean notify) {
+            this.notify = notify;
+        }
+
+        public Duration getNotifyDebounce() {
+            return notifyDebounce;
+        }
+
+        public void setNotifyDebounce(Duration notifyDebounce) {
+            this.notifyDebounce = notifyDebounce;
+        }
+
+        public List<Class<? extends Throwable>> getNotRetryable() {
+            return notRetryable;
+        }
+
+        public void setNotRetryable(List<Class<? extends Throwable>> notRetryable) {
+            this.notRetryable = notRetryable;
+        }
+
+        @Override
+        void validate(String prefix) {
+            requireSet(prefix + ".concurrency", getConcurrency());
+            requireSet(prefix + ".batch-size", getBatchSize());
+            requireSet(prefix + ".mode", getMode());
+            requireSet(prefix + ".max-attempts", getMaxAttempts());
+            requireSet(prefix + ".poll-interval", getPollInterval());
+            super.validate(prefix);
+            positive(prefix + ".lease-duration", leaseDuration);
+            positive(prefix + ".heartbeat-interval", heartbeatInterval);
+            positive(prefix + ".node-timeout", nodeTimeout);
+            if (shutdownTimeout.isNegative()) {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".shutdown-timeout", shutdownTimeout,
+                        "must not be negative");
+            }
+            if (notifyDebounce.isNegative()) {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".notify-debounce", notifyDebounce,
+                        "must not be negative");
+            }
+            if (heartbeatInterval.compareTo(leaseDuration) >= 0) {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".heartbeat-interval",
+                        heartbeatInterval, "must be shorter than " + prefix + ".lease-duration (" + leaseDuration + ")");
+            }
+            if (heartbeatInterval.compareTo(nodeTimeout) >= 0) {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".heartbeat-interval",
+                        heartbeatInterval, "must be shorter than " + prefix + ".node-timeout (" + nodeTimeout + ")");
+            }
+            requireSet(prefix + ".backoff.initial", getBackoff().getInitial());
+            requireSet(prefix + ".backoff.multiplier", getBackoff().getMultiplier());
+            requireSet(prefix + ".backoff.max", getBackoff().getMax());
+            requireSet(prefix + ".backoff.jitter", getBackoff().getJitter());
+        }
+
+        private static void requireSet(String property, @Nullable Object value) {
+            if (value == null) {
+                throw new InvalidConfigurationPropertyValueException(property, null, "must be set");
+            }
         }
     }
 }

@@ -45,8 +45,10 @@ public class JobStore {
                 SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'),
                        count(*)
                 FROM inserted GROUP BY queue
+            ), notified AS (
+                SELECT pg_notify(?, ?) FROM (SELECT 1 FROM inserted LIMIT 1) AS any_row WHERE ?::boolean
             )
-            SELECT id FROM inserted
+            SELECT id FROM inserted LEFT JOIN notified ON true
             """;
 
     private static final String FIND_ACTIVE_BY_DEDUP_KEY = """
@@ -59,17 +61,21 @@ public class JobStore {
 
     private final String findByDedupKeySql;
 
+    private final String channel;
+
     public JobStore(DataSource dataSource, QueueTables tables) {
         this.jdbc = new JdbcTemplate(dataSource);
+        this.channel = tables.notifyChannel();
         this.insertSql = tables.sql(INSERT);
         this.findByDedupKeySql = tables.sql(FIND_ACTIVE_BY_DEDUP_KEY);
     }
 
     /**
      * Inserts the jobs in one statement and returns the ids of the rows inserted; jobs whose dedup key is
-     * already pending or running in the queue are skipped.
+     * already pending or running in the queue are skipped. With {@code notify}, the same statement sends a
+     * NOTIFY for the queue (delivered at commit) when it inserted anything.
      */
-    public List<Long> insert(String queue, List<NewJob> jobs) {
+    public List<Long> insert(String queue, List<NewJob> jobs, boolean notify) {
         if (jobs.isEmpty()) {
             return List.of();
         }
@@ -77,6 +83,9 @@ public class JobStore {
             try (PreparedStatement statement = connection.prepareStatement(insertSql)) {
                 bindJobs(connection, statement, jobs);
                 statement.setString(10, queue);
+                statement.setString(11, channel);
+                statement.setString(12, queue);
+                statement.setBoolean(13, notify);
                 List<Long> inserted = new ArrayList<>(jobs.size());
                 try (ResultSet rows = statement.executeQuery()) {
                     while (rows.next()) {

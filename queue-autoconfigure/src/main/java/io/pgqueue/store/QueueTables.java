@@ -32,6 +32,11 @@ public final class QueueTables {
         return schema;
     }
 
+    /** The LISTEN/NOTIFY channel of this schema's queues; notifications carry the queue name. */
+    public String notifyChannel() {
+        return "pgqueue_" + schema;
+    }
+
     /** Replaces {@code {schema}} in a SQL template by the quoted schema name. */
     public String sql(String template) {
         return template.replace("{schema}", "\"" + schema + "\"");

@@ -1,0 +1,4 @@
+@NullMarked
+package io.pgqueue.annotation;
+
+import org.jspecify.annotations.NullMarked;

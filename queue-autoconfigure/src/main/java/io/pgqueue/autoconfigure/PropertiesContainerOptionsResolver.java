@@ -1,0 +1,102 @@
+package io.pgqueue.autoconfigure;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+import io.pgqueue.QueueNames;
+import io.pgqueue.listener.ContainerOptions;
+import io.pgqueue.listener.ContainerOptionsResolver;
+import io.pgqueue.listener.DeliveryMode;
+import io.pgqueue.listener.ListenerEndpoint;
+import io.pgqueue.listener.adapter.MethodJobHandler;
+import io.pgqueue.listener.error.ExponentialBackoff;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Resolves a listener's settings: annotation attribute, else {@code pgqueue.queues.<queue>.*}, else
+ * {@code pgqueue.listener.*}.
+ */
+class PropertiesContainerOptionsResolver implements ContainerOptionsResolver {
+
+    private final PgQueueProperties properties;
+
+    private final Map<String, AtomicInteger> containersPerQueue = new ConcurrentHashMap<>();
+
+    PropertiesContainerOptionsResolver(PgQueueProperties properties) {
+        this.properties = properties;
+    }
+
+    @Override
+    public ContainerOptions resolve(ListenerEndpoint endpoint) {
+        String method = MethodJobHandler.describe(endpoint.method());
+        String queue = endpoint.queue();
+        try {
+            QueueNames.validate(queue);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new IllegalStateException("@QueueListener method " + method + ": " + ex.getMessage(), ex);
+        }
+        PgQueueProperties.Listener defaults = properties.getListener();
+        PgQueueProperties.QueueSettings perQueue = properties.getQueues()
+            .getOrDefault(queue, new PgQueueProperties.QueueSettings());
+        String id = (endpoint.id() != null) ? endpoint.id()
+                : queue + "-" + containersPerQueue.computeIfAbsent(queue, (name) -> new AtomicInteger()).incrementAndGet();
+        try {
+            return ContainerOptions.builder()
+                .id(id)
+                .queue(queue)
+                .mode(pick(endpoint.mode(), method, "mode", PropertiesContainerOptionsResolver::mode, perQueue.getMode(),
+                        defaults.getMode()))
+                .concurrency(pick(endpoint.concurrency(), method, "concurrency", Integer::valueOf,
+                        perQueue.getConcurrency(), defaults.getConcurrency()))
+                .batchSize(pick(endpoint.batchSize(), method, "batchSize", Integer::valueOf, perQueue.getBatchSize(),
+                        defaults.getBatchSize()))
+                .maxAttempts(pick(endpoint.maxAttempts(), method, "maxAttempts", Integer::valueOf,
+                        perQueue.getMaxAttempts(), defaults.getMaxAttempts()))
+                .pollInterval(first(perQueue.getPollInterval(), defaults.getPollInterval()))
+                .backoff(backoff(perQueue.getBackoff(), defaults.getBackoff()))
+                .autoStartup(defaults.isAutoStartup())
+                .build();
+        }
+        catch (IllegalArgumentException ex) {
+            throw new IllegalStateException("@QueueListener method " + method + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    private static <T> T pick(@Nullable String attribute, String method, String name, Function<String, T> parser,
+            @Nullable T perQueue, @Nullable T defaults) {
+        if (attribute != null) {
+            try {
+                return parser.apply(attribute);
+            }
+            catch (IllegalArgumentException ex) {
+                throw new IllegalStateException("@QueueListener method " + method + " has an invalid " + name + " '"
+                        + attribute + "'", ex);
+            }
+        }
+        return first(perQueue, defaults);
+    }
+
+    private static DeliveryMode mode(String value) {
+        return DeliveryMode.valueOf(value.toUpperCase(Locale.ROOT));
+    }
+
+    private static ExponentialBackoff backoff(PgQueueProperties.Backoff perQueue, PgQueueProperties.Backoff defaults) {
+        return new ExponentialBackoff(first(perQueue.getInitial(), defaults.getInitial()),
+                first(perQueue.getMultiplier(), defaults.getMultiplier()), first(perQueue.getMax(), defaults.getMax()),
+                first(perQueue.getJitter(), defaults.getJitter()));
+    }
+
+    private static <T> T first(@Nullable T preferred, @Nullable T fallback) {
+        if (preferred != null) {
+            return preferred;
+        }
+        if (fallback == null) {
+            throw new IllegalStateException("pgqueue.listener defaults are incomplete");
+        }
+        return fallback;
+    }
+}

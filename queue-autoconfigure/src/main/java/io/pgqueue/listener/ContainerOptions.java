@@ -1,0 +1,190 @@
+package io.pgqueue.listener;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import io.pgqueue.listener.error.ExponentialBackoff;
+
+/**
+ * The resolved settings of one listener container. Immutable; build with {@link #builder()}.
+ */
+public final class ContainerOptions {
+
+    private final String id;
+
+    private final String queue;
+
+    private final DeliveryMode mode;
+
+    private final int concurrency;
+
+    private final int batchSize;
+
+    private final int maxAttempts;
+
+    private final Duration pollInterval;
+
+    private final ExponentialBackoff backoff;
+
+    private final boolean autoStartup;
+
+    private ContainerOptions(Builder builder) {
+        this.id = Objects.requireNonNull(builder.id, "id");
+        this.queue = Objects.requireNonNull(builder.queue, "queue");
+        this.mode = builder.mode;
+        this.concurrency = positive(builder.concurrency, "concurrency");
+        this.batchSize = positive(builder.batchSize, "batchSize");
+        this.maxAttempts = positive(builder.maxAttempts, "maxAttempts");
+        this.pollInterval = Objects.requireNonNull(builder.pollInterval, "pollInterval");
+        this.backoff = Objects.requireNonNull(builder.backoff, "backoff");
+        this.autoStartup = builder.autoStartup;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        return new Builder().id(id)
+            .queue(queue)
+            .mode(mode)
+            .concurrency(concurrency)
+            .batchSize(batchSize)
+            .maxAttempts(maxAttempts)
+            .pollInterval(pollInterval)
+            .backoff(backoff)
+            .autoStartup(autoStartup);
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String queue() {
+        return queue;
+    }
+
+    public DeliveryMode mode() {
+        return mode;
+    }
+
+    /** Handlers running at once: worker threads of a LEASE container, transactions of a TRANSACTIONAL one. */
+    public int concurrency() {
+        return concurrency;
+    }
+
+    /** Most jobs claimed by one statement (one transaction in TRANSACTIONAL mode; one call of a batch listener). */
+    public int batchSize() {
+        return batchSize;
+    }
+
+    public int maxAttempts() {
+        return maxAttempts;
+    }
+
+    public Duration pollInterval() {
+        return pollInterval;
+    }
+
+    public ExponentialBackoff backoff() {
+        return backoff;
+    }
+
+    public boolean autoStartup() {
+        return autoStartup;
+    }
+
+    /** Whether two containers on one queue would treat its jobs the same way. */
+    public boolean sameDeliveryAs(ContainerOptions other) {
+        return queue.equals(other.queue) && mode == other.mode && batchSize == other.batchSize
+                && maxAttempts == other.maxAttempts && backoff.equals(other.backoff);
+    }
+
+    @Override
+    public String toString() {
+        return "ContainerOptions[id=" + id + ", queue=" + queue + ", mode=" + mode + ", concurrency=" + concurrency
+                + ", batchSize=" + batchSize + ", maxAttempts=" + maxAttempts + ", pollInterval=" + pollInterval
+                + ", backoff=" + backoff + ", autoStartup=" + autoStartup + "]";
+    }
+
+    private static int positive(int value, String name) {
+        if (value < 1) {
+            throw new IllegalArgumentException(name + " must be at least 1, was " + value);
+        }
+        return value;
+    }
+
+    /** Builder for {@link ContainerOptions}. */
+    public static final class Builder {
+
+        private String id;
+
+        private String queue;
+
+        private DeliveryMode mode = DeliveryMode.LEASE;
+
+        private int concurrency = 4;
+
+        private int batchSize = 10;
+
+        private int maxAttempts = 5;
+
+        private Duration pollInterval = Duration.ofSeconds(1);
+
+        private ExponentialBackoff backoff = ExponentialBackoff.DEFAULT;
+
+        private boolean autoStartup = true;
+
+        private Builder() {
+        }
+
+        public Builder id(String id) {
+            this.id = id;
+            return this;
+        }
+
+        public Builder queue(String queue) {
+            this.queue = queue;
+            return this;
+        }
+
+        public Builder mode(DeliveryMode mode) {
+            this.mode = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        public Builder concurrency(int concurrency) {
+            this.concurrency = concurrency;
+            return this;
+        }
+
+        public Builder batchSize(int batchSize) {
+            this.batchSize = batchSize;
+            return this;
+        }
+
+        public Builder maxAttempts(int maxAttempts) {
+            this.maxAttempts = maxAttempts;
+            return this;
+        }
+
+        public Builder pollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+            return this;
+        }
+
+        public Builder backoff(ExponentialBackoff backoff) {
+            this.backoff = backoff;
+            return this;
+        }
+
+        public Builder autoStartup(boolean autoStartup) {
+            this.autoStartup = autoStartup;
+            return this;
+        }
+
+        public ContainerOptions build() {
+            return new ContainerOptions(this);
+        }
+    }
+}

@@ -1,0 +1,14 @@
+package io.pgqueue.listener;
+
+/**
+ * Turns an endpoint into container options: annotation attributes first, then per-queue configuration,
+ * then listener defaults.
+ */
+@FunctionalInterface
+public interface ContainerOptionsResolver {
+
+    /**
+     * @throws IllegalStateException naming the method when an attribute is invalid
+     */
+    ContainerOptions resolve(ListenerEndpoint endpoint);
+}

@@ -1,0 +1,209 @@
+package io.pgqueue.listener;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.pgqueue.store.ClaimedJob;
+import io.pgqueue.store.ListenerStore;
+
+/**
+ * LEASE delivery: one poller thread claims as many jobs as there are free worker slots (never more), with a
+ * lease, and commits; workers run the handler outside any transaction; finished jobs are deleted through the
+ * {@link AckBatcher}, failed ones are rescheduled or sent dead. Every completion and failure is conditional
+ * on this node still owning the job in that attempt.
+ */
+final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
+
+    private final ListenerStore store;
+
+    private final NodeRuntime node;
+
+    private final Map<Long, ClaimedJob> inFlight = new ConcurrentHashMap<>();
+
+    private Semaphore slots;
+
+    private ExecutorService workers;
+
+    private AckBatcher acks;
+
+    private Thread poller;
+
+    LeaseQueueListenerContainer(ContainerOptions options, JobExecutor executor, ListenerStore store, NodeRuntime node) {
+        super(options, executor);
+        this.store = store;
+        this.node = node;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (running) {
+            return;
+        }
+        running = true;
+        slots = new Semaphore(options.concurrency());
+        AtomicInteger workerCount = new AtomicInteger();
+        workers = new ThreadPoolExecutor(options.concurrency(), options.concurrency(), 0, TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(), (task) -> newThread(task, "worker-" + workerCount.incrementAndGet()));
+        acks = new AckBatcher(store, node.identity().id(), "pgqueue-" + id() + "-acks");
+        acks.start();
+        poller = newThread(this::pollLoop, "poller");
+        poller.start();
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        waiter.wakeUp();
+        Duration timeout = node.settings().shutdownTimeout();
+        try {
+            poller.join(timeout.toMillis());
+            workers.shutdown();
+            boolean finished = workers.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            acks.stop(timeout);
+            if (!finished) {
+                releaseUnfinished();
+                workers.shutdownNow();
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            releaseUnfinished();
+            workers.shutdownNow();
+        }
+    }
+
+    private void releaseUnfinished() {
+        long[] ids = inFlight.keySet().stream().mapToLong(Long::longValue).toArray();
+        if (ids.length > 0) {
+            int released = node.release(ids);
+            logger.info("Container '" + id() + "' released " + released + " unfinished job(s) at shutdown");
+        }
+    }
+
+    private void pollLoop() {
+        Duration errorBackoff = initialErrorBackoff();
+        while (running) {
+            try {
+                int slotsTaken = takeSlots();
+                if (slotsTaken == 0) {
+                    continue;
+                }
+                int requested = executor.isBatch() ? options.batchSize() : slotsTaken;
+                ListenerStore.Claim claim;
+                try {
+                    claim = store.claimWithLease(queue(), requested, node.identity().id(),
+                            node.settings().leaseDuration().toMillis(), options.maxAttempts());
+                }
+                catch (RuntimeException ex) {
+                    slots.release(slotsTaken);
+                    errorBackoff = afterPollError(ex, errorBackoff);
+                    continue;
+                }
+                errorBackoff = initialErrorBackoff();
+                dispatch(claim.jobs(), slotsTaken);
+                afterPoll(requested, claim.jobs().size(), claim.promoted());
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** Waits for one free worker slot, then takes up to a batch of free ones (one for a batch listener). */
+    private int takeSlots() throws InterruptedException {
+        if (!slots.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+            return 0;
+        }
+        if (!running) {
+            slots.release();
+            return 0;
+        }
+        int taken = 1;
+        while (!executor.isBatch() && taken < options.batchSize() && slots.tryAcquire()) {
+            taken++;
+        }
+        return taken;
+    }
+
+    private void dispatch(List<ClaimedJob> jobs, int slotsTaken) {
+        for (ClaimedJob job : jobs) {
+            inFlight.put(job.id(), job);
+            node.track(job);
+        }
+        if (executor.isBatch()) {
+            if (jobs.isEmpty()) {
+                slots.release(slotsTaken);
+            }
+            else {
+                workers.execute(() -> runBatch(jobs));
+            }
+            return;
+        }
+        slots.release(slotsTaken - jobs.size());
+        for (ClaimedJob job : jobs) {
+            workers.execute(() -> runOne(job));
+        }
+    }
+
+    private void runOne(ClaimedJob job) {
+        try {
+            JobExecutor.Failure failure = executor.run(job, node::extendLease);
+            if (failure == null) {
+                acks.acknowledge(job);
+            }
+            else {
+                recordFailure(failure);
+            }
+        }
+        finally {
+            finished(job);
+            slots.release();
+        }
+    }
+
+    private void runBatch(List<ClaimedJob> jobs) {
+        try {
+            List<JobExecutor.Failure> failures = executor.runBatch(jobs);
+            for (ClaimedJob job : jobs) {
+                if (failures.stream().noneMatch((failure) -> failure.job().id() == job.id())) {
+                    acks.acknowledge(job);
+                }
+            }
+            failures.forEach(this::recordFailure);
+        }
+        finally {
+            jobs.forEach(this::finished);
+            slots.release();
+        }
+    }
+
+    private void recordFailure(JobExecutor.Failure failure) {
+        try {
+            if (!store.failLeased(node.identity().id(), failure.update(), options.maxAttempts())) {
+                logger.info("Job " + failure.job().id() + " failed after this node lost it (lease expired or node "
+                        + "rescued); its new owner decides");
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Could not record the failure of job " + failure.job().id()
+                    + "; it will be rescued when its lease expires: " + ex.getMessage());
+        }
+    }
+
+    private void finished(ClaimedJob job) {
+        inFlight.remove(job.id());
+        node.untrack(job);
+    }
+}

@@ -1,0 +1,23 @@
+package io.pgqueue.listener;
+
+/**
+ * Runs one listener on one queue: claims jobs and hands them to the listener with bounded concurrency.
+ */
+public interface QueueListenerContainer {
+
+    String id();
+
+    String queue();
+
+    ContainerOptions options();
+
+    void start();
+
+    /** Stops claiming, lets running handlers finish within the shutdown timeout, releases the rest. */
+    void stop();
+
+    boolean isRunning();
+
+    /** Polls at once instead of waiting for the poll interval (a NOTIFY arrived for the queue). */
+    void wakeUp();
+}

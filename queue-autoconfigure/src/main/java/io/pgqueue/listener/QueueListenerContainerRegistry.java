@@ -1,0 +1,170 @@
+package io.pgqueue.listener;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.pgqueue.JobPayloadCodec;
+import io.pgqueue.listener.adapter.MethodJobHandler;
+import io.pgqueue.store.NotificationStore;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Holds every listener container of the application. A {@link SmartLifecycle} in a late phase: containers
+ * start after everything else and stop first. Starting also registers this node and opens the LISTEN
+ * connection; stopping removes the node after its containers gave back their unfinished jobs.
+ */
+public class QueueListenerContainerRegistry implements SmartLifecycle {
+
+    /** Start late, stop early (the phase Spring Kafka uses for its containers). */
+    public static final int PHASE = Integer.MAX_VALUE - 100;
+
+    private final QueueListenerContainerFactory factory;
+
+    private final ContainerOptionsResolver optionsResolver;
+
+    private final JobPayloadCodec codec;
+
+    private final NodeRuntime node;
+
+    private final @Nullable WakeupListener wakeupListener;
+
+    private final Map<String, QueueListenerContainer> containers = new ConcurrentHashMap<>();
+
+    private final List<QueueListenerContainer> ordered = new CopyOnWriteArrayList<>();
+
+    private final Map<String, String> methodByContainer = new ConcurrentHashMap<>();
+
+    private volatile boolean running;
+
+    public QueueListenerContainerRegistry(QueueListenerContainerFactory factory, ContainerOptionsResolver optionsResolver,
+            JobPayloadCodec codec, NodeRuntime node, @Nullable NotificationStore notifications) {
+        this.factory = factory;
+        this.optionsResolver = optionsResolver;
+        this.codec = codec;
+        this.node = node;
+        this.wakeupListener = (notifications != null) ? new WakeupListener(notifications, this::wakeUp, this::wakeUpAll)
+                : null;
+    }
+
+    /**
+     * Creates a container for the endpoint.
+     * @throws IllegalStateException naming the method when its signature or settings are invalid, or when it
+     * conflicts with another listener of the same queue
+     */
+    public QueueListenerContainer register(ListenerEndpoint endpoint) {
+        MethodJobHandler handler = MethodJobHandler.create(endpoint.bean(), endpoint.method(), codec);
+        ContainerOptions options = optionsResolver.resolve(endpoint);
+        for (QueueListenerContainer other : ordered) {
+            if (other.id().equals(options.id())) {
+                throw new IllegalStateException("@QueueListener method " + handler.describe() + " uses container id '"
+                        + options.id() + "', already used by " + methodByContainer.get(other.id()));
+            }
+            if (other.queue().equals(options.queue()) && !other.options().sameDeliveryAs(options)) {
+                throw new IllegalStateException("@QueueListener methods " + methodByContainer.get(other.id()) + " and "
+                        + handler.describe() + " both listen to queue '" + options.queue()
+                        + "' with conflicting settings: " + other.options() + " vs " + options);
+            }
+        }
+        QueueListenerContainer container = factory.create(options, handler);
+        containers.put(container.id(), container);
+        ordered.add(container);
+        methodByContainer.put(container.id(), handler.describe());
+        if (running && options.autoStartup()) {
+            container.start();
+        }
+        return container;
+    }
+
+    public @Nullable QueueListenerContainer getListenerContainer(String id) {
+        return containers.get(id);
+    }
+
+    public Collection<QueueListenerContainer> getListenerContainers() {
+        return List.copyOf(ordered);
+    }
+
+    /** Wakes the containers of a queue (a NOTIFY arrived). */
+    public void wakeUp(String queue) {
+        for (QueueListenerContainer container : ordered) {
+            if (container.queue().equals(queue)) {
+                container.wakeUp();
+            }
+        }
+    }
+
+    public void wakeUpAll() {
+        ordered.forEach(QueueListenerContainer::wakeUp);
+    }
+
+    public NodeRuntime node() {
+        return node;
+    }
+
+    /** The LISTEN connection, or null when notifications are off. */
+    public @Nullable WakeupListener wakeupListener() {
+        return wakeupListener;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (running) {
+            return;
+        }
+        running = true;
+        if (ordered.isEmpty()) {
+            return;
+        }
+        node.start();
+        if (wakeupListener != null) {
+            wakeupListener.start();
+        }
+        for (QueueListenerContainer container : ordered) {
+            if (container.options().autoStartup()) {
+                container.start();
+            }
+        }
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        // stop every container at once so the shutdown timeout is not paid once per container
+        List<Thread> stopping = new ArrayList<>();
+        for (QueueListenerContainer container : ordered) {
+            Thread thread = new Thread(container::stop, "pgqueue-stop-" + container.id());
+            stopping.add(thread);
+            thread.start();
+        }
+        for (Thread thread : stopping) {
+            try {
+                thread.join();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (wakeupListener != null) {
+            wakeupListener.stop();
+        }
+        node.stop();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+}

@@ -1,0 +1,174 @@
+package io.pgqueue.listener.adapter;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Type;
+import java.util.List;
+
+import io.pgqueue.JobPayloadCodec;
+import io.pgqueue.listener.JobContext;
+import io.pgqueue.listener.error.PayloadConversionException;
+import io.pgqueue.store.ClaimedJob;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JavaType;
+
+import org.springframework.core.MethodParameter;
+import org.springframework.core.ResolvableType;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Invokes one {@code @QueueListener} method. Supported signatures: {@code (T)}, {@code (T, JobContext)},
+ * {@code (JobContext, T)}, {@code (JobContext)} and, for a batch listener, {@code (List<T>)}. The payload is
+ * read from JSON into {@code T} with the application's mapper; for {@code Object} (or an abstract type)
+ * the type recorded at send is used when it is on the classpath and fits.
+ */
+public final class MethodJobHandler {
+
+    private final Object bean;
+
+    private final Method method;
+
+    private final JobPayloadCodec codec;
+
+    private final int payloadIndex;
+
+    private final int contextIndex;
+
+    private final boolean batch;
+
+    private final Class<?> payloadClass;
+
+    private final JavaType payloadType;
+
+    private MethodJobHandler(Object bean, Method method, JobPayloadCodec codec, int payloadIndex, int contextIndex,
+            boolean batch, Type payloadGenericType) {
+        this.bean = bean;
+        this.method = method;
+        this.codec = codec;
+        this.payloadIndex = payloadIndex;
+        this.contextIndex = contextIndex;
+        this.batch = batch;
+        this.payloadType = codec.mapper().constructType(payloadGenericType);
+        this.payloadClass = payloadType.getRawClass();
+        ReflectionUtils.makeAccessible(method);
+    }
+
+    /**
+     * Inspects the method's signature.
+     * @throws IllegalStateException naming the method when the signature is not supported
+     */
+    public static MethodJobHandler create(Object bean, Method method, JobPayloadCodec codec) {
+        Class<?>[] types = method.getParameterTypes();
+        int payloadIndex = -1;
+        int contextIndex = -1;
+        for (int i = 0; i < types.length; i++) {
+            if (JobContext.class.equals(types[i])) {
+                if (contextIndex >= 0) {
+                    throw unsupported(method, "more than one JobContext parameter");
+                }
+                contextIndex = i;
+            }
+            else if (payloadIndex >= 0) {
+                throw unsupported(method, "more than one payload parameter");
+            }
+            else {
+                payloadIndex = i;
+            }
+        }
+        if (payloadIndex < 0 && contextIndex < 0) {
+            throw unsupported(method, "no parameter");
+        }
+        boolean batch = payloadIndex >= 0 && List.class.equals(types[payloadIndex]);
+        if (batch && contextIndex >= 0) {
+            throw unsupported(method, "a batch listener (List<T>) cannot take a JobContext");
+        }
+        Type payloadType = Object.class;
+        if (payloadIndex >= 0) {
+            ResolvableType parameter = ResolvableType.forMethodParameter(new MethodParameter(method, payloadIndex));
+            payloadType = batch ? parameter.getGeneric(0).getType() : parameter.getType();
+            if (batch && parameter.getGeneric(0).resolve() == null) {
+                throw unsupported(method, "the List parameter needs an element type, e.g. List<Order>");
+            }
+        }
+        return new MethodJobHandler(bean, method, codec, payloadIndex, contextIndex, batch, payloadType);
+    }
+
+    private static IllegalStateException unsupported(Method method, String why) {
+        return new IllegalStateException("@QueueListener method " + describe(method) + " has an unsupported signature ("
+                + why + "). Supported: (T), (T, JobContext), (JobContext, T), (JobContext) or (List<T>)");
+    }
+
+    public static String describe(Method method) {
+        return method.getDeclaringClass().getName() + "." + method.getName() + "("
+                + String.join(", ", java.util.Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).toList())
+                + ")";
+    }
+
+    public boolean isBatch() {
+        return batch;
+    }
+
+    public String describe() {
+        return describe(method);
+    }
+
+    /** Reads a job's payload into the parameter type. */
+    public @Nullable Object readPayload(ClaimedJob job) {
+        if (payloadIndex < 0) {
+            return null;
+        }
+        JavaType type = typeFor(job.payloadType());
+        try {
+            return codec.readPayload(job.payloadJson(), type);
+        }
+        catch (RuntimeException ex) {
+            throw new PayloadConversionException("Payload of job " + job.id() + " cannot be read as "
+                    + type.toCanonical() + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Calls a single-job listener. */
+    public void invoke(@Nullable Object payload, JobContext context) throws Exception {
+        Object[] arguments = new Object[method.getParameterCount()];
+        if (payloadIndex >= 0) {
+            arguments[payloadIndex] = payload;
+        }
+        if (contextIndex >= 0) {
+            arguments[contextIndex] = context;
+        }
+        call(arguments);
+    }
+
+    /** Calls a batch listener. */
+    public void invokeBatch(List<@Nullable Object> payloads) throws Exception {
+        call(new Object[] { payloads });
+    }
+
+    private void call(Object[] arguments) throws Exception {
+        try {
+            method.invoke(bean, arguments);
+        }
+        catch (InvocationTargetException ex) {
+            Throwable cause = ex.getCause();
+            if (cause instanceof Exception exception) {
+                throw exception;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw ex;
+        }
+    }
+
+    private JavaType typeFor(@Nullable String recordedType) {
+        boolean open = payloadClass.equals(Object.class) || payloadClass.isInterface()
+                || Modifier.isAbstract(payloadClass.getModifiers());
+        if (!open || recordedType == null || !ClassUtils.isPresent(recordedType, bean.getClass().getClassLoader())) {
+            return payloadType;
+        }
+        Class<?> recorded = ClassUtils.resolveClassName(recordedType, bean.getClass().getClassLoader());
+        return payloadClass.isAssignableFrom(recorded) ? codec.mapper().constructType(recorded) : payloadType;
+    }
+}

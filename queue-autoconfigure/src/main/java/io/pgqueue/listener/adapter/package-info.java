@@ -1,0 +1,4 @@
+@NullMarked
+package io.pgqueue.listener.adapter;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.pgqueue.listener;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,282 @@
+package io.pgqueue.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The SQL of the consuming side: claiming, completing and failing jobs. Every statement that moves jobs
+ * between states appends its counter deltas in the same statement.
+ */
+public class ListenerStore {
+
+    /**
+     * Promotes due scheduled jobs of the queue to ready (visible to the next claim), then claims up to n
+     * ready jobs for this node with a lease. The trailing row (id NULL) carries how many were promoted, so
+     * the poller knows to poll again at once.
+     */
+    private static final String CLAIM_LEASE = """
+            WITH promoted AS (
+                UPDATE {schema}.job SET state = 'ready'
+                WHERE id IN (SELECT id FROM {schema}.job WHERE queue = ? AND state = 'scheduled' AND run_at <= now()
+                             ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED)
+                RETURNING queue
+            ), promoted_counted AS (
+                INSERT INTO {schema}.queue_counter_delta (queue, scheduled, ready)
+                SELECT queue, -count(*), count(*) FROM promoted GROUP BY queue
+            ), claimed AS (
+                UPDATE {schema}.job j
+                SET state = 'running', attempts = j.attempts + 1, max_attempts = coalesce(j.max_attempts, ?),
+                    locked_by = ?, lease_until = now() + ? * interval '1 millisecond'
+                WHERE j.id IN (SELECT id FROM {schema}.job WHERE queue = ? AND state = 'ready'
+                               ORDER BY priority DESC, run_at, id LIMIT ? FOR UPDATE SKIP LOCKED)
+                RETURNING j.id, j.queue, j.payload::text AS payload, j.payload_type, j.headers::text AS headers,
+                          j.attempts, j.max_attempts, j.created_at
+            ), claimed_counted AS (
+                INSERT INTO {schema}.queue_counter_delta (queue, ready, running)
+                SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+            )
+            SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, now() AS claimed_at,
+                   NULL::bigint AS promoted
+            FROM claimed
+            UNION ALL
+            SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, count(*) FROM promoted
+            """;
+
+    /**
+     * Transactional claim: deletes up to n ready jobs inside the caller's transaction and returns them. The
+     * delete is the acknowledgement: it commits with the handler's own writes, or rolls back with them and
+     * the jobs are ready again.
+     */
+    private static final String CLAIM_TRANSACTIONAL = """
+            WITH promoted AS (
+                UPDATE {schema}.job SET state = 'ready'
+                WHERE id IN (SELECT id FROM {schema}.job WHERE queue = ? AND state = 'scheduled' AND run_at <= now()
+                             ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED)
+                RETURNING queue
+            ), promoted_counted AS (
+                INSERT INTO {schema}.queue_counter_delta (queue, scheduled, ready)
+                SELECT queue, -count(*), count(*) FROM promoted GROUP BY queue
+            ), claimed AS (
+                DELETE FROM {schema}.job j
+                WHERE j.id IN (SELECT id FROM {schema}.job WHERE queue = ? AND state = 'ready'
+                               ORDER BY priority DESC, run_at, id LIMIT ? FOR UPDATE SKIP LOCKED)
+                RETURNING j.id, j.queue, j.payload::text AS payload, j.payload_type, j.headers::text AS headers,
+                          j.attempts + 1 AS attempts, coalesce(j.max_attempts, ?) AS max_attempts, j.created_at
+            ), claimed_counted AS (
+                INSERT INTO {schema}.queue_counter_delta (queue, ready, completed)
+                SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+            )
+            SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, now() AS claimed_at,
+                   NULL::bigint AS promoted
+            FROM claimed
+            UNION ALL
+            SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, count(*) FROM promoted
+            """;
+
+    /** Deletes finished jobs that this node still owns in the attempt it ran. */
+    private static final String COMPLETE = """
+            WITH done AS (
+                DELETE FROM {schema}.job j
+                USING unnest(?::bigint[], ?::int[]) AS a(id, attempts)
+                WHERE j.id = a.id AND j.attempts = a.attempts AND j.locked_by = ? AND j.state = 'running'
+                RETURNING j.queue
+            ), counted AS (
+                INSERT INTO {schema}.queue_counter_delta (queue, running, completed)
+                SELECT queue, -count(*), count(*) FROM done GROUP BY queue
+            )
+            SELECT count(*) FROM done
+            """;
+
+    /**
+     * Records a failed attempt: dead, or back to scheduled/ready after the delay. A LEASE job must still be
+     * running under this node and attempt; a TRANSACTIONAL job is ready again after the rollback and gets its
+     * attempt counted here.
+     */
+    private static final String FAIL = """
+            WITH failed AS (
+                UPDATE {schema}.job
+                SET state = CASE WHEN ?::boolean THEN 'dead'
+                                 WHEN ?::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
+                    run_at = CASE WHEN ?::boolean THEN run_at ELSE now() + ?::bigint * interval '1 millisecond' END,
+                    attempts = attempts + ?, max_attempts = coalesce(max_attempts, ?),
+                    locked_by = NULL, lease_until = NULL, last_error = ?
+                WHERE id = ? AND attempts = ? AND state = ? AND locked_by IS NOT DISTINCT FROM ?
+                RETURNING queue, state
+            ), counted AS (
+                INSERT INTO {schema}.queue_counter_delta (queue, running, ready, scheduled, dead, failed, dead_lettered)
+                SELECT queue,
+                       -count(*) FILTER (WHERE ?::text = 'running'),
+                       count(*) FILTER (WHERE state = 'ready') - count(*) FILTER (WHERE ?::text = 'ready'),
+                       count(*) FILTER (WHERE state = 'scheduled'),
+                       count(*) FILTER (WHERE state = 'dead'),
+                       count(*),
+                       count(*) FILTER (WHERE state = 'dead')
+                FROM failed GROUP BY queue
+            )
+            SELECT count(*) FROM failed
+            """;
+
+    private final JdbcTemplate jdbc;
+
+    private final String claimLeaseSql;
+
+    private final String claimTransactionalSql;
+
+    private final String completeSql;
+
+    private final String failSql;
+
+    public ListenerStore(DataSource dataSource, QueueTables tables) {
+        this.jdbc = new JdbcTemplate(dataSource);
+        this.claimLeaseSql = tables.sql(CLAIM_LEASE);
+        this.claimTransactionalSql = tables.sql(CLAIM_TRANSACTIONAL);
+        this.completeSql = tables.sql(COMPLETE);
+        this.failSql = tables.sql(FAIL);
+    }
+
+    /** Claims up to {@code limit} ready jobs for this node, leased for {@code leaseMillis}. */
+    public Claim claimWithLease(String queue, int limit, UUID node, long leaseMillis, int defaultMaxAttempts) {
+        return claim(claimLeaseSql, (statement) -> {
+            statement.setString(1, queue);
+            statement.setInt(2, defaultMaxAttempts);
+            statement.setObject(3, node);
+            statement.setLong(4, leaseMillis);
+            statement.setString(5, queue);
+            statement.setInt(6, limit);
+        });
+    }
+
+    /**
+     * Claims and deletes up to {@code limit} ready jobs in the current transaction, which must be a
+     * Spring-managed one on the same DataSource.
+     */
+    public Claim claimInTransaction(String queue, int limit, int defaultMaxAttempts) {
+        return claim(claimTransactionalSql, (statement) -> {
+            statement.setString(1, queue);
+            statement.setString(2, queue);
+            statement.setInt(3, limit);
+            statement.setInt(4, defaultMaxAttempts);
+        });
+    }
+
+    /**
+     * Deletes the given LEASE jobs if this node still owns them in the attempt it ran.
+     * @return how many were deleted
+     */
+    public int complete(UUID node, long[] ids, int[] attempts) {
+        Integer done = jdbc.execute((Connection connection) -> {
+            try (PreparedStatement statement = connection.prepareStatement(completeSql)) {
+                statement.setArray(1, SqlArrays.bigints(connection, ids));
+                statement.setArray(2, SqlArrays.ints(connection, attempts));
+                statement.setObject(3, node);
+                return singleInt(statement);
+            }
+        });
+        return (done != null) ? done : 0;
+    }
+
+    /**
+     * Records a failed LEASE attempt, if this node still owns the job in that attempt.
+     * @return whether the row was updated
+     */
+    public boolean failLeased(UUID node, FailureUpdate failure, int defaultMaxAttempts) {
+        return fail(failure, 0, "running", node, defaultMaxAttempts);
+    }
+
+    /**
+     * Records a failed TRANSACTIONAL attempt after its transaction rolled back (the row is ready again with
+     * its attempts not yet counted).
+     */
+    public boolean failAfterRollback(FailureUpdate failure, int defaultMaxAttempts) {
+        return fail(new FailureUpdate(failure.jobId(), failure.attempt() - 1, failure.retryDelay(), failure.error()), 1,
+                "ready", null, defaultMaxAttempts);
+    }
+
+    private boolean fail(FailureUpdate failure, int attemptIncrement, String fromState, @Nullable UUID node,
+            int defaultMaxAttempts) {
+        long delayMillis = (failure.retryDelay() != null) ? failure.retryDelay().toMillis() : 0L;
+        Integer updated = jdbc.execute((Connection connection) -> {
+            try (PreparedStatement statement = connection.prepareStatement(failSql)) {
+                int i = 0;
+                statement.setBoolean(++i, failure.dead());
+                statement.setLong(++i, delayMillis);
+                statement.setBoolean(++i, failure.dead());
+                statement.setLong(++i, delayMillis);
+                statement.setInt(++i, attemptIncrement);
+                statement.setInt(++i, defaultMaxAttempts);
+                statement.setString(++i, failure.error());
+                statement.setLong(++i, failure.jobId());
+                statement.setInt(++i, failure.attempt());
+                statement.setString(++i, fromState);
+                statement.setObject(++i, node);
+                statement.setString(++i, fromState);
+                statement.setString(++i, fromState);
+                return singleInt(statement);
+            }
+        });
+        return updated != null && updated > 0;
+    }
+
+    private Claim claim(String sql, StatementBinder binder) {
+        Claim claim = jdbc.execute((Connection connection) -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                binder.bind(statement);
+                List<ClaimedJob> jobs = new ArrayList<>();
+                long promoted = 0;
+                try (ResultSet rows = statement.executeQuery()) {
+                    while (rows.next()) {
+                        long id = rows.getLong("id");
+                        if (rows.wasNull()) {
+                            promoted = rows.getLong("promoted");
+                        }
+                        else {
+                            jobs.add(new ClaimedJob(id, rows.getString("queue"), rows.getString("payload"),
+                                    rows.getString("payload_type"), rows.getString("headers"), rows.getInt("attempts"),
+                                    rows.getInt("max_attempts"), rows.getTimestamp("created_at").toInstant(),
+                                    rows.getTimestamp("claimed_at").toInstant()));
+                        }
+                    }
+                }
+                return new Claim(jobs, promoted);
+            }
+        });
+        return (claim != null) ? claim : new Claim(List.of(), 0);
+    }
+
+    private static int singleInt(PreparedStatement statement) throws SQLException {
+        try (ResultSet rows = statement.executeQuery()) {
+            rows.next();
+            return rows.getInt(1);
+        }
+    }
+
+    /**
+     * The result of a claim.
+     *
+     * @param jobs the jobs claimed
+     * @param promoted how many scheduled jobs became ready in the same statement
+     */
+    public record Claim(List<ClaimedJob> jobs, long promoted) {
+
+        public Claim {
+            jobs = List.copyOf(jobs);
+        }
+    }
+
+    @FunctionalInterface
+    private interface StatementBinder {
+
+        void bind(PreparedStatement statement) throws SQLException;
+    }
+}
