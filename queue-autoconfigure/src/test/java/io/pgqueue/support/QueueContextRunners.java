@@ -26,4 +26,15 @@ public final class QueueContextRunners {
             .withPropertyValues(database.springProperties())
             .withPropertyValues("spring.datasource.hikari.maximum-pool-size=12");
     }
+
+    /**
+     * As {@link #on(TestDatabase)}, with listener timing shortened so that tests of polling, leases, rescue and
+     * retries finish in seconds.
+     */
+    public static ApplicationContextRunner fastListeners(TestDatabase database) {
+        return on(database).withPropertyValues("pgqueue.listener.poll-interval=200ms",
+                "pgqueue.listener.heartbeat-interval=200ms", "pgqueue.listener.lease-duration=2s",
+                "pgqueue.listener.node-timeout=1s", "pgqueue.listener.shutdown-timeout=5s",
+                "pgqueue.listener.backoff.initial=20ms", "pgqueue.listener.backoff.jitter=0");
+    }
 }
