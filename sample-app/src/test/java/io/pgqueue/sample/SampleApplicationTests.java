@@ -1,9 +1,11 @@
 package io.pgqueue.sample;
 
+import java.math.BigDecimal;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
@@ -19,6 +21,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class SampleApplicationTests {
@@ -30,6 +33,7 @@ class SampleApplicationTests {
         registry.add("spring.datasource.url", database::jdbcUrl);
         registry.add("spring.datasource.username", database::username);
         registry.add("spring.datasource.password", database::password);
+        registry.add("pgqueue.queues.bills.backoff.initial", () -> "100ms");
     }
 
     @LocalServerPort
@@ -40,22 +44,42 @@ class SampleApplicationTests {
 
     private final HttpClient http = HttpClient.newHttpClient();
 
+    private final JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+
     @Test
-    void postedReadingBecomesAJobRow() throws Exception {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/readings"))
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString("{\"accountId\": 42, \"kwh\": 3.5}"))
-            .build(), HttpResponse.BodyHandlers.ofString());
+    void postedReadingIsRecordedChargedAndBilled() throws Exception {
+        HttpResponse<String> response = postReading(42, "3.5");
 
         assertThat(response.statusCode()).isEqualTo(200);
         JsonNode body = json.readTree(response.body());
+        assertThat(body.get("queue").asString()).isEqualTo("meter-readings");
         long jobId = body.get("jobId").asLong();
-        JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
-        assertThat(jdbc.queryForMap("SELECT queue, group_key, payload->>'kwh' AS kwh FROM pgqueue.job WHERE id = ?",
-                jobId))
-            .containsEntry("queue", "meter-readings")
-            .containsEntry("group_key", "account-42")
-            .containsEntry("kwh", "3.5");
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> jdbc
+            .queryForObject("SELECT count(*) FROM meter_reading WHERE job_id = ?", Long.class, jobId) == 1);
+        assertThat(jdbc.queryForObject("SELECT balance FROM account WHERE id = 42", BigDecimal.class))
+            .isEqualByComparingTo("1.05");
+        await().atMost(Duration.ofSeconds(20)).until(() -> jdbc
+            .queryForObject("SELECT count(*) FROM pgqueue.job WHERE queue IN ('meter-readings', 'bills')", Long.class) == 0);
+    }
+
+    @Test
+    void billForAnAccountWithoutEmailEndsDeadWithItsError() throws Exception {
+        postReading(13, "1");
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc
+            .queryForObject("SELECT count(*) FROM pgqueue.job WHERE queue = 'bills' AND state = 'dead'", Long.class) == 1);
+        assertThat(jdbc.queryForObject("SELECT last_error FROM pgqueue.job WHERE queue = 'bills' AND state = 'dead'",
+                String.class))
+            .startsWith("Failed 3 of 3 attempts")
+            .contains("Account 13 has no email address");
+    }
+
+    private HttpResponse<String> postReading(long accountId, String kwh) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/readings"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString("{\"accountId\": " + accountId + ", \"kwh\": " + kwh + "}"))
+            .build(), HttpResponse.BodyHandlers.ofString());
     }
 
     @Test

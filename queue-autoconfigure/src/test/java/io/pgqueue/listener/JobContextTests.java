@@ -1,0 +1,79 @@
+package io.pgqueue.listener;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.pgqueue.QueueTemplate;
+import io.pgqueue.SendOptions;
+import io.pgqueue.SendResult;
+import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.support.Jobs;
+import io.pgqueue.support.QueueContextRunners;
+import io.pgqueue.testsupport.TestDatabase;
+import io.pgqueue.testsupport.TestPostgres;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class JobContextTests {
+
+    private static final TestDatabase database = TestPostgres.createDatabase(JobContextTests.class);
+
+    private final ApplicationContextRunner runner = QueueContextRunners.fastListeners(database);
+
+    record Invoice(String number) {
+    }
+
+    record Seen(Object payload, long id, String queue, int attempt, int maxAttempts, String header, Instant enqueuedAt,
+            String payloadType, boolean leaseExtended, Instant leaseUntil) {
+    }
+
+    static class Inspector {
+
+        final CompletableFuture<Seen> seen = new CompletableFuture<>();
+
+        private final Jobs jobs;
+
+        Inspector(Jobs jobs) {
+            this.jobs = jobs;
+        }
+
+        @QueueListener(queue = "invoices")
+        void handle(JobContext job, Object payload) {
+            boolean extended = job.extendLease(Duration.ofMinutes(30));
+            Instant leaseUntil = ((java.sql.Timestamp) jobs.row(job.id()).get("lease_until")).toInstant();
+            seen.complete(new Seen(payload, job.id(), job.queue(), job.attempt(), job.maxAttempts(),
+                    job.headers().get("tenant"), job.enqueuedAt(), job.payloadType(), extended, leaseUntil));
+        }
+    }
+
+    @Test
+    void listenerSeesItsJobAndCanExtendItsLease() throws Exception {
+        Jobs jobs = new Jobs(database.dataSource());
+        Inspector inspector = new Inspector(jobs);
+        runner.withBean(Inspector.class, () -> inspector).run((context) -> {
+            Instant before = Instant.now().minusSeconds(1);
+            SendResult sent = context.getBean(QueueTemplate.class)
+                .send("invoices", new Invoice("INV-1"),
+                        SendOptions.builder().header("tenant", "acme").maxAttempts(7).build());
+
+            Seen seen = inspector.seen.get(10, TimeUnit.SECONDS);
+
+            // an Object parameter gets the type recorded at send
+            assertThat(seen.payload()).isEqualTo(new Invoice("INV-1"));
+            assertThat(seen.id()).isEqualTo(sent.jobId());
+            assertThat(seen.queue()).isEqualTo("invoices");
+            assertThat(seen.attempt()).isEqualTo(1);
+            assertThat(seen.maxAttempts()).isEqualTo(7);
+            assertThat(seen.header()).isEqualTo("acme");
+            assertThat(seen.enqueuedAt()).isAfter(before);
+            assertThat(seen.payloadType()).isEqualTo(Invoice.class.getName());
+            assertThat(seen.leaseExtended()).isTrue();
+            assertThat(seen.leaseUntil()).isAfter(Instant.now().plus(Duration.ofMinutes(25)));
+        });
+    }
+}

@@ -1,0 +1,142 @@
+package io.pgqueue.listener;
+
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.pgqueue.QueueTemplate;
+import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.store.ListenerStore;
+import io.pgqueue.support.Jobs;
+import io.pgqueue.support.QueueContextRunners;
+import io.pgqueue.testsupport.TestDatabase;
+import io.pgqueue.testsupport.TestPostgres;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class LeaseAndRescueTests {
+
+    private static final TestDatabase database = TestPostgres.createDatabase(LeaseAndRescueTests.class);
+
+    private final ApplicationContextRunner runner = QueueContextRunners.fastListeners(database);
+
+    private final Jobs jobs = new Jobs(database.dataSource());
+
+    record Task(String name) {
+    }
+
+    /** A listener that blocks until released, recording which node ran which attempt. */
+    static class BlockingHandler {
+
+        final List<String> runs = new CopyOnWriteArrayList<>();
+
+        final CountDownLatch started = new CountDownLatch(1);
+
+        final CountDownLatch release = new CountDownLatch(1);
+
+        private final String name;
+
+        BlockingHandler(String name) {
+            this.name = name;
+        }
+
+        @QueueListener(queue = "long", concurrency = "1", batchSize = "1")
+        void handle(Task task, JobContext job) throws InterruptedException {
+            runs.add(name + "#" + job.attempt());
+            started.countDown();
+            release.await(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void handlerRunningLongerThanItsLeaseKeepsTheJob() {
+        BlockingHandler first = new BlockingHandler("first");
+        BlockingHandler second = new BlockingHandler("second");
+        runner.withBean(BlockingHandler.class, () -> first).run((a) -> {
+            long id = a.getBean(QueueTemplate.class).send("long", new Task("slow"));
+            assertThat(first.started.await(10, TimeUnit.SECONDS)).isTrue();
+            Timestamp firstLease = (Timestamp) jobs.row(id).get("lease_until");
+
+            runner.withBean(BlockingHandler.class, () -> second).run((b) -> {
+                // wait until the database clock is past the lease the job was first claimed with
+                await().atMost(Duration.ofSeconds(10))
+                    .until(() -> jobs.jdbc().queryForObject("SELECT now() > ?", Boolean.class, firstLease));
+
+                Map<String, Object> row = jobs.row(id);
+                assertThat(row.get("state")).isEqualTo("running");
+                assertThat(row.get("locked_by")).isEqualTo(a.getBean(NodeRuntime.class).identity().id());
+                assertThat((Timestamp) row.get("lease_until")).isAfter(firstLease);
+                assertThat(second.runs).isEmpty();
+
+                first.release.countDown();
+                await().atMost(Duration.ofSeconds(10)).until(() -> jobs.count("long") == 0);
+            });
+        });
+        assertThat(first.runs).containsExactly("first#1");
+        assertThat(second.runs).isEmpty();
+    }
+
+    @Test
+    void jobsOfANodeThatStopsHeartbeatingAreRescuedAndItsLateAcknowledgementDeletesNothing() {
+        BlockingHandler stale = new BlockingHandler("stale");
+        BlockingHandler rescuer = new BlockingHandler("rescuer");
+        runner.withBean(BlockingHandler.class, () -> stale).run((a) -> {
+            long id = a.getBean(QueueTemplate.class).send("long", new Task("rescue me"));
+            assertThat(stale.started.await(10, TimeUnit.SECONDS)).isTrue();
+            UUID staleNode = a.getBean(NodeRuntime.class).identity().id();
+            a.getBean(NodeRuntime.class).suspendHeartbeat();
+            long frozenAt = System.nanoTime();
+
+            runner.withBean(BlockingHandler.class, () -> rescuer).run((b) -> {
+                assertThat(rescuer.started.await(15, TimeUnit.SECONDS)).isTrue();
+                Duration rescueTime = Duration.ofNanos(System.nanoTime() - frozenAt);
+                // node-timeout 1s + heartbeat 200ms + poll 200ms, with room for a slow machine
+                assertThat(rescueTime).isLessThan(Duration.ofSeconds(5));
+
+                Map<String, Object> row = jobs.row(id);
+                UUID rescuerNode = b.getBean(NodeRuntime.class).identity().id();
+                assertThat(row.get("locked_by")).isEqualTo(rescuerNode);
+                assertThat(row.get("attempts")).isEqualTo(2);
+
+                // the stale node finally tries to acknowledge attempt 1: nothing is deleted
+                assertThat(a.getBean(ListenerStore.class).complete(staleNode, new long[] { id }, new int[] { 1 }))
+                    .isZero();
+                stale.release.countDown();
+                await().atMost(Duration.ofSeconds(5)).until(() -> stale.runs.size() == 1);
+                assertThat(jobs.row(id).get("locked_by")).isEqualTo(rescuerNode);
+
+                rescuer.release.countDown();
+                await().atMost(Duration.ofSeconds(10)).until(() -> jobs.count("long") == 0);
+            });
+        });
+        assertThat(stale.runs).containsExactly("stale#1");
+        assertThat(rescuer.runs).containsExactly("rescuer#2");
+    }
+
+    @Test
+    void expiredLeaseIsRescuedEvenWhenItsNodeStillBeats() {
+        runner.run((context) -> {
+            long id = context.getBean(QueueTemplate.class).send("orphan", new Task("claimed elsewhere"));
+            ListenerStore store = context.getBean(ListenerStore.class);
+            // claimed by a node that heart-beats (this one) but does not renew the job: e.g. a frozen handler
+            UUID node = context.getBean(NodeRuntime.class).identity().id();
+            assertThat(store.claimWithLease("orphan", 1, node, 100, 5).jobs()).hasSize(1);
+
+            context.getBean(NodeRuntime.class).beat();
+            await().atMost(Duration.ofSeconds(5)).until(() -> {
+                context.getBean(NodeRuntime.class).beat();
+                return "ready".equals(jobs.row(id).get("state"));
+            });
+            assertThat((String) jobs.row(id).get("last_error")).isEqualTo("Attempt 1 lost: lease expired");
+        });
+    }
+}

@@ -1,0 +1,45 @@
+package io.pgqueue.sample;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+
+import io.pgqueue.QueueOperations;
+import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.listener.JobContext;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+
+/**
+ * Records a meter reading and charges the account. TRANSACTIONAL delivery: the reading row, the balance
+ * update, the follow-up bill job and the acknowledgement of this job commit together, or not at all.
+ */
+@Component
+class ReadingListener {
+
+    static final BigDecimal PRICE_PER_KWH = new BigDecimal("0.30");
+
+    private final JdbcClient jdbc;
+
+    private final QueueOperations queue;
+
+    ReadingListener(JdbcClient jdbc, QueueOperations queue) {
+        this.jdbc = jdbc;
+        this.queue = queue;
+    }
+
+    @QueueListener(queue = ReadingController.READINGS_QUEUE, mode = "TRANSACTIONAL", concurrency = "2")
+    void record(MeterReading reading, JobContext job) {
+        BigDecimal amount = reading.kwh().multiply(PRICE_PER_KWH).setScale(2, RoundingMode.HALF_UP);
+        jdbc.sql("INSERT INTO meter_reading (account_id, kwh, amount, job_id) VALUES (?, ?, ?, ?)")
+            .params(reading.accountId(), reading.kwh(), amount, job.id())
+            .update();
+        int updated = jdbc.sql("UPDATE account SET balance = balance + ?, kwh_total = kwh_total + ? WHERE id = ?")
+            .params(amount, reading.kwh(), reading.accountId())
+            .update();
+        if (updated == 0) {
+            throw new IllegalArgumentException("No account " + reading.accountId());
+        }
+        queue.send(BillingListener.BILLS_QUEUE, new Bill(reading.accountId(), amount));
+    }
+}
