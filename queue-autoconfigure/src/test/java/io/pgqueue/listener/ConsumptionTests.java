@@ -116,6 +116,36 @@ class ConsumptionTests {
         assertThat(order).containsExactly(2, 1, 3, 4);
     }
 
+    @Test
+    void delayedJobIsScheduledUntilDueThenRuns() {
+        List<Long> handledAtNanos = new CopyOnWriteArrayList<>();
+        runner.withBean(DelayRecorder.class, () -> new DelayRecorder(handledAtNanos)).run((context) -> {
+            long sentAt = System.nanoTime();
+            long id = context.getBean(QueueTemplate.class)
+                .send("later", new Work(1), SendOptions.builder().delay(Duration.ofMillis(700)).build())
+                .jobId();
+            assertThat(jobs.row(id).get("state")).isEqualTo("scheduled");
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> handledAtNanos.size() == 1);
+
+            assertThat(Duration.ofNanos(handledAtNanos.get(0) - sentAt)).isGreaterThanOrEqualTo(Duration.ofMillis(700));
+        });
+    }
+
+    static class DelayRecorder {
+
+        private final List<Long> handledAtNanos;
+
+        DelayRecorder(List<Long> handledAtNanos) {
+            this.handledAtNanos = handledAtNanos;
+        }
+
+        @QueueListener(queue = "later")
+        void handle(Work work) {
+            handledAtNanos.add(System.nanoTime());
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class TransactionalEffects {
 
