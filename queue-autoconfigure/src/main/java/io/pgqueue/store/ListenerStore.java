@@ -21,11 +21,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 public class ListenerStore {
 
     /**
-     * Promotes due scheduled jobs of the queue to ready (visible to the next claim), then claims up to n
-     * ready jobs for this node with a lease. The trailing row (id NULL) carries how many were promoted, so
-     * the poller knows to poll again at once.
+     * Opens every claim: promotes due scheduled jobs of the queue to ready (visible to the next claim, so
+     * the poller polls again at once when it promoted any).
      */
-    private static final String CLAIM_LEASE = """
+    private static final String PROMOTE_DUE = """
             WITH promoted AS (
                 UPDATE {schema}.job SET state = 'ready'
                 WHERE id IN (SELECT id FROM {schema}.job WHERE queue = ? AND state = 'scheduled' AND run_at <= now()
@@ -34,7 +33,21 @@ public class ListenerStore {
             ), promoted_counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, scheduled, ready)
                 SELECT queue, -count(*), count(*) FROM promoted GROUP BY queue
-            ), claimed AS (
+            ),
+            """;
+
+    /** Closes every claim: the claimed rows, then one row (id NULL) with how many jobs were promoted. */
+    private static final String CLAIMED_AND_PROMOTED = """
+            SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, now() AS claimed_at,
+                   NULL::bigint AS promoted
+            FROM claimed
+            UNION ALL
+            SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, count(*) FROM promoted
+            """;
+
+    /** Claims up to n ready jobs for this node with a lease. */
+    private static final String CLAIM_LEASE = PROMOTE_DUE + """
+            claimed AS (
                 UPDATE {schema}.job j
                 SET state = 'running', attempts = j.attempts + 1, max_attempts = coalesce(j.max_attempts, ?),
                     locked_by = ?, lease_until = now() + ? * interval '1 millisecond'
@@ -46,28 +59,15 @@ public class ListenerStore {
                 INSERT INTO {schema}.queue_counter_delta (queue, ready, running)
                 SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
             )
-            SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, now() AS claimed_at,
-                   NULL::bigint AS promoted
-            FROM claimed
-            UNION ALL
-            SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, count(*) FROM promoted
-            """;
+            """ + CLAIMED_AND_PROMOTED;
 
     /**
      * Transactional claim: deletes up to n ready jobs inside the caller's transaction and returns them. The
      * delete is the acknowledgement: it commits with the handler's own writes, or rolls back with them and
      * the jobs are ready again.
      */
-    private static final String CLAIM_TRANSACTIONAL = """
-            WITH promoted AS (
-                UPDATE {schema}.job SET state = 'ready'
-                WHERE id IN (SELECT id FROM {schema}.job WHERE queue = ? AND state = 'scheduled' AND run_at <= now()
-                             ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED)
-                RETURNING queue
-            ), promoted_counted AS (
-                INSERT INTO {schema}.queue_counter_delta (queue, scheduled, ready)
-                SELECT queue, -count(*), count(*) FROM promoted GROUP BY queue
-            ), claimed AS (
+    private static final String CLAIM_TRANSACTIONAL = PROMOTE_DUE + """
+            claimed AS (
                 DELETE FROM {schema}.job j
                 WHERE j.id IN (SELECT id FROM {schema}.job WHERE queue = ? AND state = 'ready'
                                ORDER BY priority DESC, run_at, id LIMIT ? FOR UPDATE SKIP LOCKED)
@@ -77,12 +77,7 @@ public class ListenerStore {
                 INSERT INTO {schema}.queue_counter_delta (queue, ready, completed)
                 SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
             )
-            SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, now() AS claimed_at,
-                   NULL::bigint AS promoted
-            FROM claimed
-            UNION ALL
-            SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, count(*) FROM promoted
-            """;
+            """ + CLAIMED_AND_PROMOTED;
 
     /** Deletes finished jobs that this node still owns in the attempt it ran. */
     private static final String COMPLETE = """
