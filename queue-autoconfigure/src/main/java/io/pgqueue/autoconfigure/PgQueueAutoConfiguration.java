@@ -5,10 +5,14 @@ import javax.sql.DataSource;
 import io.pgqueue.JobNotifier;
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.QueueTemplate;
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.maintenance.QueueMaintenance;
 import io.pgqueue.schema.QueueFlywayConfigurationCustomizer;
 import io.pgqueue.schema.QueueSchemaInitializer;
 import io.pgqueue.schema.QueueSchemaValidator;
+import io.pgqueue.store.AdminStore;
 import io.pgqueue.store.JobStore;
+import io.pgqueue.store.MaintenanceStore;
 import io.pgqueue.store.NotificationStore;
 import io.pgqueue.store.QueueTables;
 import io.pgqueue.store.SchemaStore;
@@ -92,6 +96,36 @@ public final class PgQueueAutoConfiguration {
     QueueTemplate queueTemplate(JobStore jobStore, JobPayloadCodec codec, JobNotifier notifier,
             PgQueueProperties properties) {
         return new QueueTemplate(jobStore, codec, notifier, properties.getTemplate().getBatchChunkSize());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    AdminStore adminStore(DataSource dataSource, QueueTables tables, PgQueueProperties properties) {
+        return new AdminStore(dataSource, tables, properties.getSchema().getHistoryTable());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    MaintenanceStore maintenanceStore(DataSource dataSource, QueueTables tables) {
+        return new MaintenanceStore(dataSource, tables);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @DependsOnDatabaseInitialization
+    QueueAdmin queueAdmin(AdminStore adminStore, MaintenanceStore maintenanceStore) {
+        return new QueueAdmin(adminStore, maintenanceStore);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "pgqueue.maintenance.enabled", matchIfMissing = true)
+    @DependsOnDatabaseInitialization
+    QueueMaintenance queueMaintenance(MaintenanceStore maintenanceStore, QueueAdmin queueAdmin,
+            PgQueueProperties properties) {
+        PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
+        return new QueueMaintenance(maintenanceStore, queueAdmin, maintenance.getInterval(),
+                maintenance.getReconcileInterval());
     }
 
     @Configuration(proxyBeanMethods = false)

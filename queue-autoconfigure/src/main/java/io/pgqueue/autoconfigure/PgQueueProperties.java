@@ -34,6 +34,12 @@ public class PgQueueProperties implements InitializingBean {
 
     private final Listener listener = new Listener();
 
+    private final Metrics metrics = new Metrics();
+
+    private final Health health = new Health();
+
+    private final Maintenance maintenance = new Maintenance();
+
     /**
      * Per-queue settings, keyed by queue name; they override pgqueue.listener.* for that queue's listeners.
      */
@@ -52,6 +58,10 @@ public class PgQueueProperties implements InitializingBean {
         atLeast("pgqueue.template.max-payload-size", template.getMaxPayloadSize().toBytes(), 1);
         atLeast("pgqueue.template.batch-chunk-size", template.getBatchChunkSize(), 1);
         listener.validate("pgqueue.listener");
+        positive("pgqueue.metrics.refresh-interval", metrics.getRefreshInterval());
+        positive("pgqueue.health.max-lag", health.getMaxLag());
+        positive("pgqueue.maintenance.interval", maintenance.getInterval());
+        positive("pgqueue.maintenance.reconcile-interval", maintenance.getReconcileInterval());
         queues.forEach((name, settings) -> {
             check("pgqueue.queues", name, () -> QueueNames.validate(name));
             settings.validate("pgqueue.queues." + name);
@@ -97,6 +107,18 @@ public class PgQueueProperties implements InitializingBean {
 
     public Listener getListener() {
         return listener;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    public Health getHealth() {
+        return health;
+    }
+
+    public Maintenance getMaintenance() {
+        return maintenance;
     }
 
     public Map<String, QueueSettings> getQueues() {
@@ -498,6 +520,111 @@ public class PgQueueProperties implements InitializingBean {
             if (value == null) {
                 throw new InvalidConfigurationPropertyValueException(property, null, "must be set");
             }
+        }
+    }
+
+    /** Micrometer metrics. */
+    public static class Metrics {
+
+        /**
+         * Whether to publish pgqueue metrics when Micrometer is present.
+         */
+        private boolean enabled = true;
+
+        /**
+         * How often the queue gauges re-read the counters (one query for all queues).
+         */
+        private Duration refreshInterval = Duration.ofSeconds(5);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getRefreshInterval() {
+            return refreshInterval;
+        }
+
+        public void setRefreshInterval(Duration refreshInterval) {
+            this.refreshInterval = refreshInterval;
+        }
+    }
+
+    /** The pgqueue health indicator. */
+    public static class Health {
+
+        /**
+         * Lag (age of the oldest ready job) above which a queue makes the health status lag-status. Unset:
+         * lag never affects health.
+         */
+        private @Nullable Duration maxLag;
+
+        /**
+         * Health status reported while a queue lags more than max-lag, e.g. OUT_OF_SERVICE or DOWN.
+         */
+        private String lagStatus = "OUT_OF_SERVICE";
+
+        public @Nullable Duration getMaxLag() {
+            return maxLag;
+        }
+
+        public void setMaxLag(@Nullable Duration maxLag) {
+            this.maxLag = maxLag;
+        }
+
+        public String getLagStatus() {
+            return lagStatus;
+        }
+
+        public void setLagStatus(String lagStatus) {
+            this.lagStatus = lagStatus;
+        }
+    }
+
+    /** Periodic, cluster-safe upkeep. */
+    public static class Maintenance {
+
+        /**
+         * Whether this node runs maintenance (promoting due jobs of all queues, folding counter deltas,
+         * reconciling counters).
+         */
+        private boolean enabled = true;
+
+        /**
+         * How often due scheduled jobs are promoted and counter deltas folded.
+         */
+        private Duration interval = Duration.ofSeconds(1);
+
+        /**
+         * How often the counters are checked against the job table (a full scan of it) and repaired.
+         */
+        private Duration reconcileInterval = Duration.ofHours(1);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        public Duration getReconcileInterval() {
+            return reconcileInterval;
+        }
+
+        public void setReconcileInterval(Duration reconcileInterval) {
+            this.reconcileInterval = reconcileInterval;
         }
     }
 }

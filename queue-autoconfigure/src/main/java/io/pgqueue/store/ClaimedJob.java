@@ -15,8 +15,9 @@ import org.jspecify.annotations.Nullable;
  * @param attempt this attempt's number, starting at 1
  * @param maxAttempts attempts allowed before the job goes dead
  * @param enqueuedAt when the job was sent
+ * @param dueAt when the job became runnable (its run-at)
  * @param claimedAt when this attempt was claimed (database clock)
  */
 public record ClaimedJob(long id, String queue, String payloadJson, @Nullable String payloadType,
-        @Nullable String headersJson, int attempt, int maxAttempts, Instant enqueuedAt, Instant claimedAt) {
+        @Nullable String headersJson, int attempt, int maxAttempts, Instant enqueuedAt, Instant dueAt, Instant claimedAt) {
 }

@@ -38,11 +38,22 @@ public class ListenerStore {
 
     /** Closes every claim: the claimed rows, then one row (id NULL) with how many jobs were promoted. */
     private static final String CLAIMED_AND_PROMOTED = """
-            SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, now() AS claimed_at,
-                   NULL::bigint AS promoted
+            SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at,
+                   now() AS claimed_at, NULL::bigint AS promoted
             FROM claimed
             UNION ALL
-            SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, count(*) FROM promoted
+            SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, count(*) FROM promoted
+            """;
+
+    /**
+     * The ready jobs a claim takes ({@code {ready_ids}} in the claims), in claim order, unless the queue is
+     * paused cluster-wide. Parameters: queue, queue, limit.
+     */
+    private static final String READY_IDS = """
+            SELECT id FROM {schema}.job
+            WHERE queue = ? AND state = 'ready'
+              AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state s WHERE s.queue = ? AND s.paused)
+            ORDER BY priority DESC, run_at, id LIMIT ? FOR UPDATE SKIP LOCKED
             """;
 
     /** Claims up to n ready jobs for this node with a lease. */
@@ -51,10 +62,9 @@ public class ListenerStore {
                 UPDATE {schema}.job j
                 SET state = 'running', attempts = j.attempts + 1, max_attempts = coalesce(j.max_attempts, ?),
                     locked_by = ?, lease_until = now() + ? * interval '1 millisecond'
-                WHERE j.id IN (SELECT id FROM {schema}.job WHERE queue = ? AND state = 'ready'
-                               ORDER BY priority DESC, run_at, id LIMIT ? FOR UPDATE SKIP LOCKED)
+                WHERE j.id IN ({ready_ids})
                 RETURNING j.id, j.queue, j.payload::text AS payload, j.payload_type, j.headers::text AS headers,
-                          j.attempts, j.max_attempts, j.created_at
+                          j.attempts, j.max_attempts, j.created_at, j.run_at
             ), claimed_counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, ready, running)
                 SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
@@ -69,10 +79,10 @@ public class ListenerStore {
     private static final String CLAIM_TRANSACTIONAL = PROMOTE_DUE + """
             claimed AS (
                 DELETE FROM {schema}.job j
-                WHERE j.id IN (SELECT id FROM {schema}.job WHERE queue = ? AND state = 'ready'
-                               ORDER BY priority DESC, run_at, id LIMIT ? FOR UPDATE SKIP LOCKED)
+                WHERE j.id IN ({ready_ids})
                 RETURNING j.id, j.queue, j.payload::text AS payload, j.payload_type, j.headers::text AS headers,
-                          j.attempts + 1 AS attempts, coalesce(j.max_attempts, ?) AS max_attempts, j.created_at
+                          j.attempts + 1 AS attempts, coalesce(j.max_attempts, ?) AS max_attempts, j.created_at,
+                          j.run_at
             ), claimed_counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, ready, completed)
                 SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
@@ -134,8 +144,8 @@ public class ListenerStore {
 
     public ListenerStore(DataSource dataSource, QueueTables tables) {
         this.jdbc = new JdbcTemplate(dataSource);
-        this.claimLeaseSql = tables.sql(CLAIM_LEASE);
-        this.claimTransactionalSql = tables.sql(CLAIM_TRANSACTIONAL);
+        this.claimLeaseSql = tables.sql(CLAIM_LEASE.replace("{ready_ids}", READY_IDS));
+        this.claimTransactionalSql = tables.sql(CLAIM_TRANSACTIONAL.replace("{ready_ids}", READY_IDS));
         this.completeSql = tables.sql(COMPLETE);
         this.failSql = tables.sql(FAIL);
     }
@@ -148,7 +158,8 @@ public class ListenerStore {
             statement.setObject(3, node);
             statement.setLong(4, leaseMillis);
             statement.setString(5, queue);
-            statement.setInt(6, limit);
+            statement.setString(6, queue);
+            statement.setInt(7, limit);
         });
     }
 
@@ -160,8 +171,9 @@ public class ListenerStore {
         return claim(claimTransactionalSql, (statement) -> {
             statement.setString(1, queue);
             statement.setString(2, queue);
-            statement.setInt(3, limit);
-            statement.setInt(4, defaultMaxAttempts);
+            statement.setString(3, queue);
+            statement.setInt(4, limit);
+            statement.setInt(5, defaultMaxAttempts);
         });
     }
 
@@ -239,6 +251,7 @@ public class ListenerStore {
                             jobs.add(new ClaimedJob(id, rows.getString("queue"), rows.getString("payload"),
                                     rows.getString("payload_type"), rows.getString("headers"), rows.getInt("attempts"),
                                     rows.getInt("max_attempts"), rows.getTimestamp("created_at").toInstant(),
+                                    rows.getTimestamp("run_at").toInstant(),
                                     rows.getTimestamp("claimed_at").toInstant()));
                         }
                     }

@@ -1,0 +1,186 @@
+package io.pgqueue.actuate;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.admin.QueueStats;
+import io.pgqueue.listener.QueueListenerContainer;
+import io.pgqueue.listener.QueueListenerContainerRegistry;
+import io.pgqueue.store.DeadJob;
+import io.pgqueue.store.NodeInfo;
+import io.pgqueue.store.QueueCounts;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * {@code /actuator/pgqueue}: every queue's counts, lag and pause state, this node's containers, the cluster's
+ * nodes and the schema version; one queue with a page of its dead jobs; and the write operations pause,
+ * resume, retry-dead and purge-dead.
+ */
+@Endpoint(id = "pgqueue")
+public class PgQueueEndpoint {
+
+    private final QueueAdmin admin;
+
+    private final @Nullable QueueListenerContainerRegistry registry;
+
+    public PgQueueEndpoint(QueueAdmin admin, @Nullable QueueListenerContainerRegistry registry) {
+        this.admin = admin;
+        this.registry = registry;
+    }
+
+    @ReadOperation
+    public QueuesDescriptor queues() {
+        List<QueueDescriptor> queues = admin.queues().stream().map(this::describe).toList();
+        List<NodeDescriptor> nodes = admin.nodes().stream().map(NodeDescriptor::of).toList();
+        return new QueuesDescriptor(queues, nodes, admin.schemaVersion());
+    }
+
+    @ReadOperation
+    public @Nullable QueueDetailDescriptor queue(@Selector String queue, @Nullable Integer deadOffset,
+            @Nullable Integer deadLimit) {
+        QueueStats stats = admin.queue(queue).orElse(null);
+        if (stats == null) {
+            return null;
+        }
+        int offset = (deadOffset != null) ? deadOffset : 0;
+        int limit = (deadLimit != null) ? deadLimit : 20;
+        return new QueueDetailDescriptor(describe(stats), admin.deadJobs(queue, offset, limit), offset, limit);
+    }
+
+    /**
+     * Runs an operation on a queue: {@code pause}, {@code resume}, {@code retry-dead} or {@code purge-dead}
+     * (the last two on one job when {@code jobId} is given, else on all dead jobs of the queue).
+     */
+    @WriteOperation
+    public OperationResult operate(@Selector String queue, String action, @Nullable Long jobId) {
+        return switch (action.toLowerCase(Locale.ROOT)) {
+            case "pause" -> {
+                admin.pause(queue);
+                yield new OperationResult(queue, "pause", 1);
+            }
+            case "resume" -> {
+                admin.resume(queue);
+                yield new OperationResult(queue, "resume", 1);
+            }
+            case "retry-dead" -> new OperationResult(queue, "retry-dead",
+                    (jobId != null) ? (admin.retryDead(queue, jobId) ? 1 : 0) : admin.retryAllDead(queue));
+            case "purge-dead" -> new OperationResult(queue, "purge-dead",
+                    (jobId != null) ? (admin.purgeDead(queue, jobId) ? 1 : 0) : admin.purgeDead(queue));
+            default -> throw new IllegalArgumentException(
+                    "Unknown action '" + action + "': use pause, resume, retry-dead or purge-dead");
+        };
+    }
+
+    private QueueDescriptor describe(QueueStats stats) {
+        List<ContainerDescriptor> containers = containers().stream()
+            .filter((container) -> container.queue().equals(stats.queue()))
+            .map(ContainerDescriptor::of)
+            .toList();
+        Map<String, Long> counts = QueueCounts.STATES.stream()
+            .collect(Collectors.toMap((state) -> state, (state) -> stats.counts().count(state), (a, b) -> a,
+                    java.util.LinkedHashMap::new));
+        Map<String, Long> totals = new java.util.LinkedHashMap<>();
+        totals.put("enqueued", stats.counts().enqueued());
+        totals.put("completed", stats.counts().completed());
+        totals.put("failed", stats.counts().failed());
+        totals.put("deadLettered", stats.counts().deadLettered());
+        return new QueueDescriptor(stats.queue(), counts, totals,
+                (stats.lag() != null) ? stats.lag().toNanos() / 1e9 : null, stats.paused(), containers);
+    }
+
+    private Collection<QueueListenerContainer> containers() {
+        return (registry != null) ? registry.getListenerContainers() : List.of();
+    }
+
+    /**
+     * All queues.
+     *
+     * @param queues each queue
+     * @param nodes the cluster's nodes
+     * @param schemaVersion pgqueue's schema version, or null when not migrated by pgqueue
+     */
+    public record QueuesDescriptor(List<QueueDescriptor> queues, List<NodeDescriptor> nodes,
+            @Nullable String schemaVersion) implements OperationResponseBody {
+    }
+
+    /**
+     * One queue.
+     *
+     * @param name queue name
+     * @param jobs jobs per state
+     * @param totals monotonic totals
+     * @param lagSeconds age of the oldest ready job, or null
+     * @param paused whether the queue is paused cluster-wide
+     * @param containers this node's containers of the queue
+     */
+    public record QueueDescriptor(String name, Map<String, Long> jobs, Map<String, Long> totals,
+            @Nullable Double lagSeconds, boolean paused, List<ContainerDescriptor> containers) {
+    }
+
+    /**
+     * One queue with a page of dead jobs.
+     *
+     * @param queue the queue
+     * @param deadJobs dead jobs, newest first
+     * @param deadOffset the page's offset
+     * @param deadLimit the page's size
+     */
+    public record QueueDetailDescriptor(QueueDescriptor queue, List<DeadJob> deadJobs, int deadOffset, int deadLimit)
+            implements OperationResponseBody {
+    }
+
+    /**
+     * A listener container of this node.
+     *
+     * @param id container id
+     * @param mode delivery mode
+     * @param concurrency handlers at once
+     * @param batchSize jobs per claim
+     * @param running whether it runs
+     */
+    public record ContainerDescriptor(String id, String mode, int concurrency, int batchSize, boolean running) {
+
+        static ContainerDescriptor of(QueueListenerContainer container) {
+            return new ContainerDescriptor(container.id(), container.options().mode().name(),
+                    container.options().concurrency(), container.options().batchSize(), container.isRunning());
+        }
+    }
+
+    /**
+     * A node of the cluster.
+     *
+     * @param id node id
+     * @param host host name
+     * @param pid process id
+     * @param startedAt when it registered
+     * @param heartbeatAt its last heartbeat
+     */
+    public record NodeDescriptor(UUID id, String host, long pid, Instant startedAt, Instant heartbeatAt) {
+
+        static NodeDescriptor of(NodeInfo node) {
+            return new NodeDescriptor(node.id(), node.host(), node.pid(), node.startedAt(), node.heartbeatAt());
+        }
+    }
+
+    /**
+     * What a write operation did.
+     *
+     * @param queue the queue
+     * @param action the action
+     * @param affected how many jobs (or 1 for pause/resume)
+     */
+    public record OperationResult(String queue, String action, long affected) implements OperationResponseBody {
+    }
+}

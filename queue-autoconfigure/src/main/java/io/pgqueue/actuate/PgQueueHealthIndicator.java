@@ -1,0 +1,78 @@
+package io.pgqueue.actuate;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.admin.QueueStats;
+import io.pgqueue.listener.QueueListenerContainer;
+import io.pgqueue.listener.QueueListenerContainerRegistry;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+
+/**
+ * Health of pgqueue: DOWN when the database cannot be read or a container that should run has stopped;
+ * with a {@code max-lag}, a queue whose oldest ready job waits longer turns the status to the configured
+ * lag status (OUT_OF_SERVICE by default). Details list each queue's lag.
+ */
+public class PgQueueHealthIndicator extends AbstractHealthIndicator {
+
+    private final QueueAdmin admin;
+
+    private final @Nullable QueueListenerContainerRegistry registry;
+
+    private final @Nullable Duration maxLag;
+
+    private final Status lagStatus;
+
+    public PgQueueHealthIndicator(QueueAdmin admin, @Nullable QueueListenerContainerRegistry registry,
+            @Nullable Duration maxLag, Status lagStatus) {
+        super("pgqueue health check failed");
+        this.admin = admin;
+        this.registry = registry;
+        this.maxLag = maxLag;
+        this.lagStatus = lagStatus;
+    }
+
+    @Override
+    protected void doHealthCheck(Health.Builder builder) {
+        List<QueueStats> queues = admin.queues();
+        Map<String, Object> lags = new LinkedHashMap<>();
+        List<String> lagging = new java.util.ArrayList<>();
+        for (QueueStats queue : queues) {
+            Duration lag = (queue.lag() != null) ? queue.lag() : Duration.ZERO;
+            lags.put(queue.queue(), lag.toMillis() / 1000.0);
+            if (maxLag != null && lag.compareTo(maxLag) > 0) {
+                lagging.add(queue.queue());
+            }
+        }
+        List<String> stopped = stoppedContainers();
+        builder.withDetail("lagSeconds", lags);
+        if (!stopped.isEmpty()) {
+            builder.down().withDetail("stoppedContainers", stopped);
+        }
+        else if (!lagging.isEmpty()) {
+            builder.status(lagStatus).withDetail("laggingQueues", lagging).withDetail("maxLagSeconds",
+                    maxLag.toMillis() / 1000.0);
+        }
+        else {
+            builder.up();
+        }
+    }
+
+    private List<String> stoppedContainers() {
+        if (registry == null || !registry.isRunning()) {
+            return List.of();
+        }
+        return registry.getListenerContainers()
+            .stream()
+            .filter((container) -> container.options().autoStartup() && !container.isRunning())
+            .map(QueueListenerContainer::id)
+            .toList();
+    }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package io.pgqueue.actuate;
+
+import org.jspecify.annotations.NullMarked;

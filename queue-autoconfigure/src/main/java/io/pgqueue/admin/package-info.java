@@ -1,0 +1,4 @@
+@NullMarked
+package io.pgqueue.admin;
+
+import org.jspecify.annotations.NullMarked;

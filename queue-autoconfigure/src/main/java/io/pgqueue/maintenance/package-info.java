@@ -1,0 +1,4 @@
+@NullMarked
+package io.pgqueue.maintenance;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,95 @@
+package io.pgqueue.metrics;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.pgqueue.listener.JobObserver;
+import io.pgqueue.listener.error.FailureDecision;
+import io.pgqueue.store.ClaimedJob;
+
+/**
+ * Counts what this node's listeners do: {@code pgqueue.jobs.completed/failed/retried/dead{queue}},
+ * {@code pgqueue.job.duration{queue,outcome}} (handler time) and {@code pgqueue.job.latency{queue}} (from
+ * the moment a job became due to the moment it was claimed).
+ */
+public class MicrometerJobObserver implements JobObserver {
+
+    private final MeterRegistry registry;
+
+    private final Map<String, QueueMeters> meters = new ConcurrentHashMap<>();
+
+    public MicrometerJobObserver(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    public void started(ClaimedJob job) {
+        Duration latency = Duration.between(job.dueAt(), job.claimedAt());
+        meters(job.queue()).latency.record(latency.isNegative() ? Duration.ZERO : latency);
+    }
+
+    @Override
+    public void succeeded(ClaimedJob job, Duration duration) {
+        QueueMeters queue = meters(job.queue());
+        queue.completed.increment();
+        queue.succeededTime.record(duration);
+    }
+
+    @Override
+    public void failed(ClaimedJob job, Duration duration, Throwable error, FailureDecision decision) {
+        QueueMeters queue = meters(job.queue());
+        queue.failed.increment();
+        (decision.isDead() ? queue.dead : queue.retried).increment();
+        queue.failedTime.record(duration);
+    }
+
+    private QueueMeters meters(String queue) {
+        return meters.computeIfAbsent(queue, (name) -> new QueueMeters(registry, name));
+    }
+
+    private static final class QueueMeters {
+
+        final Counter completed;
+
+        final Counter failed;
+
+        final Counter retried;
+
+        final Counter dead;
+
+        final Timer succeededTime;
+
+        final Timer failedTime;
+
+        final Timer latency;
+
+        QueueMeters(MeterRegistry registry, String queue) {
+            completed = counter(registry, "pgqueue.jobs.completed", "Jobs whose handler succeeded", queue);
+            failed = counter(registry, "pgqueue.jobs.failed", "Failed attempts", queue);
+            retried = counter(registry, "pgqueue.jobs.retried", "Failed attempts that will be retried", queue);
+            dead = counter(registry, "pgqueue.jobs.dead", "Jobs sent dead by this node's listeners", queue);
+            succeededTime = duration(registry, queue, "success");
+            failedTime = duration(registry, queue, "failure");
+            latency = Timer.builder("pgqueue.job.latency")
+                .description("Time from a job becoming due to its claim")
+                .tag("queue", queue)
+                .publishPercentileHistogram()
+                .register(registry);
+        }
+
+        private static Counter counter(MeterRegistry registry, String name, String description, String queue) {
+            return Counter.builder(name).description(description).baseUnit("jobs").tag("queue", queue).register(registry);
+        }
+
+        private static Timer duration(MeterRegistry registry, String queue, String outcome) {
+            return Timer.builder("pgqueue.job.duration")
+                .description("Handler time per job")
+                .tags("queue", queue, "outcome", outcome)
+                .register(registry);
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package io.pgqueue.metrics;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.admin.QueueStats;
+import io.pgqueue.store.QueueCounts;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Gauges of every queue's state, fed from a snapshot refreshed on an interval with one read of the counters
+ * (never a query inside a gauge callback): {@code pgqueue.jobs{queue,state}} and
+ * {@code pgqueue.job.lag{queue}} (seconds since the oldest ready job became due).
+ */
+public class QueueMetrics implements MeterBinder, SmartLifecycle {
+
+    private static final Log logger = LogFactory.getLog(QueueMetrics.class);
+
+    private final QueueAdmin admin;
+
+    private final Duration refreshInterval;
+
+    private final List<MultiGauge> jobGauges = new ArrayList<>();
+
+    private final List<MultiGauge> lagGauges = new ArrayList<>();
+
+    private volatile Map<String, QueueStats> snapshot = Map.of();
+
+    private volatile ScheduledExecutorService scheduler;
+
+    public QueueMetrics(QueueAdmin admin, Duration refreshInterval) {
+        this.admin = admin;
+        this.refreshInterval = refreshInterval;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        synchronized (this) {
+            jobGauges.add(MultiGauge.builder("pgqueue.jobs")
+                .description("Jobs per queue and state (scheduled, ready, running, dead)")
+                .baseUnit("jobs")
+                .register(registry));
+            lagGauges.add(MultiGauge.builder("pgqueue.job.lag")
+                .description("Time since the oldest ready job of the queue became due")
+                .baseUnit("seconds")
+                .register(registry));
+        }
+        refresh();
+    }
+
+    /** The last snapshot, by queue. */
+    public Map<String, QueueStats> snapshot() {
+        return snapshot;
+    }
+
+    /** Reads the counters now and updates the gauges' rows (new queues appear, vanished ones go). */
+    public void refresh() {
+        try {
+            snapshot = admin.queues().stream().collect(Collectors.toMap(QueueStats::queue, Function.identity()));
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Could not refresh pgqueue metrics: " + ex.getMessage());
+            return;
+        }
+        List<MultiGauge.Row<?>> jobRows = new ArrayList<>();
+        List<MultiGauge.Row<?>> lagRows = new ArrayList<>();
+        for (String queue : snapshot.keySet()) {
+            for (String state : QueueCounts.STATES) {
+                jobRows.add(MultiGauge.Row.of(Tags.of("queue", queue, "state", state), () -> count(queue, state)));
+            }
+            lagRows.add(MultiGauge.Row.of(Tags.of("queue", queue), () -> lagSeconds(queue)));
+        }
+        synchronized (this) {
+            jobGauges.forEach((gauge) -> gauge.register(jobRows, false));
+            lagGauges.forEach((gauge) -> gauge.register(lagRows, false));
+        }
+    }
+
+    private long count(String queue, String state) {
+        QueueStats stats = snapshot.get(queue);
+        return (stats != null) ? stats.counts().count(state) : 0;
+    }
+
+    private double lagSeconds(String queue) {
+        QueueStats stats = snapshot.get(queue);
+        return (stats != null && stats.lag() != null) ? stats.lag().toNanos() / 1e9 : 0.0;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (scheduler != null) {
+            return;
+        }
+        scheduler = Executors.newSingleThreadScheduledExecutor((runnable) -> {
+            Thread thread = new Thread(runnable, "pgqueue-metrics");
+            thread.setDaemon(true);
+            return thread;
+        });
+        long period = refreshInterval.toMillis();
+        scheduler.scheduleWithFixedDelay(this::refresh, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+            scheduler = null;
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return scheduler != null;
+    }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package io.pgqueue.metrics;
+
+import org.jspecify.annotations.NullMarked;
