@@ -13,6 +13,7 @@ import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -48,6 +49,10 @@ public class AdminStore {
             SELECT queue FROM {schema}.queue_state WHERE paused
             """;
 
+    private static final String DEAD_IDS = """
+            SELECT id FROM {schema}.job WHERE queue = ? AND state = 'dead' ORDER BY id
+            """;
+
     private static final String DEAD_JOBS = """
             SELECT id, queue, attempts, last_error, payload::text AS payload, payload_type, created_at
             FROM {schema}.job WHERE queue = ? AND state = 'dead' ORDER BY id DESC OFFSET ? LIMIT ?
@@ -55,15 +60,20 @@ public class AdminStore {
 
     /**
      * Gives dead jobs of a queue (one, or all when the id is null) a fresh set of attempts. A dead job whose
-     * dedup key is held again by a live job stays dead.
+     * dedup key is held by a live job stays dead, and of several dead jobs sharing a key only the newest is
+     * retried.
      */
     private static final String RETRY_DEAD = """
             WITH retried AS (
                 UPDATE {schema}.job j SET state = 'ready', attempts = 0, run_at = now()
-                WHERE j.queue = ? AND j.state = 'dead' AND (j.id = ? OR ?::bigint IS NULL)
-                  AND (j.dedup_key IS NULL OR NOT EXISTS (
-                        SELECT 1 FROM {schema}.job live
-                        WHERE live.queue = j.queue AND live.dedup_key = j.dedup_key AND live.state <> 'dead'))
+                WHERE j.id IN (
+                    SELECT DISTINCT ON (coalesce(d.dedup_key, d.id::text)) d.id FROM {schema}.job d
+                    WHERE d.queue = ? AND d.state = 'dead' AND (d.id = ? OR ?::bigint IS NULL)
+                      AND (d.dedup_key IS NULL OR NOT EXISTS (
+                            SELECT 1 FROM {schema}.job live
+                            WHERE live.queue = d.queue AND live.dedup_key = d.dedup_key AND live.state <> 'dead'))
+                    ORDER BY coalesce(d.dedup_key, d.id::text), d.id DESC)
+                  AND j.state = 'dead'
                 RETURNING j.queue
             ), counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, dead, ready)
@@ -136,9 +146,24 @@ public class AdminStore {
                 rows.getString("payload_type"), rows.getTimestamp("created_at").toInstant()), queue, offset, limit);
     }
 
-    /** Makes dead jobs ready again; one job when {@code jobId} is given, else all of the queue. */
+    /**
+     * Makes dead jobs ready again; one job when {@code jobId} is given, else all of the queue. When a live job
+     * takes a dedup key concurrently, the jobs are retried one by one and the one that collides stays dead.
+     */
     public int retryDead(String queue, @Nullable Long jobId) {
-        return count(tables.sql(RETRY_DEAD), queue, jobId, jobId);
+        try {
+            return count(tables.sql(RETRY_DEAD), queue, jobId, jobId);
+        }
+        catch (DuplicateKeyException ex) {
+            if (jobId != null) {
+                return 0;
+            }
+            int retried = 0;
+            for (Long id : jdbc.queryForList(tables.sql(DEAD_IDS), Long.class, queue)) {
+                retried += retryDead(queue, id);
+            }
+            return retried;
+        }
     }
 
     /** Deletes up to {@code batchSize} dead jobs; one job when {@code jobId} is given. */
