@@ -3,8 +3,14 @@ package io.pgqueue.autoconfigure;
 import java.sql.Connection;
 import java.sql.Statement;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.QueueTemplate;
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.maintenance.QueueMaintenance;
+import io.pgqueue.metrics.MicrometerJobObserver;
+import io.pgqueue.metrics.QueueMetrics;
 import io.pgqueue.schema.QueueSchemaInitializer;
 import io.pgqueue.schema.QueueSchemaValidator;
 import io.pgqueue.store.JobStore;
@@ -103,6 +109,29 @@ class PgQueueAutoConfigurationTests {
                 assertThat(context.getBean(QueueTemplate.class)).isSameAs(userTemplate);
                 assertThat(context.getBean(JobStore.class)).isSameAs(userStore);
             });
+    }
+
+    @Test
+    void metricsNeedAMeterRegistryAndCanBeSwitchedOff() {
+        ApplicationContextRunner withMetrics = runner
+            .withConfiguration(AutoConfigurations.of(PgQueueMetricsAutoConfiguration.class))
+            .withBean(MeterRegistry.class, SimpleMeterRegistry::new);
+        withMetrics.run((context) -> assertThat(context).hasSingleBean(QueueMetrics.class)
+            .hasSingleBean(MicrometerJobObserver.class));
+        withMetrics.withPropertyValues("pgqueue.metrics.enabled=false")
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(QueueMetrics.class));
+        runner.withConfiguration(AutoConfigurations.of(PgQueueMetricsAutoConfiguration.class))
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(QueueMetrics.class));
+        withMetrics.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+            .run((context) -> assertThat(context).doesNotHaveBean(QueueMetrics.class));
+    }
+
+    @Test
+    void maintenanceCanBeSwitchedOff() {
+        runner.run((context) -> assertThat(context).hasSingleBean(QueueMaintenance.class));
+        runner.withPropertyValues("pgqueue.maintenance.enabled=false")
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(QueueMaintenance.class)
+                .hasSingleBean(QueueAdmin.class));
     }
 
     @Test

@@ -1,0 +1,235 @@
+package io.pgqueue.actuate;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.pgqueue.QueueTemplate;
+import io.pgqueue.SendOptions;
+import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.support.Jobs;
+import io.pgqueue.support.QueueContextRunners;
+import io.pgqueue.testsupport.TestDatabase;
+import io.pgqueue.testsupport.TestPostgres;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+@SpringBootTest(classes = PgQueueEndpointTests.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = { "management.endpoints.web.exposure.include=health,metrics,pgqueue",
+                "management.endpoint.health.show-details=always", "pgqueue.metrics.refresh-interval=100ms",
+                "pgqueue.maintenance.interval=100ms", "pgqueue.listener.poll-interval=200ms",
+                "pgqueue.listener.heartbeat-interval=200ms", "pgqueue.listener.node-timeout=2s",
+                "pgqueue.listener.shutdown-timeout=2s", "pgqueue.health.max-lag=1s" })
+class PgQueueEndpointTests {
+
+    private static final TestDatabase database = TestPostgres.createDatabase(PgQueueEndpointTests.class);
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", database::jdbcUrl);
+        registry.add("spring.datasource.username", database::username);
+        registry.add("spring.datasource.password", database::password);
+    }
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    QueueTemplate template;
+
+    @Autowired
+    JsonMapper json;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private final Jobs jobs = new Jobs(database.dataSource());
+
+    record Order(String item, boolean fail) {
+    }
+
+    @Test
+    void listsQueuesContainersNodesAndSchemaVersion() throws Exception {
+        template.send("orders", new Order("book", false));
+        await().atMost(Duration.ofSeconds(10)).until(() -> jobs.count("orders") == 0);
+
+        JsonNode body = await().atMost(Duration.ofSeconds(10))
+            .until(() -> get("/actuator/pgqueue"), (node) -> queue(node, "orders") != null
+                    && queue(node, "orders").at("/totals/completed").asLong() >= 1);
+
+        JsonNode orders = queue(body, "orders");
+        assertThat(orders.at("/jobs/ready").asLong()).isZero();
+        assertThat(orders.at("/paused").asBoolean()).isFalse();
+        assertThat(orders.at("/containers/0/id").asString()).isEqualTo("orders-1");
+        assertThat(orders.at("/containers/0/mode").asString()).isEqualTo("LEASE");
+        assertThat(orders.at("/containers/0/running").asBoolean()).isTrue();
+        assertThat(body.at("/nodes").size()).isGreaterThanOrEqualTo(1);
+        assertThat(body.at("/schemaVersion").asString()).isEqualTo("2");
+    }
+
+    @Test
+    void deadJobsCanBeListedRetriedAndPurgedOverHttp() throws Exception {
+        long id = template.send("orders", new Order("broken", true), SendOptions.builder().maxAttempts(1).build())
+            .jobId();
+        await().atMost(Duration.ofSeconds(10)).until(() -> "dead".equals(jobs.row(id).get("state")));
+
+        JsonNode detail = get("/actuator/pgqueue/orders?deadLimit=5");
+        assertThat(detail.at("/deadJobs/0/id").asLong()).isEqualTo(id);
+        assertThat(detail.at("/deadJobs/0/lastError").asString()).contains("order rejected");
+        assertThat(detail.at("/deadLimit").asInt()).isEqualTo(5);
+
+        assertThat(post("/actuator/pgqueue/orders", "{\"action\": \"retry-dead\", \"jobId\": " + id + "}")
+            .at("/affected").asLong()).isOne();
+        // it fails again (one attempt allowed) and is dead once more
+        await().atMost(Duration.ofSeconds(10))
+            .until(() -> "dead".equals(jobs.row(id).get("state")) && (int) jobs.row(id).get("attempts") == 1);
+
+        assertThat(post("/actuator/pgqueue/orders", "{\"action\": \"purge-dead\"}").at("/affected").asLong())
+            .isGreaterThanOrEqualTo(1);
+        assertThat(jobs.count("orders", "dead")).isZero();
+    }
+
+    @Test
+    void pauseThroughTheEndpointStopsClaimingOnAnotherContextAndTurnsHealthOutOfService() throws Exception {
+        List<String> handledElsewhere = new CopyOnWriteArrayList<>();
+        post("/actuator/pgqueue/invoices", "{\"action\": \"pause\"}");
+
+        QueueContextRunners.fastListeners(database)
+            .withBean(InvoiceListener.class, () -> new InvoiceListener(handledElsewhere))
+            .run((other) -> {
+                other.getBean(QueueTemplate.class).send("invoices", new Order("invoice", false));
+
+                // paused: nobody claims it for several poll intervals, and its lag passes the 1 s health limit
+                await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
+                    .until(() -> handledElsewhere.isEmpty() && jobs.count("invoices", "ready") == 1);
+                JsonNode health = await().atMost(Duration.ofSeconds(5))
+                    .until(() -> getAllowingErrors("/actuator/health/pgqueue"),
+                            (node) -> "OUT_OF_SERVICE".equals(node.at("/status").asString()));
+                assertThat(health.at("/details/laggingQueues/0").asString()).isEqualTo("invoices");
+                assertThat(get("/actuator/pgqueue/invoices").at("/queue/paused").asBoolean()).isTrue();
+
+                post("/actuator/pgqueue/invoices", "{\"action\": \"resume\"}");
+
+                await().atMost(Duration.ofSeconds(10)).until(() -> handledElsewhere.size() == 1);
+                await().atMost(Duration.ofSeconds(5))
+                    .until(() -> getAllowingErrors("/actuator/health/pgqueue"),
+                            (node) -> "UP".equals(node.at("/status").asString()));
+            });
+    }
+
+    @Test
+    void metricsShowQueueStateAndListenerOutcomes() throws Exception {
+        template.send("orders", new Order("pen", false));
+        long dead = template.send("orders", new Order("broken", true), SendOptions.builder().maxAttempts(1).build())
+            .jobId();
+        await().atMost(Duration.ofSeconds(10)).until(() -> "dead".equals(jobs.row(dead).get("state")));
+
+        await().atMost(Duration.ofSeconds(10))
+            .until(() -> metric("pgqueue.jobs", "queue:orders", "state:dead") >= 1.0);
+        assertThat(metric("pgqueue.jobs.completed", "queue:orders")).isGreaterThanOrEqualTo(1.0);
+        assertThat(metric("pgqueue.jobs.dead", "queue:orders")).isGreaterThanOrEqualTo(1.0);
+        assertThat(metric("pgqueue.jobs.failed", "queue:orders")).isGreaterThanOrEqualTo(1.0);
+        assertThat(get("/actuator/metrics/pgqueue.job.duration?tag=queue:orders&tag=outcome:success")
+            .at("/measurements/0/value").asDouble()).isGreaterThanOrEqualTo(1.0);
+        assertThat(get("/actuator/metrics/pgqueue.job.latency?tag=queue:orders").at("/measurements/0/value")
+            .asDouble()).isGreaterThanOrEqualTo(2.0);
+        assertThat(get("/actuator/metrics/pgqueue.job.lag").at("/availableTags/0/tag").asString()).isEqualTo("queue");
+        post("/actuator/pgqueue/orders", "{\"action\": \"purge-dead\"}");
+    }
+
+    private double metric(String name, String... tags) throws Exception {
+        StringBuilder path = new StringBuilder("/actuator/metrics/" + name + "?");
+        for (String tag : tags) {
+            path.append("tag=").append(tag).append('&');
+        }
+        HttpResponse<String> response = send(HttpRequest.newBuilder(uri(path.toString())).build());
+        return (response.statusCode() == 200) ? json.readTree(response.body()).at("/measurements/0/value").asDouble()
+                : -1;
+    }
+
+    private static JsonNode queue(JsonNode body, String name) {
+        for (JsonNode queue : body.at("/queues")) {
+            if (queue.at("/name").asString().equals(name)) {
+                return queue;
+            }
+        }
+        return null;
+    }
+
+    private JsonNode get(String path) throws Exception {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(uri(path)).build());
+        assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(200);
+        return json.readTree(response.body());
+    }
+
+    private JsonNode getAllowingErrors(String path) throws Exception {
+        return json.readTree(send(HttpRequest.newBuilder(uri(path)).build()).body());
+    }
+
+    private JsonNode post(String path, String body) throws Exception {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(uri(path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build());
+        assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(200);
+        return json.readTree(response.body());
+    }
+
+    private HttpResponse<String> send(HttpRequest request) throws Exception {
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    private URI uri(String path) {
+        return URI.create("http://localhost:" + port + path);
+    }
+
+    static class OrderListener {
+
+        @QueueListener(queue = "orders", concurrency = "2")
+        void handle(Order order) {
+            if (order.fail()) {
+                throw new IllegalStateException("order rejected: " + order.item());
+            }
+        }
+    }
+
+    static class InvoiceListener {
+
+        private final List<String> handled;
+
+        InvoiceListener(List<String> handled) {
+            this.handled = handled;
+        }
+
+        @QueueListener(queue = "invoices")
+        void handle(Order order) {
+            handled.add(order.item());
+        }
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class App {
+
+        @Bean
+        OrderListener orderListener() {
+            return new OrderListener();
+        }
+    }
+}
