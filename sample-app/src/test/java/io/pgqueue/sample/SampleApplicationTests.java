@@ -83,6 +83,23 @@ class SampleApplicationTests {
     }
 
     @Test
+    void actuatorShowsQueuesMetricsAndPrometheus() throws Exception {
+        postReading(7, "2");
+        await().atMost(Duration.ofSeconds(20)).until(() -> jdbc
+            .queryForObject("SELECT count(*) FROM meter_reading WHERE account_id = 7", Long.class) == 1);
+
+        JsonNode queues = json.readTree(get("/actuator/pgqueue").body());
+        assertThat(queues.at("/queues").findValuesAsString("name")).contains("meter-readings", "bills");
+        assertThat(get("/actuator/metrics/pgqueue.jobs.completed").statusCode()).isEqualTo(200);
+        assertThat(get("/actuator/prometheus").body()).contains("pgqueue_jobs_completed_jobs_total");
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
     void healthIsUp() throws Exception {
         HttpResponse<String> response = http.send(
                 HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/health")).build(),
