@@ -59,7 +59,7 @@ public final class PgQueueAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     QueueTables queueTables(PgQueueProperties properties) {
-        return new QueueTables(properties.getSchema().getName());
+        return new QueueTables(properties.getSchema().getName(), properties.getCounters().isEnabled());
     }
 
     @Bean

@@ -26,6 +26,7 @@ public final class PgQueueMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "pgqueue.counters.enabled", matchIfMissing = true)
     QueueMetrics queueMetrics(QueueAdmin queueAdmin, PgQueueProperties properties) {
         return new QueueMetrics(queueAdmin, properties.getMetrics().getRefreshInterval());
     }

@@ -36,6 +36,8 @@ public class PgQueueProperties implements InitializingBean {
 
     private final Metrics metrics = new Metrics();
 
+    private final Counters counters = new Counters();
+
     private final Health health = new Health();
 
     private final Maintenance maintenance = new Maintenance();
@@ -111,6 +113,10 @@ public class PgQueueProperties implements InitializingBean {
 
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    public Counters getCounters() {
+        return counters;
     }
 
     public Health getHealth() {
@@ -550,6 +556,24 @@ public class PgQueueProperties implements InitializingBean {
 
         public void setRefreshInterval(Duration refreshInterval) {
             this.refreshInterval = refreshInterval;
+        }
+    }
+
+    /** The per-queue counters behind the gauges, the endpoint's counts and health. */
+    public static class Counters {
+
+        /**
+         * Whether every state change maintains the counters. Off, statements skip their counter deltas
+         * (slightly faster); the counts behind metrics, the endpoint and health are then not maintained.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 

@@ -75,10 +75,10 @@ public class AdminStore {
                     ORDER BY coalesce(d.dedup_key, d.id::text), d.id DESC)
                   AND j.state = 'dead'
                 RETURNING j.queue
-            ), counted AS (
+            )/*counters*/, counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, dead, ready)
                 SELECT queue, -count(*), count(*) FROM retried GROUP BY queue
-            )
+            )/*end*/
             SELECT count(*) FROM retried
             """;
 
@@ -89,10 +89,10 @@ public class AdminStore {
                     SELECT id FROM {schema}.job WHERE queue = ? AND state = 'dead' AND (id = ? OR ?::bigint IS NULL)
                     ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
                 RETURNING queue
-            ), counted AS (
+            )/*counters*/, counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, dead)
                 SELECT queue, -count(*) FROM purged GROUP BY queue
-            )
+            )/*end*/
             SELECT count(*) FROM purged
             """;
 

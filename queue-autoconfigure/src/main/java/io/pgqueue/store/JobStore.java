@@ -40,12 +40,12 @@ public class JobStore {
                 FROM input
                 ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
                 RETURNING id, queue, state
-            ), counted AS (
+            )/*counters*/, counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, scheduled, ready, enqueued)
                 SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'),
                        count(*)
                 FROM inserted GROUP BY queue
-            ), notified AS (
+            )/*end*/, notified AS (
                 SELECT pg_notify(?, ?) FROM (SELECT 1 FROM inserted LIMIT 1) AS any_row WHERE ?::boolean
             )
             SELECT id FROM inserted LEFT JOIN notified ON true

@@ -30,10 +30,10 @@ public class ListenerStore {
                 WHERE id IN (SELECT id FROM {schema}.job WHERE queue = ? AND state = 'scheduled' AND run_at <= now()
                              ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED)
                 RETURNING queue
-            ), promoted_counted AS (
+            )/*counters*/, promoted_counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, scheduled, ready)
                 SELECT queue, -count(*), count(*) FROM promoted GROUP BY queue
-            ),
+            )/*end*/,
             """;
 
     /** Closes every claim: the claimed rows, then one row (id NULL) with how many jobs were promoted. */
@@ -65,10 +65,10 @@ public class ListenerStore {
                 WHERE j.id IN ({ready_ids})
                 RETURNING j.id, j.queue, j.payload::text AS payload, j.payload_type, j.headers::text AS headers,
                           j.attempts, j.max_attempts, j.created_at, j.run_at
-            ), claimed_counted AS (
+            )/*counters*/, claimed_counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, ready, running)
                 SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
-            )
+            )/*end*/
             """ + CLAIMED_AND_PROMOTED;
 
     /**
@@ -83,10 +83,10 @@ public class ListenerStore {
                 RETURNING j.id, j.queue, j.payload::text AS payload, j.payload_type, j.headers::text AS headers,
                           j.attempts + 1 AS attempts, coalesce(j.max_attempts, ?) AS max_attempts, j.created_at,
                           j.run_at
-            ), claimed_counted AS (
+            )/*counters*/, claimed_counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, ready, completed)
                 SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
-            )
+            )/*end*/
             """ + CLAIMED_AND_PROMOTED;
 
     /** Deletes finished jobs that this node still owns in the attempt it ran. */
@@ -96,10 +96,10 @@ public class ListenerStore {
                 USING unnest(?::bigint[], ?::int[]) AS a(id, attempts)
                 WHERE j.id = a.id AND j.attempts = a.attempts AND j.locked_by = ? AND j.state = 'running'
                 RETURNING j.queue
-            ), counted AS (
+            )/*counters*/, counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, running, completed)
                 SELECT queue, -count(*), count(*) FROM done GROUP BY queue
-            )
+            )/*end*/
             SELECT count(*) FROM done
             """;
 
@@ -117,18 +117,18 @@ public class ListenerStore {
                     attempts = attempts + ?, max_attempts = coalesce(max_attempts, ?),
                     locked_by = NULL, lease_until = NULL, last_error = ?
                 WHERE id = ? AND attempts = ? AND state = ? AND locked_by IS NOT DISTINCT FROM ?
-                RETURNING queue, state
-            ), counted AS (
+                RETURNING queue, state, ?::text AS from_state
+            )/*counters*/, counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, running, ready, scheduled, dead, failed, dead_lettered)
                 SELECT queue,
-                       -count(*) FILTER (WHERE ?::text = 'running'),
-                       count(*) FILTER (WHERE state = 'ready') - count(*) FILTER (WHERE ?::text = 'ready'),
+                       -count(*) FILTER (WHERE from_state = 'running'),
+                       count(*) FILTER (WHERE state = 'ready') - count(*) FILTER (WHERE from_state = 'ready'),
                        count(*) FILTER (WHERE state = 'scheduled'),
                        count(*) FILTER (WHERE state = 'dead'),
                        count(*),
                        count(*) FILTER (WHERE state = 'dead')
                 FROM failed GROUP BY queue
-            )
+            )/*end*/
             SELECT count(*) FROM failed
             """;
 
@@ -227,7 +227,6 @@ public class ListenerStore {
                 statement.setInt(++i, failure.attempt());
                 statement.setString(++i, fromState);
                 statement.setObject(++i, node);
-                statement.setString(++i, fromState);
                 statement.setString(++i, fromState);
                 return singleInt(statement);
             }

@@ -20,10 +20,10 @@ public class MaintenanceStore {
                 WHERE id IN (SELECT id FROM {schema}.job WHERE state = 'scheduled' AND run_at <= now()
                              ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED)
                 RETURNING queue
-            ), counted AS (
+            )/*counters*/, counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, scheduled, ready)
                 SELECT queue, -count(*), count(*) FROM promoted GROUP BY queue
-            )
+            )/*end*/
             SELECT count(*) FROM promoted
             """;
 

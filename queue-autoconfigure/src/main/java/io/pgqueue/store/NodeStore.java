@@ -53,12 +53,12 @@ public class NodeStore {
                        OR NOT EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = j.locked_by
                                       AND n.id NOT IN (SELECT id FROM stale)))
                 RETURNING j.queue, j.state
-            ), counted AS (
+            )/*counters*/, counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, running, ready, dead, failed, dead_lettered)
                 SELECT queue, -count(*), count(*) FILTER (WHERE state = 'ready'), count(*) FILTER (WHERE state = 'dead'),
                        count(*), count(*) FILTER (WHERE state = 'dead')
                 FROM rescued GROUP BY queue
-            )
+            )/*end*/
             SELECT count(*) FROM rescued
             """;
 
@@ -70,10 +70,10 @@ public class NodeStore {
                 UPDATE {schema}.job SET state = 'ready', attempts = attempts - 1, locked_by = NULL, lease_until = NULL
                 WHERE locked_by = ? AND state = 'running' AND id = ANY(?)
                 RETURNING queue
-            ), counted AS (
+            )/*counters*/, counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, running, ready)
                 SELECT queue, -count(*), count(*) FROM released GROUP BY queue
-            )
+            )/*end*/
             SELECT count(*) FROM released
             """;
 

@@ -10,10 +10,24 @@ public final class QueueTables {
 
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
+    /** A counter-delta CTE in a SQL template, removed when counters are off. */
+    private static final Pattern COUNTER_CTE = Pattern.compile("/\\*counters\\*/.*?/\\*end\\*/", Pattern.DOTALL);
+
     private final String schema;
 
+    private final boolean counters;
+
     public QueueTables(String schema) {
+        this(schema, true);
+    }
+
+    /**
+     * @param schema the schema holding the tables
+     * @param counters whether statements maintain the counters; without, they skip their counter deltas
+     */
+    public QueueTables(String schema, boolean counters) {
         this.schema = validateSchemaName(schema);
+        this.counters = counters;
     }
 
     /**
@@ -37,8 +51,16 @@ public final class QueueTables {
         return "pgqueue_" + schema;
     }
 
-    /** Replaces {@code {schema}} in a SQL template by the quoted schema name. */
+    public boolean countersEnabled() {
+        return counters;
+    }
+
+    /**
+     * Replaces {@code {schema}} in a SQL template by the quoted schema name, and drops the counter-delta
+     * CTEs (marked with the comments counters and end) when counters are off.
+     */
     public String sql(String template) {
-        return template.replace("{schema}", "\"" + schema + "\"");
+        String sql = counters ? template : COUNTER_CTE.matcher(template).replaceAll("");
+        return sql.replace("{schema}", "\"" + schema + "\"");
     }
 }

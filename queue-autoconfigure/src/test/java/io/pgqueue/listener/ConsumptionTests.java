@@ -117,6 +117,43 @@ class ConsumptionTests {
     }
 
     @Test
+    void withCountersOffEveryStatementStillWorksAndWritesNoDeltas() {
+        Map<Integer, AtomicInteger> handled = new ConcurrentHashMap<>();
+        runner.withPropertyValues("pgqueue.counters.enabled=false", "pgqueue.maintenance.enabled=false")
+            .withBean(UncountedRecorder.class, () -> new UncountedRecorder(handled))
+            .run((context) -> {
+                QueueTemplate template = context.getBean(QueueTemplate.class);
+                template.sendBatch("uncounted", IntStream.range(0, 50).mapToObj(Work::new).toList());
+                template.send("uncounted", new Work(-1), SendOptions.builder().delay(Duration.ofMillis(100)).build());
+
+                await().atMost(Duration.ofSeconds(20)).until(() -> jobs.count("uncounted", "dead") == 1
+                        && jobs.count("uncounted") == 1);
+
+                assertThat(handled).hasSize(51);
+                assertThat(jobs.jdbc().queryForObject(
+                        "SELECT count(*) FROM pgqueue.queue_counter_delta WHERE queue = 'uncounted'", Long.class))
+                    .isZero();
+            });
+    }
+
+    static class UncountedRecorder {
+
+        private final Map<Integer, AtomicInteger> handled;
+
+        UncountedRecorder(Map<Integer, AtomicInteger> handled) {
+            this.handled = handled;
+        }
+
+        @QueueListener(queue = "uncounted", maxAttempts = "2")
+        void handle(Work work) {
+            handled.computeIfAbsent(work.n(), (n) -> new AtomicInteger()).incrementAndGet();
+            if (work.n() == -1) {
+                throw new IllegalStateException("fails until dead");
+            }
+        }
+    }
+
+    @Test
     void delayedJobIsScheduledUntilDueThenRuns() {
         List<Long> handledAtNanos = new CopyOnWriteArrayList<>();
         runner.withBean(DelayRecorder.class, () -> new DelayRecorder(handledAtNanos)).run((context) -> {
