@@ -65,6 +65,11 @@ public final class TestPostgres {
         return new TestDatabase(name, postgres.jdbcUrl(name), postgres.username(), postgres.password());
     }
 
+    /** A server named by a JDBC URL, e.g. for tools that take their server from their own variable. */
+    public static PostgresServer external(String jdbcUrl, String username, String password) {
+        return new ExternalPostgresServer(jdbcUrl, username, password);
+    }
+
     /** Creates a new database named after the given test class. */
     public static TestDatabase createDatabase(Class<?> testClass) {
         return createDatabase(testClass.getSimpleName());

@@ -1,0 +1,181 @@
+package io.pgqueue.benchmark;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Runs the benchmark: {@code java -jar queue-benchmark/target/queue-benchmark.jar --scenario all}.
+ * Options: {@code --scenario enqueue,drain,steady,pickup,backlog,metrics,memory|all}, {@code --quick} (small
+ * sizes, for a smoke run), {@code --out DIR} (default benchmark-results).
+ */
+public final class BenchmarkMain {
+
+    private static final List<String> ALL = List.of("enqueue", "drain", "steady", "pickup", "backlog", "metrics",
+            "memory");
+
+    private BenchmarkMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals(MemoryScenario.CHILD_FLAG)) {
+            MemoryScenario.child(args);
+            System.exit(0);
+        }
+        List<String> arguments = Arrays.asList(args);
+        Set<String> scenarios = scenarios(option(arguments, "--scenario", "all"));
+        boolean quick = arguments.contains("--quick");
+        Path out = Path.of(option(arguments, "--out", "benchmark-results"));
+        Scenarios.Sizes sizes = quick ? Scenarios.Sizes.QUICK : Scenarios.Sizes.FULL;
+
+        List<Result> results = new ArrayList<>();
+        try (BenchServer server = BenchServer.start()) {
+            Map<String, String> settings = server.settings();
+            System.out.println("PostgreSQL (" + server.origin() + "): " + settings);
+            System.out.println("JVM: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.version")
+                    + ", " + Runtime.getRuntime().availableProcessors() + " processors");
+            Scenarios run = new Scenarios(server, sizes);
+            for (String scenario : scenarios) {
+                System.out.println("== " + scenario);
+                List<Result> found = switch (scenario) {
+                    case "enqueue" -> run.enqueue();
+                    case "drain" -> run.drain();
+                    case "steady" -> run.steady();
+                    case "pickup" -> run.pickup();
+                    case "backlog" -> run.backlog();
+                    case "metrics" -> run.metricsCost();
+                    case "memory" -> MemoryScenario.run(server, sizes.memoryJobs());
+                    default -> throw new IllegalArgumentException("Unknown scenario " + scenario);
+                };
+                found.forEach((result) -> System.out.println("   " + line(result)));
+                results.addAll(found);
+            }
+            System.out.println();
+            System.out.println(table(results));
+            write(out, results, settings);
+        }
+        System.exit(0);
+    }
+
+    private static Set<String> scenarios(String value) {
+        if (value.equals("all")) {
+            return new LinkedHashSet<>(ALL);
+        }
+        Set<String> chosen = new LinkedHashSet<>(Arrays.asList(value.split(",")));
+        chosen.forEach((scenario) -> {
+            if (!ALL.contains(scenario)) {
+                throw new IllegalArgumentException("Unknown scenario '" + scenario + "': choose from " + ALL);
+            }
+        });
+        return chosen;
+    }
+
+    private static String option(List<String> arguments, String name, String fallback) {
+        int index = arguments.indexOf(name);
+        return (index >= 0 && index + 1 < arguments.size()) ? arguments.get(index + 1) : fallback;
+    }
+
+    private static String line(Result result) {
+        return String.format(Locale.ROOT, "%-22s %-64s %12s %12s %-7s %6s", result.scenario(), result.variant(),
+                number(result.pgqueue()), number(result.baseline()), result.unit(), ratio(result));
+    }
+
+    static String table(List<Result> results) {
+        StringBuilder table = new StringBuilder();
+        table.append("| scenario | variant | pgqueue | raw SQL | unit | ratio | notes |\n");
+        table.append("|---|---|---:|---:|---|---:|---|\n");
+        for (Result result : results) {
+            table.append("| ")
+                .append(result.scenario())
+                .append(" | ")
+                .append(result.variant())
+                .append(" | ")
+                .append(number(result.pgqueue()))
+                .append(" | ")
+                .append(number(result.baseline()))
+                .append(" | ")
+                .append(result.unit())
+                .append(" | ")
+                .append(ratio(result))
+                .append(" | ")
+                .append(result.notes())
+                .append(" |\n");
+        }
+        return table.toString();
+    }
+
+    private static String number(double value) {
+        if (Double.isNaN(value)) {
+            return "-";
+        }
+        return (Math.abs(value) >= 100) ? String.format(Locale.ROOT, "%,.0f", value)
+                : String.format(Locale.ROOT, "%.2f", value);
+    }
+
+    private static String ratio(Result result) {
+        return Double.isNaN(result.ratio()) ? "-" : String.format(Locale.ROOT, "%.2f", result.ratio());
+    }
+
+    private static void write(Path out, List<Result> results, Map<String, String> settings) throws IOException {
+        Files.createDirectories(out);
+        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+        StringBuilder csv = new StringBuilder("scenario,variant,pgqueue,baseline,unit,ratio,notes\n");
+        StringBuilder json = new StringBuilder("{\n  \"settings\": {");
+        json.append(String.join(", ", settings.entrySet()
+            .stream()
+            .map((e) -> quote(e.getKey()) + ": " + quote(e.getValue()))
+            .toList()));
+        json.append("},\n  \"results\": [\n");
+        for (int i = 0; i < results.size(); i++) {
+            Result r = results.get(i);
+            csv.append(String.join(",", csvField(r.scenario()), csvField(r.variant()), plain(r.pgqueue()),
+                    plain(r.baseline()), r.unit(), plain(r.ratio()), csvField(r.notes())))
+                .append('\n');
+            json.append("    {\"scenario\": ")
+                .append(quote(r.scenario()))
+                .append(", \"variant\": ")
+                .append(quote(r.variant()))
+                .append(", \"pgqueue\": ")
+                .append(jsonNumber(r.pgqueue()))
+                .append(", \"baseline\": ")
+                .append(jsonNumber(r.baseline()))
+                .append(", \"unit\": ")
+                .append(quote(r.unit()))
+                .append(", \"ratio\": ")
+                .append(jsonNumber(r.ratio()))
+                .append(", \"notes\": ")
+                .append(quote(r.notes()))
+                .append(i + 1 < results.size() ? "},\n" : "}\n");
+        }
+        json.append("  ]\n}\n");
+        Files.writeString(out.resolve("results-" + stamp + ".csv"), csv);
+        Files.writeString(out.resolve("results-" + stamp + ".json"), json);
+        Files.writeString(out.resolve("results-" + stamp + ".md"), table(results));
+        System.out.println("Results written to " + out.toAbsolutePath() + " (results-" + stamp + ".csv/.json/.md)");
+    }
+
+    private static String plain(double value) {
+        return Double.isNaN(value) ? "" : String.format(Locale.ROOT, "%.3f", value);
+    }
+
+    private static String jsonNumber(double value) {
+        return Double.isNaN(value) ? "null" : String.format(Locale.ROOT, "%.3f", value);
+    }
+
+    private static String csvField(String value) {
+        return "\"" + value.replace("\"", "\"\"") + "\"";
+    }
+
+    private static String quote(String value) {
+        return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+}

@@ -1,0 +1,80 @@
+package io.pgqueue.benchmark;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The raw-SQL baseline: the best hand-written statements for the same work, on the same pgqueue.job table,
+ * through plain JDBC, without anything pgqueue adds (counters, notifications, dedup, JSON mapping).
+ */
+final class RawQueue {
+
+    static final String INSERT_ONE = "INSERT INTO pgqueue.job (queue, state, payload) VALUES (?, 'ready', ?::jsonb)";
+
+    static final String CLAIM_DELETE = """
+            DELETE FROM pgqueue.job WHERE id IN (
+                SELECT id FROM pgqueue.job WHERE queue = ? AND state = 'ready'
+                ORDER BY priority DESC, run_at, id LIMIT ? FOR UPDATE SKIP LOCKED)
+            RETURNING id, payload
+            """;
+
+    static final String CLAIM_LEASE = """
+            UPDATE pgqueue.job SET state = 'running', attempts = attempts + 1, locked_by = ?,
+                                   lease_until = now() + interval '60 seconds'
+            WHERE id IN (
+                SELECT id FROM pgqueue.job WHERE queue = ? AND state = 'ready'
+                ORDER BY priority DESC, run_at, id LIMIT ? FOR UPDATE SKIP LOCKED)
+            RETURNING id, payload
+            """;
+
+    static final String DELETE_MANY = "DELETE FROM pgqueue.job WHERE id = ANY(?)";
+
+    private RawQueue() {
+    }
+
+    /** Multi-row INSERT ... VALUES for exactly {@code rows} rows. */
+    static String insertMany(int rows) {
+        StringBuilder sql = new StringBuilder("INSERT INTO pgqueue.job (queue, state, payload) VALUES ");
+        for (int i = 0; i < rows; i++) {
+            sql.append((i == 0) ? "" : ", ").append("(?, 'ready', ?::jsonb)");
+        }
+        return sql.toString();
+    }
+
+    /** Deletes up to n ready jobs in the connection's open transaction and returns their ids. */
+    static List<Long> claimDelete(PreparedStatement claim, String queue, int n) throws SQLException {
+        claim.setString(1, queue);
+        claim.setInt(2, n);
+        return ids(claim);
+    }
+
+    /** Leases up to n ready jobs (autocommit) and returns their ids. */
+    static List<Long> claimLease(PreparedStatement claim, UUID node, String queue, int n) throws SQLException {
+        claim.setObject(1, node);
+        claim.setString(2, queue);
+        claim.setInt(3, n);
+        return ids(claim);
+    }
+
+    static void deleteMany(Connection connection, PreparedStatement delete, List<Long> ids) throws SQLException {
+        Array array = connection.createArrayOf("int8", ids.toArray());
+        delete.setArray(1, array);
+        delete.executeUpdate();
+    }
+
+    private static List<Long> ids(PreparedStatement statement) throws SQLException {
+        List<Long> ids = new ArrayList<>();
+        try (ResultSet rows = statement.executeQuery()) {
+            while (rows.next()) {
+                ids.add(rows.getLong(1));
+            }
+        }
+        return ids;
+    }
+}

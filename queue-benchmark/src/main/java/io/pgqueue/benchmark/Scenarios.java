@@ -1,0 +1,545 @@
+package io.pgqueue.benchmark;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+import java.util.stream.IntStream;
+
+import io.pgqueue.QueueTemplate;
+import io.pgqueue.benchmark.BenchServer.Database;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+/**
+ * The benchmark scenarios. Every pgqueue number is measured next to its raw-SQL baseline on the same server
+ * in the same run, with the same batch size and connection count.
+ */
+final class Scenarios {
+
+    private static final String QUEUE = "bench";
+
+    private final BenchServer server;
+
+    private final Sizes sizes;
+
+    Scenarios(BenchServer server, Sizes sizes) {
+        this.server = server;
+        this.sizes = sizes;
+    }
+
+    /**
+     * How much work each scenario does.
+     *
+     * @param sends sends one per transaction, in total over all threads
+     * @param batchRows rows sent with sendBatch per batch size
+     * @param drainJobs jobs preloaded for a drain
+     * @param steady duration of the steady-state run
+     * @param steadyRate jobs per second offered in steady state
+     * @param pickup duration of the low-load pickup run
+     * @param backlogLarge ready (and as many scheduled) jobs in the large backlog
+     * @param backlogWork jobs processed to time a backlog
+     * @param memoryJobs jobs drained under a 256 MB heap
+     */
+    record Sizes(int sends, int batchRows, int drainJobs, Duration steady, int steadyRate, Duration pickup,
+            int backlogLarge, int backlogWork, int memoryJobs) {
+
+        static final Sizes FULL = new Sizes(20_000, 200_000, 200_000, Duration.ofSeconds(60), 2_000,
+                Duration.ofSeconds(20), 1_000_000, 10_000, 1_000_000);
+
+        static final Sizes QUICK = new Sizes(2_000, 20_000, 20_000, Duration.ofSeconds(5), 500, Duration.ofSeconds(3),
+                50_000, 5_000, 50_000);
+    }
+
+    // ---------------------------------------------------------------- enqueue
+
+    List<Result> enqueue() throws Exception {
+        List<Result> results = new ArrayList<>();
+        int threads = 8;
+        try (Database database = server.createDatabase("enqueue", threads); PgQueueApp app = PgQueueApp.start(database,
+                threads, Map.of("pgqueue.maintenance.enabled", "false"))) {
+            QueueTemplate template = app.template();
+            int perThread = sizes.sends() / threads;
+            double ours = rate(sizes.sends(), () -> parallel(threads, (t) -> {
+                for (int i = 0; i < perThread; i++) {
+                    template.send(QUEUE, Map.of("n", i));
+                }
+            }));
+            double raw = rate(sizes.sends(), () -> parallel(threads, (t) -> {
+                try (Connection connection = database.pool.getConnection();
+                        PreparedStatement insert = connection.prepareStatement(RawQueue.INSERT_ONE)) {
+                    for (int i = 0; i < perThread; i++) {
+                        insert.setString(1, QUEUE);
+                        insert.setString(2, "{\"n\": " + i + "}");
+                        insert.executeUpdate();
+                    }
+                }
+            }));
+            results.add(new Result("enqueue", "send, 1 per transaction, " + threads + " threads", ours, raw, "jobs/s",
+                    true, "raw: single-row INSERT"));
+            for (int batch : new int[] { 100, 1000 }) {
+                int batches = sizes.batchRows() / batch;
+                int batchThreads = 4;
+                List<Map<String, Integer>> payloads = IntStream.range(0, batch).mapToObj((i) -> Map.of("n", i)).toList();
+                double oursBatch = rate((long) batches * batch, () -> parallel(batchThreads, (t) -> {
+                    for (int b = t; b < batches; b += batchThreads) {
+                        template.sendBatch(QUEUE, payloads);
+                    }
+                }));
+                String sql = RawQueue.insertMany(batch);
+                double rawBatch = rate((long) batches * batch, () -> parallel(batchThreads, (t) -> {
+                    try (Connection connection = database.pool.getConnection();
+                            PreparedStatement insert = connection.prepareStatement(sql)) {
+                        for (int b = t; b < batches; b += batchThreads) {
+                            for (int i = 0; i < batch; i++) {
+                                insert.setString(2 * i + 1, QUEUE);
+                                insert.setString(2 * i + 2, "{\"n\": " + i + "}");
+                            }
+                            insert.executeUpdate();
+                        }
+                    }
+                }));
+                results.add(new Result("enqueue", "sendBatch of " + batch + ", " + batchThreads + " threads", oursBatch,
+                        rawBatch, "jobs/s", true, "raw: multi-row INSERT ... VALUES of " + batch));
+            }
+        }
+        return results;
+    }
+
+    // ---------------------------------------------------------------- drain
+
+    /** Drain settings: concurrency (threads/connections) and batch size. */
+    record Setting(int concurrency, int batch) {
+
+        @Override
+        public String toString() {
+            return "concurrency " + concurrency + ", batch " + batch;
+        }
+    }
+
+    static final List<Setting> DRAIN_SETTINGS = List.of(new Setting(4, 10), new Setting(8, 50), new Setting(16, 100));
+
+    List<Result> drain() throws Exception {
+        List<Result> results = new ArrayList<>();
+        for (String mode : List.of("LEASE", "TRANSACTIONAL")) {
+            Result best = null;
+            for (Setting setting : DRAIN_SETTINGS) {
+                double ours = drainPgqueue(mode, setting, sizes.drainJobs(), true);
+                double raw = drainRaw(mode, setting, sizes.drainJobs());
+                Result result = new Result("drain " + mode, setting.toString(), ours, raw, "jobs/s", true,
+                        sizes.drainJobs() + " no-op jobs preloaded");
+                results.add(result);
+                if (best == null || result.pgqueue() > best.pgqueue()) {
+                    best = result;
+                }
+            }
+            results.add(new Result("drain " + mode, "best: " + best.variant(), best.pgqueue(), best.baseline(), "jobs/s",
+                    true, "best pgqueue setting, baseline at the same setting"));
+        }
+        return results;
+    }
+
+    /** Drains preloaded jobs with pgqueue; returns jobs per second. */
+    double drainPgqueue(String mode, Setting setting, int jobs, boolean counters) throws Exception {
+        int pool = setting.concurrency() + 4;
+        try (Database database = server.createDatabase("drain", pool);
+                PgQueueApp app = PgQueueApp.start(database, pool, drainProperties(mode, setting, counters))) {
+            preload(database, jobs, 0);
+            PgQueueApp.NoopListener listener = app.listener();
+            return rate(jobs, () -> {
+                app.startListeners();
+                awaitDrained(database, listener.handled::get, jobs);
+            });
+        }
+    }
+
+    static Map<String, Object> drainProperties(String mode, Setting setting, boolean counters) {
+        return Map.of("bench.listen", "true", "bench.queue", QUEUE, "bench.mode", mode, "bench.concurrency",
+                String.valueOf(setting.concurrency()), "bench.batch", String.valueOf(setting.batch()),
+                "pgqueue.counters.enabled", String.valueOf(counters), "pgqueue.metrics.enabled",
+                String.valueOf(counters));
+    }
+
+    /** Drains preloaded jobs with the raw statements of the same shape; returns jobs per second. */
+    double drainRaw(String mode, Setting setting, int jobs) throws Exception {
+        try (Database database = server.createDatabase("drainraw", setting.concurrency())) {
+            try (PgQueueApp migrate = PgQueueApp.start(database, 1, Map.of("pgqueue.maintenance.enabled", "false"))) {
+                // only to create the schema
+            }
+            preload(database, jobs, 0);
+            AtomicLong handled = new AtomicLong();
+            return rate(jobs, () -> parallel(setting.concurrency(),
+                    (t) -> rawConsumer(database, mode, setting.batch(), handled, () -> handled.get() >= jobs)));
+        }
+    }
+
+    /** One raw consumer thread: claims batches until told to stop or the queue is empty. */
+    private static void rawConsumer(Database database, String mode, int batch, AtomicLong handled,
+            java.util.function.BooleanSupplier stop) throws SQLException {
+        UUID node = UUID.randomUUID();
+        try (Connection connection = database.pool.getConnection()) {
+            boolean transactional = mode.equals("TRANSACTIONAL");
+            try (PreparedStatement claim = connection
+                .prepareStatement(transactional ? RawQueue.CLAIM_DELETE : RawQueue.CLAIM_LEASE);
+                    PreparedStatement delete = connection.prepareStatement(RawQueue.DELETE_MANY)) {
+                connection.setAutoCommit(!transactional);
+                while (!stop.getAsBoolean()) {
+                    List<Long> ids = transactional ? RawQueue.claimDelete(claim, QUEUE, batch)
+                            : RawQueue.claimLease(claim, node, QUEUE, batch);
+                    if (transactional) {
+                        connection.commit();
+                    }
+                    else if (!ids.isEmpty()) {
+                        RawQueue.deleteMany(connection, delete, ids);
+                    }
+                    handled.addAndGet(ids.size());
+                    if (ids.isEmpty()) {
+                        return;
+                    }
+                }
+            }
+            finally {
+                connection.setAutoCommit(true);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- steady state
+
+    List<Result> steady() throws Exception {
+        Setting setting = new Setting(8, 10);
+        int producers = 4;
+        List<Result> results = new ArrayList<>();
+        Latencies ours;
+        long oursDone;
+        try (Database database = server.createDatabase("steady", setting.concurrency() + producers + 4);
+                PgQueueApp app = PgQueueApp.start(database, setting.concurrency() + producers + 4,
+                        Map.of("bench.timed", "true", "bench.timed-queue", QUEUE, "bench.concurrency",
+                                String.valueOf(setting.concurrency()), "bench.batch", String.valueOf(setting.batch())))) {
+            app.startListeners();
+            PgQueueApp.TimedListener listener = app.bean(PgQueueApp.TimedListener.class);
+            QueueTemplate template = app.template();
+            paced(producers, sizes.steadyRate(), sizes.steady(),
+                    () -> template.send(QUEUE, new PgQueueApp.Tick(System.nanoTime())));
+            ours = listener.latencies;
+            oursDone = listener.handled.get();
+        }
+        Latencies raw = new Latencies(2_000_000);
+        AtomicLong rawDone = new AtomicLong();
+        try (Database database = server.createDatabase("steadyraw", setting.concurrency() + producers)) {
+            try (PgQueueApp migrate = PgQueueApp.start(database, 1, Map.of("pgqueue.maintenance.enabled", "false"))) {
+                // only to create the schema
+            }
+            AtomicBoolean stop = new AtomicBoolean();
+            ExecutorService consumers = Executors.newFixedThreadPool(setting.concurrency());
+            List<Future<?>> running = new ArrayList<>();
+            for (int c = 0; c < setting.concurrency(); c++) {
+                running.add(consumers.submit(() -> timedRawConsumer(database, setting.batch(), raw, rawDone, stop)));
+            }
+            ThreadLocal<Connection> connections = new ThreadLocal<>();
+            List<Connection> opened = new java.util.concurrent.CopyOnWriteArrayList<>();
+            paced(producers, sizes.steadyRate(), sizes.steady(), () -> {
+                Connection connection = connections.get();
+                if (connection == null) {
+                    connection = database.pool.getConnection();
+                    connections.set(connection);
+                    opened.add(connection);
+                }
+                try (PreparedStatement insert = connection.prepareStatement(RawQueue.INSERT_ONE)) {
+                    insert.setString(1, QUEUE);
+                    insert.setString(2, "{\"sentNanos\": " + System.nanoTime() + "}");
+                    insert.executeUpdate();
+                }
+            });
+            stop.set(true);
+            for (Future<?> consumer : running) {
+                consumer.get(30, TimeUnit.SECONDS);
+            }
+            consumers.shutdown();
+            for (Connection connection : opened) {
+                connection.close();
+            }
+        }
+        double seconds = sizes.steady().toNanos() / 1e9;
+        String notes = sizes.steadyRate() + " jobs/s offered by " + producers + " producers for " + (long) seconds
+                + " s; consumers: " + setting + "; raw consumers poll every 5 ms when idle";
+        results.add(new Result("steady state", "throughput", oursDone / seconds, rawDone.get() / seconds, "jobs/s",
+                true, notes));
+        for (double p : new double[] { 50, 95, 99 }) {
+            results.add(new Result("steady state", "enqueue-to-start p" + (int) p, ours.percentileMillis(p),
+                    raw.percentileMillis(p), "ms", false, notes));
+        }
+        return results;
+    }
+
+    private static Void timedRawConsumer(Database database, int batch, Latencies latencies, AtomicLong done,
+            AtomicBoolean stop) throws Exception {
+        try (Connection connection = database.pool.getConnection();
+                PreparedStatement claim = connection.prepareStatement(RawQueue.CLAIM_DELETE)) {
+            connection.setAutoCommit(false);
+            while (!stop.get()) {
+                claim.setString(1, QUEUE);
+                claim.setInt(2, batch);
+                int n = 0;
+                try (ResultSet rows = claim.executeQuery()) {
+                    while (rows.next()) {
+                        long sent = sentNanos(rows.getString(2));
+                        latencies.record(System.nanoTime() - sent);
+                        n++;
+                    }
+                }
+                connection.commit();
+                done.addAndGet(n);
+                if (n == 0) {
+                    LockSupport.parkNanos(5_000_000);
+                }
+            }
+            connection.setAutoCommit(true);
+        }
+        return null;
+    }
+
+    // ---------------------------------------------------------------- pickup latency
+
+    List<Result> pickup() throws Exception {
+        List<Result> results = new ArrayList<>();
+        Latencies rawLatencies = rawPickup();
+        for (boolean notify : new boolean[] { true, false }) {
+            try (Database database = server.createDatabase("pickup", 6); PgQueueApp app = PgQueueApp.start(database, 6,
+                    Map.of("bench.timed", "true", "bench.timed-queue", QUEUE, "pgqueue.listener.notify",
+                            String.valueOf(notify), "pgqueue.listener.poll-interval", notify ? "10s" : "1s"))) {
+                app.startListeners();
+                PgQueueApp.TimedListener listener = app.bean(PgQueueApp.TimedListener.class);
+                QueueTemplate template = app.template();
+                int jobs = (int) (sizes.pickup().toMillis() / 50);
+                for (int i = 0; i < jobs; i++) {
+                    template.send(QUEUE, new PgQueueApp.Tick(System.nanoTime()));
+                    LockSupport.parkNanos(50_000_000);
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (listener.handled.get() < jobs && System.nanoTime() < deadline) {
+                    LockSupport.parkNanos(10_000_000);
+                }
+                String variant = notify ? "NOTIFY on (poll interval 10 s)" : "polling only (poll interval 1 s)";
+                for (double p : new double[] { 50, 99 }) {
+                    results.add(new Result("pickup, 1 job / 50 ms", variant + " p" + (int) p,
+                            listener.latencies.percentileMillis(p), rawLatencies.percentileMillis(p), "ms", false,
+                            "raw: LISTEN on one connection, claim on NOTIFY"));
+                }
+            }
+        }
+        return results;
+    }
+
+    private Latencies rawPickup() throws Exception {
+        Latencies latencies = new Latencies(100_000);
+        try (Database database = server.createDatabase("pickupraw", 3)) {
+            try (PgQueueApp migrate = PgQueueApp.start(database, 1, Map.of("pgqueue.maintenance.enabled", "false"))) {
+                // only to create the schema
+            }
+            AtomicBoolean stop = new AtomicBoolean();
+            ExecutorService consumer = Executors.newSingleThreadExecutor();
+            Future<?> listening = consumer.submit(() -> {
+                try (Connection connection = database.pool.getConnection();
+                        Statement statement = connection.createStatement();
+                        PreparedStatement claim = connection.prepareStatement(RawQueue.CLAIM_DELETE)) {
+                    statement.execute("LISTEN bench_raw");
+                    while (!stop.get()) {
+                        PGNotification[] notifications = connection.unwrap(PGConnection.class).getNotifications(100);
+                        if (notifications == null) {
+                            continue;
+                        }
+                        claim.setString(1, QUEUE);
+                        claim.setInt(2, 10);
+                        try (ResultSet rows = claim.executeQuery()) {
+                            while (rows.next()) {
+                                long sent = sentNanos(rows.getString(2));
+                                latencies.record(System.nanoTime() - sent);
+                            }
+                        }
+                    }
+                }
+                return null;
+            });
+            try (Connection connection = database.pool.getConnection(); PreparedStatement insert = connection
+                .prepareStatement("WITH i AS (" + RawQueue.INSERT_ONE + " RETURNING 1) "
+                        + "SELECT pg_notify('bench_raw', 'x') FROM i")) {
+                int jobs = (int) (sizes.pickup().toMillis() / 50);
+                for (int i = 0; i < jobs; i++) {
+                    insert.setString(1, QUEUE);
+                    insert.setString(2, "{\"sentNanos\": " + System.nanoTime() + "}");
+                    insert.executeQuery().close();
+                    LockSupport.parkNanos(50_000_000);
+                }
+            }
+            LockSupport.parkNanos(500_000_000);
+            stop.set(true);
+            listening.get(10, TimeUnit.SECONDS);
+            consumer.shutdown();
+        }
+        return latencies;
+    }
+
+    // ---------------------------------------------------------------- backlog scaling
+
+    List<Result> backlog() throws Exception {
+        Setting setting = new Setting(8, 50);
+        double small = median(3, () -> backlogRun(setting, sizes.backlogWork(), 0));
+        double large = median(3, () -> backlogRun(setting, sizes.backlogLarge(), sizes.backlogLarge()));
+        return List.of(new Result("backlog scaling", "first " + sizes.backlogWork() + " jobs of " + sizes.backlogLarge()
+                + " ready + " + sizes.backlogLarge() + " scheduled vs of " + sizes.backlogWork() + " ready", large, small,
+                "jobs/s", true, "LEASE, " + setting + "; baseline column = pgqueue with the small backlog; median of 3"));
+    }
+
+    private double backlogRun(Setting setting, int ready, int scheduled) throws Exception {
+        int pool = setting.concurrency() + 4;
+        try (Database database = server.createDatabase("backlog", pool);
+                PgQueueApp app = PgQueueApp.start(database, pool, drainProperties("LEASE", setting, true))) {
+            preload(database, ready, scheduled);
+            PgQueueApp.NoopListener listener = app.listener();
+            int work = sizes.backlogWork();
+            return rate(work, () -> {
+                app.startListeners();
+                while (listener.handled.get() < work) {
+                    LockSupport.parkNanos(1_000_000);
+                }
+            });
+        }
+    }
+
+    // ---------------------------------------------------------------- metrics cost
+
+    List<Result> metricsCost() throws Exception {
+        Setting setting = new Setting(8, 50);
+        double on = median(3, () -> drainPgqueue("LEASE", setting, sizes.drainJobs() / 2, true));
+        double off = median(3, () -> drainPgqueue("LEASE", setting, sizes.drainJobs() / 2, false));
+        return List.of(new Result("metrics cost", "drain with counters and metrics on vs off", on, off, "jobs/s", true,
+                "LEASE, " + setting + ", " + sizes.drainJobs() / 2 + " jobs; baseline column = pgqueue with "
+                        + "pgqueue.counters.enabled=false and metrics off; median of 3"));
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /** Inserts ready jobs (and scheduled ones a day ahead) straight into the table, with their counts. */
+    static void preload(Database database, int ready, int scheduled) throws SQLException {
+        try (Connection connection = database.pool.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("INSERT INTO pgqueue.job (queue, state, payload) SELECT '" + QUEUE
+                    + "', 'ready', jsonb_build_object('n', g) FROM generate_series(1, " + ready + ") AS g");
+            if (scheduled > 0) {
+                statement.execute("INSERT INTO pgqueue.job (queue, state, run_at, payload) SELECT '" + QUEUE
+                        + "', 'scheduled', now() + interval '1 day', jsonb_build_object('n', g) "
+                        + "FROM generate_series(1, " + scheduled + ") AS g");
+            }
+            statement.execute("INSERT INTO pgqueue.queue_counter_delta (queue, ready, scheduled, enqueued) VALUES ('"
+                    + QUEUE + "', " + ready + ", " + scheduled + ", " + (ready + scheduled) + ")");
+            statement.execute("VACUUM ANALYZE pgqueue.job");
+        }
+    }
+
+    /** Waits until the listener handled every job and no row is left (LEASE acknowledgements are async). */
+    static void awaitDrained(Database database, LongSupplier handled, long jobs) throws SQLException {
+        while (handled.getAsLong() < jobs) {
+            LockSupport.parkNanos(1_000_000);
+        }
+        try (Connection connection = database.pool.getConnection();
+                PreparedStatement left = connection.prepareStatement(
+                        "SELECT EXISTS (SELECT 1 FROM pgqueue.job WHERE queue = ? AND state IN ('ready', 'running'))")) {
+            left.setString(1, QUEUE);
+            while (true) {
+                try (ResultSet rows = left.executeQuery()) {
+                    rows.next();
+                    if (!rows.getBoolean(1)) {
+                        return;
+                    }
+                }
+                LockSupport.parkNanos(2_000_000);
+            }
+        }
+    }
+
+    /** The send time in a raw job's payload {"sentNanos": n}. */
+    static long sentNanos(String payload) {
+        return Long.parseLong(payload.substring(payload.indexOf(':') + 1, payload.indexOf('}')).trim());
+    }
+
+    /** Runs the work and returns items per second. */
+    static double rate(long items, ThrowingRunnable work) throws Exception {
+        long start = System.nanoTime();
+        work.run();
+        return items / ((System.nanoTime() - start) / 1e9);
+    }
+
+    static double median(int runs, Callable<Double> run) throws Exception {
+        List<Double> values = new ArrayList<>();
+        for (int i = 0; i < runs; i++) {
+            values.add(run.call());
+        }
+        values.sort(Double::compare);
+        return values.get(runs / 2);
+    }
+
+    /** Runs the same task on n threads and waits for all. */
+    static void parallel(int threads, ThreadTask task) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Void>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int index = t;
+                futures.add(pool.submit(() -> {
+                    task.run(index);
+                    return null;
+                }));
+            }
+            for (Future<Void> future : futures) {
+                future.get();
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** Calls the action at a total rate across n threads for the duration. */
+    static void paced(int threads, int ratePerSecond, Duration duration, ThrowingRunnable action) throws Exception {
+        long intervalNanos = TimeUnit.SECONDS.toNanos(1) * threads / ratePerSecond;
+        long end = System.nanoTime() + duration.toNanos();
+        parallel(threads, (t) -> {
+            long next = System.nanoTime() + intervalNanos * t / threads;
+            while (next < end) {
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    LockSupport.parkNanos(wait);
+                }
+                action.run();
+                next += intervalNanos;
+            }
+        });
+    }
+
+    @FunctionalInterface
+    interface ThrowingRunnable {
+
+        void run() throws Exception;
+    }
+
+    @FunctionalInterface
+    interface ThreadTask {
+
+        void run(int thread) throws Exception;
+    }
+}
