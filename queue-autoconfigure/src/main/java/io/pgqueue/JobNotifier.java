@@ -67,12 +67,16 @@ public class JobNotifier implements DisposableBean {
             return Decision.SKIP;
         }
         long now = System.nanoTime();
-        Long last = lastSent.get(queue);
-        if (debounceNanos > 0 && last != null && now - last < debounceNanos) {
-            return Decision.TRAILING;
-        }
-        lastSent.put(queue, now);
-        return Decision.WITH_INSERT;
+        boolean[] claimed = new boolean[1];
+        // atomically: only one sender per window gets to notify with its insert
+        lastSent.compute(queue, (name, last) -> {
+            if (debounceNanos > 0 && last != null && now - last < debounceNanos) {
+                return last;
+            }
+            claimed[0] = true;
+            return now;
+        });
+        return claimed[0] ? Decision.WITH_INSERT : Decision.TRAILING;
     }
 
     /** Called after the insert statement returned. */

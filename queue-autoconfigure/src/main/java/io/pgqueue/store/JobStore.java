@@ -28,10 +28,8 @@ public class JobStore {
     private static final String INSERT = """
             WITH input AS (
                 SELECT i.*, coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-                FROM unnest(?::text[], ?::text[], ?::text[], ?::smallint[], ?::bigint[], ?::bigint[], ?::int[],
-                            ?::text[], ?::text[])
-                     AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                          group_key)
+                FROM {rows} AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                                 group_key)
             ), inserted AS (
                 INSERT INTO {schema}.job (queue, state, priority, run_at, payload, payload_type, headers, max_attempts,
                                           dedup_key, group_key)
@@ -51,13 +49,24 @@ public class JobStore {
             SELECT id FROM inserted LEFT JOIN notified ON true
             """;
 
+    /** The rows of a batch: one array per column, expanded by unnest. */
+    private static final String BATCH_ROWS = """
+            unnest(?::text[], ?::text[], ?::text[], ?::smallint[], ?::bigint[], ?::bigint[], ?::int[], ?::text[],
+                   ?::text[])""";
+
+    /** The row of a single send: plain parameters, cheaper to bind than nine one-element arrays. */
+    private static final String SINGLE_ROW = """
+            (VALUES (?::text, ?::text, ?::text, ?::smallint, ?::bigint, ?::bigint, ?::int, ?::text, ?::text))""";
+
     private static final String FIND_ACTIVE_BY_DEDUP_KEY = """
             SELECT id FROM {schema}.job WHERE queue = ? AND dedup_key = ? AND state <> 'dead'
             """;
 
     private final JdbcTemplate jdbc;
 
-    private final String insertSql;
+    private final String insertBatchSql;
+
+    private final String insertOneSql;
 
     private final String findByDedupKeySql;
 
@@ -66,7 +75,8 @@ public class JobStore {
     public JobStore(DataSource dataSource, QueueTables tables) {
         this.jdbc = new JdbcTemplate(dataSource);
         this.channel = tables.notifyChannel();
-        this.insertSql = tables.sql(INSERT);
+        this.insertBatchSql = tables.sql(INSERT.replace("{rows}", BATCH_ROWS));
+        this.insertOneSql = tables.sql(INSERT.replace("{rows}", SINGLE_ROW));
         this.findByDedupKeySql = tables.sql(FIND_ACTIVE_BY_DEDUP_KEY);
     }
 
@@ -80,8 +90,14 @@ public class JobStore {
             return List.of();
         }
         List<Long> ids = jdbc.execute((Connection connection) -> {
-            try (PreparedStatement statement = connection.prepareStatement(insertSql)) {
-                bindJobs(connection, statement, jobs);
+            boolean single = jobs.size() == 1;
+            try (PreparedStatement statement = connection.prepareStatement(single ? insertOneSql : insertBatchSql)) {
+                if (single) {
+                    bindJob(statement, jobs.get(0));
+                }
+                else {
+                    bindJobs(connection, statement, jobs);
+                }
                 statement.setString(10, queue);
                 statement.setString(11, channel);
                 statement.setString(12, queue);
@@ -102,6 +118,18 @@ public class JobStore {
     public @Nullable Long findActiveByDedupKey(String queue, String dedupKey) {
         List<Long> ids = jdbc.queryForList(findByDedupKeySql, Long.class, queue, dedupKey);
         return ids.isEmpty() ? null : ids.get(0);
+    }
+
+    private static void bindJob(PreparedStatement statement, NewJob job) throws SQLException {
+        statement.setString(1, job.payloadJson());
+        statement.setString(2, job.payloadType());
+        statement.setString(3, job.headersJson());
+        statement.setShort(4, job.priority());
+        statement.setObject(5, (job.runAt() != null) ? job.runAt().toEpochMilli() : null, java.sql.Types.BIGINT);
+        statement.setLong(6, job.delayMillis());
+        statement.setObject(7, job.maxAttempts(), java.sql.Types.INTEGER);
+        statement.setString(8, job.dedupKey());
+        statement.setString(9, job.groupKey());
     }
 
     private static void bindJobs(Connection connection, PreparedStatement statement, List<NewJob> jobs)

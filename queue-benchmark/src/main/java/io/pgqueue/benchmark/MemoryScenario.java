@@ -27,7 +27,7 @@ final class MemoryScenario {
     static List<Result> run(BenchServer server, int jobs) throws Exception {
         Scenarios.Setting setting = new Scenarios.Setting(8, 50);
         try (Database database = server.createDatabase("memory", 2)) {
-            try (PgQueueApp migrate = PgQueueApp.start(database, 1, java.util.Map.of("pgqueue.maintenance.enabled",
+            try (PgQueueApp migrate = PgQueueApp.start(database, 2, java.util.Map.of("pgqueue.maintenance.enabled",
                     "false"))) {
                 // only to create the schema
             }

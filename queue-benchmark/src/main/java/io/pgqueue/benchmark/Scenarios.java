@@ -178,7 +178,7 @@ final class Scenarios {
     /** Drains preloaded jobs with the raw statements of the same shape; returns jobs per second. */
     double drainRaw(String mode, Setting setting, int jobs) throws Exception {
         try (Database database = server.createDatabase("drainraw", setting.concurrency())) {
-            try (PgQueueApp migrate = PgQueueApp.start(database, 1, Map.of("pgqueue.maintenance.enabled", "false"))) {
+            try (PgQueueApp migrate = PgQueueApp.start(database, 2, Map.of("pgqueue.maintenance.enabled", "false"))) {
                 // only to create the schema
             }
             preload(database, jobs, 0);
@@ -242,7 +242,7 @@ final class Scenarios {
         Latencies raw = new Latencies(2_000_000);
         AtomicLong rawDone = new AtomicLong();
         try (Database database = server.createDatabase("steadyraw", setting.concurrency() + producers)) {
-            try (PgQueueApp migrate = PgQueueApp.start(database, 1, Map.of("pgqueue.maintenance.enabled", "false"))) {
+            try (PgQueueApp migrate = PgQueueApp.start(database, 2, Map.of("pgqueue.maintenance.enabled", "false"))) {
                 // only to create the schema
             }
             AtomicBoolean stop = new AtomicBoolean();
@@ -349,7 +349,7 @@ final class Scenarios {
     private Latencies rawPickup() throws Exception {
         Latencies latencies = new Latencies(100_000);
         try (Database database = server.createDatabase("pickupraw", 3)) {
-            try (PgQueueApp migrate = PgQueueApp.start(database, 1, Map.of("pgqueue.maintenance.enabled", "false"))) {
+            try (PgQueueApp migrate = PgQueueApp.start(database, 2, Map.of("pgqueue.maintenance.enabled", "false"))) {
                 // only to create the schema
             }
             AtomicBoolean stop = new AtomicBoolean();
