@@ -15,6 +15,7 @@ import io.pgqueue.listener.QueueListenerContainerRegistry;
 import io.pgqueue.store.DeadJob;
 import io.pgqueue.store.NodeInfo;
 import io.pgqueue.store.QueueCounts;
+import io.pgqueue.store.ScheduleRow;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -44,7 +45,7 @@ public class PgQueueEndpoint {
     public QueuesDescriptor queues() {
         List<QueueDescriptor> queues = admin.queues().stream().map(this::describe).toList();
         List<NodeDescriptor> nodes = admin.nodes().stream().map(NodeDescriptor::of).toList();
-        return new QueuesDescriptor(queues, nodes, admin.schemaVersion());
+        return new QueuesDescriptor(queues, nodes, admin.schedules(), admin.schemaVersion());
     }
 
     @ReadOperation
@@ -109,10 +110,11 @@ public class PgQueueEndpoint {
      *
      * @param queues each queue
      * @param nodes the cluster's nodes
+     * @param schedules the recurring jobs with their next and last tick
      * @param schemaVersion pgqueue's schema version, or null when not migrated by pgqueue
      */
     public record QueuesDescriptor(List<QueueDescriptor> queues, List<NodeDescriptor> nodes,
-            @Nullable String schemaVersion) implements OperationResponseBody {
+            List<ScheduleRow> schedules, @Nullable String schemaVersion) implements OperationResponseBody {
     }
 
     /**

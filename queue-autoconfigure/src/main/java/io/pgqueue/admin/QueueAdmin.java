@@ -12,6 +12,8 @@ import io.pgqueue.store.DeadJob;
 import io.pgqueue.store.MaintenanceStore;
 import io.pgqueue.store.NodeInfo;
 import io.pgqueue.store.QueueCounts;
+import io.pgqueue.store.ScheduleRow;
+import io.pgqueue.store.ScheduleStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -31,9 +33,22 @@ public class QueueAdmin {
 
     private final MaintenanceStore maintenance;
 
-    public QueueAdmin(AdminStore store, MaintenanceStore maintenance) {
+    private final ScheduleStore schedules;
+
+    public QueueAdmin(AdminStore store, MaintenanceStore maintenance, ScheduleStore schedules) {
         this.store = store;
         this.maintenance = maintenance;
+        this.schedules = schedules;
+    }
+
+    /** Every recurring job with its next and last tick. */
+    public List<ScheduleRow> schedules() {
+        return schedules.all();
+    }
+
+    /** Removes a recurring job that no node declares any more; returns whether it existed. */
+    public boolean removeSchedule(String name) {
+        return schedules.delete(name);
     }
 
     /** Every queue the counters know, with counts, lag and pause state. */

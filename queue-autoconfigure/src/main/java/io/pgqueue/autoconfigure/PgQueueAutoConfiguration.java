@@ -1,5 +1,8 @@
 package io.pgqueue.autoconfigure;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import javax.sql.DataSource;
 
 import io.pgqueue.JobNotifier;
@@ -7,6 +10,8 @@ import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.maintenance.QueueMaintenance;
+import io.pgqueue.schedule.QueueScheduler;
+import io.pgqueue.schedule.RecurringJob;
 import io.pgqueue.schema.QueueFlywayConfigurationCustomizer;
 import io.pgqueue.schema.QueueSchemaInitializer;
 import io.pgqueue.schema.QueueSchemaValidator;
@@ -15,6 +20,7 @@ import io.pgqueue.store.JobStore;
 import io.pgqueue.store.MaintenanceStore;
 import io.pgqueue.store.NotificationStore;
 import io.pgqueue.store.QueueTables;
+import io.pgqueue.store.ScheduleStore;
 import io.pgqueue.store.SchemaStore;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -59,7 +65,8 @@ public final class PgQueueAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     QueueTables queueTables(PgQueueProperties properties) {
-        return new QueueTables(properties.getSchema().getName(), properties.getCounters().isEnabled());
+        return new QueueTables(properties.getSchema().getName(), properties.getCounters().isEnabled(),
+                properties.getHistory().isEnabled());
     }
 
     @Bean
@@ -113,8 +120,8 @@ public final class PgQueueAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    QueueAdmin queueAdmin(AdminStore adminStore, MaintenanceStore maintenanceStore) {
-        return new QueueAdmin(adminStore, maintenanceStore);
+    QueueAdmin queueAdmin(AdminStore adminStore, MaintenanceStore maintenanceStore, ScheduleStore scheduleStore) {
+        return new QueueAdmin(adminStore, maintenanceStore, scheduleStore);
     }
 
     @Bean
@@ -124,8 +131,31 @@ public final class PgQueueAutoConfiguration {
     QueueMaintenance queueMaintenance(MaintenanceStore maintenanceStore, QueueAdmin queueAdmin,
             PgQueueProperties properties) {
         PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
+        PgQueueProperties.Retention retention = properties.getRetention();
+        PgQueueProperties.History history = properties.getHistory();
         return new QueueMaintenance(maintenanceStore, queueAdmin, maintenance.getInterval(),
-                maintenance.getReconcileInterval());
+                maintenance.getReconcileInterval(),
+                new QueueMaintenance.RetentionSettings(retention.getDead(),
+                        history.isEnabled() ? history.getRetention() : null, retention.getInterval(),
+                        retention.getBatchSize()));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ScheduleStore scheduleStore(DataSource dataSource, QueueTables tables) {
+        return new ScheduleStore(dataSource, tables);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "pgqueue.scheduler.enabled", matchIfMissing = true)
+    @DependsOnDatabaseInitialization
+    QueueScheduler queueScheduler(ScheduleStore scheduleStore, JobPayloadCodec codec, PgQueueProperties properties,
+            ObjectProvider<RecurringJob> recurringJobs) {
+        List<RecurringJob> jobs = new ArrayList<>();
+        properties.getSchedules().forEach((name, schedule) -> jobs.add(schedule.toRecurringJob(name)));
+        recurringJobs.orderedStream().forEach(jobs::add);
+        return new QueueScheduler(scheduleStore, codec, properties.getScheduler().getPollInterval(), jobs);
     }
 
     @Configuration(proxyBeanMethods = false)

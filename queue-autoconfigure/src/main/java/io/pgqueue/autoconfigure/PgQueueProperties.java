@@ -8,7 +8,11 @@ import java.util.Map;
 
 import io.pgqueue.QueueNames;
 import io.pgqueue.listener.DeliveryMode;
+import io.pgqueue.listener.GroupFailurePolicy;
+import io.pgqueue.schedule.MissedTickPolicy;
+import io.pgqueue.schedule.RecurringJob;
 import io.pgqueue.store.QueueTables;
+import io.pgqueue.store.RateLimit;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.InitializingBean;
@@ -42,6 +46,17 @@ public class PgQueueProperties implements InitializingBean {
 
     private final Maintenance maintenance = new Maintenance();
 
+    private final History history = new History();
+
+    private final Retention retention = new Retention();
+
+    private final Scheduler scheduler = new Scheduler();
+
+    /**
+     * Recurring jobs, keyed by name: each tick enqueues one job into its queue, once across the cluster.
+     */
+    private final Map<String, Schedule> schedules = new LinkedHashMap<>();
+
     /**
      * Per-queue settings, keyed by queue name; they override pgqueue.listener.* for that queue's listeners.
      */
@@ -64,6 +79,12 @@ public class PgQueueProperties implements InitializingBean {
         positive("pgqueue.health.max-lag", health.getMaxLag());
         positive("pgqueue.maintenance.interval", maintenance.getInterval());
         positive("pgqueue.maintenance.reconcile-interval", maintenance.getReconcileInterval());
+        positive("pgqueue.history.retention", history.getRetention());
+        positive("pgqueue.retention.dead", retention.getDead());
+        positive("pgqueue.retention.interval", retention.getInterval());
+        atLeast("pgqueue.retention.batch-size", retention.getBatchSize(), 1);
+        positive("pgqueue.scheduler.poll-interval", scheduler.getPollInterval());
+        schedules.forEach((name, schedule) -> schedule.validate("pgqueue.schedules." + name, name));
         queues.forEach((name, settings) -> {
             check("pgqueue.queues", name, () -> QueueNames.validate(name));
             settings.validate("pgqueue.queues." + name);
@@ -125,6 +146,22 @@ public class PgQueueProperties implements InitializingBean {
 
     public Maintenance getMaintenance() {
         return maintenance;
+    }
+
+    public History getHistory() {
+        return history;
+    }
+
+    public Retention getRetention() {
+        return retention;
+    }
+
+    public Scheduler getScheduler() {
+        return scheduler;
+    }
+
+    public Map<String, Schedule> getSchedules() {
+        return schedules;
     }
 
     public Map<String, QueueSettings> getQueues() {
@@ -308,6 +345,47 @@ public class PgQueueProperties implements InitializingBean {
 
         private final Backoff backoff = new Backoff();
 
+        /**
+         * Most jobs of the queue running at once across all nodes (LEASE delivery). Unset: no cap.
+         */
+        private @Nullable Integer maxRunning;
+
+        /**
+         * Most job starts of the queue per window across all nodes, as permits/window, e.g. 100/1s (LEASE
+         * delivery). Unset: no limit.
+         */
+        private @Nullable String rate;
+
+        /**
+         * What a failed job waiting for its retry does to the later jobs of its group key: block (keep
+         * order) or skip.
+         */
+        private @Nullable GroupFailurePolicy groupFailure;
+
+        public @Nullable Integer getMaxRunning() {
+            return maxRunning;
+        }
+
+        public void setMaxRunning(@Nullable Integer maxRunning) {
+            this.maxRunning = maxRunning;
+        }
+
+        public @Nullable String getRate() {
+            return rate;
+        }
+
+        public void setRate(@Nullable String rate) {
+            this.rate = rate;
+        }
+
+        public @Nullable GroupFailurePolicy getGroupFailure() {
+            return groupFailure;
+        }
+
+        public void setGroupFailure(@Nullable GroupFailurePolicy groupFailure) {
+            this.groupFailure = groupFailure;
+        }
+
         public @Nullable Integer getConcurrency() {
             return concurrency;
         }
@@ -364,6 +442,12 @@ public class PgQueueProperties implements InitializingBean {
             }
             positive(prefix + ".poll-interval", pollInterval);
             backoff.validate(prefix + ".backoff");
+            if (maxRunning != null) {
+                atLeast(prefix + ".max-running", maxRunning, 1);
+            }
+            if (rate != null) {
+                check(prefix + ".rate", rate, () -> RateLimit.parse(rate));
+            }
         }
     }
 
@@ -649,6 +733,228 @@ public class PgQueueProperties implements InitializingBean {
 
         public void setReconcileInterval(Duration reconcileInterval) {
             this.reconcileInterval = reconcileInterval;
+        }
+    }
+
+    /** Copies of finished jobs. */
+    public static class History {
+
+        /**
+         * Whether finished jobs are copied to the job_history table.
+         */
+        private boolean enabled;
+
+        /**
+         * How long finished jobs stay in job_history.
+         */
+        private Duration retention = Duration.ofDays(7);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getRetention() {
+            return retention;
+        }
+
+        public void setRetention(Duration retention) {
+            this.retention = retention;
+        }
+    }
+
+    /** Deleting old rows in bounded batches. */
+    public static class Retention {
+
+        /**
+         * How long dead jobs are kept before they are deleted.
+         */
+        private Duration dead = Duration.ofDays(14);
+
+        /**
+         * How often old dead jobs and old history are deleted.
+         */
+        private Duration interval = Duration.ofMinutes(1);
+
+        /**
+         * Most rows deleted by one statement, so that no delete runs long.
+         */
+        private int batchSize = 1000;
+
+        public Duration getDead() {
+            return dead;
+        }
+
+        public void setDead(Duration dead) {
+            this.dead = dead;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+    }
+
+    /** Firing recurring jobs. */
+    public static class Scheduler {
+
+        /**
+         * Whether this node fires recurring jobs (any node may fire any due schedule; each tick fires once).
+         */
+        private boolean enabled = true;
+
+        /**
+         * How often this node looks for due recurring jobs.
+         */
+        private Duration pollInterval = Duration.ofMillis(500);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getPollInterval() {
+            return pollInterval;
+        }
+
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+        }
+    }
+
+    /** One recurring job. */
+    public static class Schedule {
+
+        /**
+         * Queue each tick's job goes to.
+         */
+        private @Nullable String queue;
+
+        /**
+         * Cron expression (six fields: second minute hour day month weekday); exclusive with fixed-rate.
+         */
+        private @Nullable String cron;
+
+        /**
+         * Fixed period between ticks, aligned to the epoch; exclusive with cron.
+         */
+        private @Nullable Duration fixedRate;
+
+        /**
+         * Time zone of the cron expression.
+         */
+        private String zone = "UTC";
+
+        /**
+         * Payload of each job, as JSON text.
+         */
+        private @Nullable String payload;
+
+        /**
+         * What to do about ticks missed while no node ran: fire-once (one job for the latest) or skip.
+         */
+        private MissedTickPolicy missed = MissedTickPolicy.FIRE_ONCE;
+
+        public @Nullable String getQueue() {
+            return queue;
+        }
+
+        public void setQueue(@Nullable String queue) {
+            this.queue = queue;
+        }
+
+        public @Nullable String getCron() {
+            return cron;
+        }
+
+        public void setCron(@Nullable String cron) {
+            this.cron = cron;
+        }
+
+        public @Nullable Duration getFixedRate() {
+            return fixedRate;
+        }
+
+        public void setFixedRate(@Nullable Duration fixedRate) {
+            this.fixedRate = fixedRate;
+        }
+
+        public String getZone() {
+            return zone;
+        }
+
+        public void setZone(String zone) {
+            this.zone = zone;
+        }
+
+        public @Nullable String getPayload() {
+            return payload;
+        }
+
+        public void setPayload(@Nullable String payload) {
+            this.payload = payload;
+        }
+
+        public MissedTickPolicy getMissed() {
+            return missed;
+        }
+
+        public void setMissed(MissedTickPolicy missed) {
+            this.missed = missed;
+        }
+
+        void validate(String prefix, String name) {
+            if (queue == null) {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".queue", null, "must be set");
+            }
+            check(prefix + ".queue", queue, () -> QueueNames.validate(queue));
+            if ((cron == null) == (fixedRate == null)) {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".cron", cron,
+                        "set exactly one of cron and fixed-rate");
+            }
+            if (cron != null) {
+                check(prefix + ".cron", cron, () -> org.springframework.scheduling.support.CronExpression.parse(cron));
+            }
+            positive(prefix + ".fixed-rate", fixedRate);
+            try {
+                java.time.ZoneId.of(zone);
+            }
+            catch (java.time.DateTimeException ex) {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".zone", zone, ex.getMessage());
+            }
+            check(prefix, name, () -> toRecurringJob(name));
+        }
+
+        /** The recurring job this entry declares; throws saying what is wrong. */
+        public RecurringJob toRecurringJob(String name) {
+            RecurringJob.Builder builder = RecurringJob.builder(name).zone(java.time.ZoneId.of(zone)).missed(missed);
+            if (queue != null) {
+                builder.queue(queue);
+            }
+            if (cron != null) {
+                builder.cron(cron);
+            }
+            if (fixedRate != null) {
+                builder.fixedRate(fixedRate);
+            }
+            return builder.payload(payload).build();
         }
     }
 }

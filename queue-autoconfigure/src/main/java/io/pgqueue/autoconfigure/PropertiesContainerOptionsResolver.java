@@ -10,9 +10,11 @@ import io.pgqueue.QueueNames;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.ContainerOptionsResolver;
 import io.pgqueue.listener.DeliveryMode;
+import io.pgqueue.listener.GroupFailurePolicy;
 import io.pgqueue.listener.ListenerEndpoint;
 import io.pgqueue.listener.adapter.MethodJobHandler;
 import io.pgqueue.listener.error.ExponentialBackoff;
+import io.pgqueue.store.RateLimit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -59,6 +61,9 @@ class PropertiesContainerOptionsResolver implements ContainerOptionsResolver {
                 .pollInterval(first(perQueue.getPollInterval(), defaults.getPollInterval()))
                 .backoff(backoff(perQueue.getBackoff(), defaults.getBackoff()))
                 .autoStartup(defaults.isAutoStartup())
+                .maxRunning(perQueue.getMaxRunning())
+                .rate((perQueue.getRate() != null) ? RateLimit.parse(perQueue.getRate()) : null)
+                .groupFailure(firstOr(perQueue.getGroupFailure(), defaults.getGroupFailure(), GroupFailurePolicy.BLOCK))
                 .build();
         }
         catch (IllegalArgumentException ex) {
@@ -88,6 +93,10 @@ class PropertiesContainerOptionsResolver implements ContainerOptionsResolver {
         return new ExponentialBackoff(first(perQueue.getInitial(), defaults.getInitial()),
                 first(perQueue.getMultiplier(), defaults.getMultiplier()), first(perQueue.getMax(), defaults.getMax()),
                 first(perQueue.getJitter(), defaults.getJitter()));
+    }
+
+    private static <T> T firstOr(@Nullable T preferred, @Nullable T fallback, T last) {
+        return (preferred != null) ? preferred : (fallback != null) ? fallback : last;
     }
 
     private static <T> T first(@Nullable T preferred, @Nullable T fallback) {

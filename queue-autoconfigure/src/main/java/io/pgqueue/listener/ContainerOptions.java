@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 import io.pgqueue.listener.error.ExponentialBackoff;
+import io.pgqueue.store.RateLimit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The resolved settings of one listener container. Immutable; build with {@link #builder()}.
@@ -28,6 +30,12 @@ public final class ContainerOptions {
 
     private final boolean autoStartup;
 
+    private final @Nullable Integer maxRunning;
+
+    private final @Nullable RateLimit rate;
+
+    private final GroupFailurePolicy groupFailure;
+
     private ContainerOptions(Builder builder) {
         this.id = Objects.requireNonNull(builder.id, "id");
         this.queue = Objects.requireNonNull(builder.queue, "queue");
@@ -38,6 +46,13 @@ public final class ContainerOptions {
         this.pollInterval = Objects.requireNonNull(builder.pollInterval, "pollInterval");
         this.backoff = Objects.requireNonNull(builder.backoff, "backoff");
         this.autoStartup = builder.autoStartup;
+        this.maxRunning = (builder.maxRunning != null) ? positive(builder.maxRunning, "maxRunning") : null;
+        this.rate = builder.rate;
+        this.groupFailure = Objects.requireNonNull(builder.groupFailure, "groupFailure");
+        if (mode == DeliveryMode.TRANSACTIONAL && (maxRunning != null || rate != null)) {
+            throw new IllegalArgumentException("max-running and rate need LEASE delivery: a TRANSACTIONAL job is "
+                    + "not visible as running while its transaction is open");
+        }
     }
 
     public static Builder builder() {
@@ -53,7 +68,10 @@ public final class ContainerOptions {
             .maxAttempts(maxAttempts)
             .pollInterval(pollInterval)
             .backoff(backoff)
-            .autoStartup(autoStartup);
+            .autoStartup(autoStartup)
+            .maxRunning(maxRunning)
+            .rate(rate)
+            .groupFailure(groupFailure);
     }
 
     public String id() {
@@ -94,17 +112,39 @@ public final class ContainerOptions {
         return autoStartup;
     }
 
+    /** Most jobs of the queue running at once across the cluster, or null for no cap. */
+    public @Nullable Integer maxRunning() {
+        return maxRunning;
+    }
+
+    /** Most job starts of the queue per window across the cluster, or null for no limit. */
+    public @Nullable RateLimit rate() {
+        return rate;
+    }
+
+    public GroupFailurePolicy groupFailure() {
+        return groupFailure;
+    }
+
+    /** Whether claims go through the serialised, throttled path. */
+    public boolean throttled() {
+        return maxRunning != null || rate != null;
+    }
+
     /** Whether two containers on one queue would treat its jobs the same way. */
     public boolean sameDeliveryAs(ContainerOptions other) {
         return queue.equals(other.queue) && mode == other.mode && batchSize == other.batchSize
-                && maxAttempts == other.maxAttempts && backoff.equals(other.backoff);
+                && maxAttempts == other.maxAttempts && backoff.equals(other.backoff)
+                && Objects.equals(maxRunning, other.maxRunning) && Objects.equals(rate, other.rate)
+                && groupFailure == other.groupFailure;
     }
 
     @Override
     public String toString() {
         return "ContainerOptions[id=" + id + ", queue=" + queue + ", mode=" + mode + ", concurrency=" + concurrency
                 + ", batchSize=" + batchSize + ", maxAttempts=" + maxAttempts + ", pollInterval=" + pollInterval
-                + ", backoff=" + backoff + ", autoStartup=" + autoStartup + "]";
+                + ", backoff=" + backoff + ", autoStartup=" + autoStartup + ", maxRunning=" + maxRunning + ", rate="
+                + rate + ", groupFailure=" + groupFailure + "]";
     }
 
     private static int positive(int value, String name) {
@@ -135,7 +175,28 @@ public final class ContainerOptions {
 
         private boolean autoStartup = true;
 
+        private @Nullable Integer maxRunning;
+
+        private @Nullable RateLimit rate;
+
+        private GroupFailurePolicy groupFailure = GroupFailurePolicy.BLOCK;
+
         private Builder() {
+        }
+
+        public Builder maxRunning(@Nullable Integer maxRunning) {
+            this.maxRunning = maxRunning;
+            return this;
+        }
+
+        public Builder rate(@Nullable RateLimit rate) {
+            this.rate = rate;
+            return this;
+        }
+
+        public Builder groupFailure(GroupFailurePolicy groupFailure) {
+            this.groupFailure = groupFailure;
+            return this;
         }
 
         public Builder id(String id) {

@@ -27,6 +27,9 @@ public interface JobContext {
     /** When the job was sent. */
     Instant enqueuedAt();
 
+    /** When this attempt was claimed (database clock). */
+    Instant claimedAt();
+
     /** The Java type the payload was written from, as recorded at send. */
     @Nullable String payloadType();
 

@@ -62,6 +62,11 @@ final class JobContextImpl implements JobContext {
     }
 
     @Override
+    public Instant claimedAt() {
+        return job.claimedAt();
+    }
+
+    @Override
     public @Nullable String payloadType() {
         return job.payloadType();
     }

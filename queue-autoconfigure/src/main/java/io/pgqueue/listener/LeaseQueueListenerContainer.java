@@ -102,8 +102,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                 int requested = executor.isBatch() ? options.batchSize() : slotsTaken;
                 ListenerStore.Claim claim;
                 try {
-                    claim = store.claimWithLease(queue(), requested, node.identity().id(),
-                            node.settings().leaseDuration().toMillis(), options.maxAttempts());
+                    claim = claim(requested);
                 }
                 catch (RuntimeException ex) {
                     slots.release(slotsTaken);
@@ -121,16 +120,31 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         }
     }
 
-    /** Waits for one free worker slot, then takes up to a batch of free ones (one for a batch listener). */
+    private ListenerStore.Claim claim(int requested) {
+        boolean block = options.groupFailure() == GroupFailurePolicy.BLOCK;
+        long lease = node.settings().leaseDuration().toMillis();
+        if (options.throttled()) {
+            return store.claimThrottled(queue(), requested, node.identity().id(), lease, options.maxAttempts(), block,
+                    options.maxRunning(), options.rate());
+        }
+        return store.claimWithLease(queue(), requested, node.identity().id(), lease, options.maxAttempts(), block);
+    }
+
+    /**
+     * Waits until enough worker slots are free for a worthwhile claim (half a batch, at most half the
+     * workers), then takes up to a batch of free ones; a batch listener takes one slot per batch. Never more
+     * than the free slots: no job waits in memory for a worker.
+     */
     private int takeSlots() throws InterruptedException {
-        if (!slots.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+        int threshold = executor.isBatch() ? 1 : Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 2);
+        if (!slots.tryAcquire(threshold, 100, TimeUnit.MILLISECONDS)) {
             return 0;
         }
         if (!running) {
-            slots.release();
+            slots.release(threshold);
             return 0;
         }
-        int taken = 1;
+        int taken = threshold;
         while (!executor.isBatch() && taken < options.batchSize() && slots.tryAcquire()) {
             taken++;
         }

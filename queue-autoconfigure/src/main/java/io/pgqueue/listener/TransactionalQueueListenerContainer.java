@@ -79,7 +79,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 try {
                     batch = transactions.execute((status) -> {
                         ListenerStore.Claim claim = store.claimInTransaction(queue(), options.batchSize(),
-                                options.maxAttempts());
+                                options.maxAttempts(), options.groupFailure() == GroupFailurePolicy.BLOCK);
                         List<JobExecutor.Failure> failures = run(claim.jobs());
                         if (!failures.isEmpty()) {
                             status.setRollbackOnly();

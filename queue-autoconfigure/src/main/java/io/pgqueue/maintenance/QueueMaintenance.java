@@ -9,6 +9,7 @@ import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.store.MaintenanceStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 
@@ -31,13 +32,28 @@ public class QueueMaintenance implements SmartLifecycle {
 
     private final Duration reconcileInterval;
 
+    private final RetentionSettings retention;
+
     private volatile ScheduledExecutorService scheduler;
 
-    public QueueMaintenance(MaintenanceStore store, QueueAdmin admin, Duration interval, Duration reconcileInterval) {
+    /**
+     * How long old rows are kept and how they are deleted.
+     *
+     * @param dead how long dead jobs are kept
+     * @param history how long finished jobs stay in job_history, or null when history is off
+     * @param interval how often old rows are deleted
+     * @param batchSize most rows per delete statement
+     */
+    public record RetentionSettings(Duration dead, @Nullable Duration history, Duration interval, int batchSize) {
+    }
+
+    public QueueMaintenance(MaintenanceStore store, QueueAdmin admin, Duration interval, Duration reconcileInterval,
+            RetentionSettings retention) {
         this.store = store;
         this.admin = admin;
         this.interval = interval;
         this.reconcileInterval = reconcileInterval;
+        this.retention = retention;
     }
 
     @Override
@@ -54,6 +70,8 @@ public class QueueMaintenance implements SmartLifecycle {
                 TimeUnit.MILLISECONDS);
         scheduler.scheduleWithFixedDelay(this::reconcileSafely, reconcileInterval.toMillis(),
                 reconcileInterval.toMillis(), TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(this::deleteOldRowsSafely, retention.interval().toMillis(),
+                retention.interval().toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -75,6 +93,37 @@ public class QueueMaintenance implements SmartLifecycle {
             // a large backlog of due jobs: keep going in bounded statements
         }
         store.squeeze();
+    }
+
+    /**
+     * Deletes dead jobs and history rows past their retention, one bounded batch per statement.
+     * @return how many rows were deleted
+     */
+    public long deleteOldRows() {
+        long deleted = 0;
+        int batch;
+        do {
+            batch = store.deleteOldDead(retention.dead(), retention.batchSize());
+            deleted += batch;
+        }
+        while (batch == retention.batchSize());
+        if (retention.history() != null) {
+            do {
+                batch = store.deleteOldHistory(retention.history(), retention.batchSize());
+                deleted += batch;
+            }
+            while (batch == retention.batchSize());
+        }
+        return deleted;
+    }
+
+    private void deleteOldRowsSafely() {
+        try {
+            deleteOldRows();
+        }
+        catch (RuntimeException ex) {
+            logger.warn("pgqueue retention failed (will retry): " + ex.getMessage());
+        }
     }
 
     private void runSafely() {

@@ -65,7 +65,7 @@ public class AdminStore {
      */
     private static final String RETRY_DEAD = """
             WITH retried AS (
-                UPDATE {schema}.job j SET state = 'ready', attempts = 0, run_at = now()
+                UPDATE {schema}.job j SET state = 'ready', attempts = 0, run_at = now(), dead_at = NULL
                 WHERE j.id IN (
                     SELECT DISTINCT ON (coalesce(d.dedup_key, d.id::text)) d.id FROM {schema}.job d
                     WHERE d.queue = ? AND d.state = 'dead' AND (d.id = ? OR ?::bigint IS NULL)

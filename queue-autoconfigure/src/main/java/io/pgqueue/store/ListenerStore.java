@@ -13,6 +13,8 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The SQL of the consuming side: claiming, completing and failing jobs. Every statement that moves jobs
@@ -47,13 +49,20 @@ public class ListenerStore {
 
     /**
      * The ready jobs a claim takes ({@code {ready_ids}} in the claims), in claim order, unless the queue is
-     * paused cluster-wide. Parameters: queue, queue, limit.
+     * paused cluster-wide. A job with a group key is taken only when no job of its group is running and no
+     * earlier one is pending (a failed one waiting for its retry counts as pending when failures block the
+     * group). Parameters: queue, queue, failures block, limit.
      */
     private static final String READY_IDS = """
-            SELECT id FROM {schema}.job
-            WHERE queue = ? AND state = 'ready'
+            SELECT id FROM {schema}.job j
+            WHERE j.queue = ? AND j.state = 'ready'
               AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state s WHERE s.queue = ? AND s.paused)
-            ORDER BY priority DESC, run_at, id LIMIT ? FOR UPDATE SKIP LOCKED
+              AND (j.group_key IS NULL OR NOT EXISTS (
+                    SELECT 1 FROM {schema}.job g
+                    WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.id <> j.id
+                      AND (g.state = 'running'
+                           OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR ?::boolean)))))
+            ORDER BY j.priority DESC, j.run_at, j.id LIMIT ? FOR UPDATE SKIP LOCKED
             """;
 
     /** Claims up to n ready jobs for this node with a lease. */
@@ -82,8 +91,14 @@ public class ListenerStore {
                 WHERE j.id IN ({ready_ids})
                 RETURNING j.id, j.queue, j.payload::text AS payload, j.payload_type, j.headers::text AS headers,
                           j.attempts + 1 AS attempts, coalesce(j.max_attempts, ?) AS max_attempts, j.created_at,
-                          j.run_at
-            )/*counters*/, claimed_counted AS (
+                          j.run_at, j.group_key, j.dedup_key
+            )/*history*/, archived AS (
+                INSERT INTO {schema}.job_history (id, queue, payload, payload_type, headers, attempts, group_key,
+                                                  dedup_key, created_at)
+                SELECT id, queue, payload::jsonb, payload_type, headers::jsonb, attempts, group_key, dedup_key,
+                       created_at
+                FROM claimed
+            )/*end*//*counters*/, claimed_counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, ready, completed)
                 SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
             )/*end*/
@@ -95,8 +110,13 @@ public class ListenerStore {
                 DELETE FROM {schema}.job j
                 USING unnest(?::bigint[], ?::int[]) AS a(id, attempts)
                 WHERE j.id = a.id AND j.attempts = a.attempts AND j.locked_by = ? AND j.state = 'running'
-                RETURNING j.queue
-            )/*counters*/, counted AS (
+                RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key,
+                          j.created_at
+            )/*history*/, archived AS (
+                INSERT INTO {schema}.job_history (id, queue, payload, payload_type, headers, attempts, group_key,
+                                                  dedup_key, created_at)
+                SELECT id, queue, payload, payload_type, headers, attempts, group_key, dedup_key, created_at FROM done
+            )/*end*//*counters*/, counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, running, completed)
                 SELECT queue, -count(*), count(*) FROM done GROUP BY queue
             )/*end*/
@@ -115,7 +135,8 @@ public class ListenerStore {
                                  WHEN ?::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
                     run_at = CASE WHEN ?::boolean THEN run_at ELSE now() + ?::bigint * interval '1 millisecond' END,
                     attempts = attempts + ?, max_attempts = coalesce(max_attempts, ?),
-                    locked_by = NULL, lease_until = NULL, last_error = ?
+                    locked_by = NULL, lease_until = NULL, last_error = ?,
+                    dead_at = CASE WHEN ?::boolean THEN now() END
                 WHERE id = ? AND attempts = ? AND state = ? AND locked_by IS NOT DISTINCT FROM ?
                 RETURNING queue, state, ?::text AS from_state
             )/*counters*/, counted AS (
@@ -132,7 +153,41 @@ public class ListenerStore {
             SELECT count(*) FROM failed
             """;
 
+    /** Serialises the throttled claims of one queue across the cluster, for one transaction. */
+    private static final String THROTTLE_LOCK = """
+            SELECT pg_advisory_xact_lock(hashtext(?))
+            """;
+
+    private static final String COUNT_RUNNING = """
+            SELECT count(*) FROM {schema}.job WHERE queue = ? AND state = 'running'
+            """;
+
+    /** Starts in the current fixed window (windows aligned to the epoch, database clock). */
+    private static final String RATE_WINDOW = """
+            INSERT INTO {schema}.queue_rate AS r (queue, window_start, started)
+            SELECT ?, to_timestamp(floor(extract(epoch FROM now()) * 1000 / w) * w / 1000.0), 0
+            FROM (SELECT ?::bigint AS w) AS window_length
+            ON CONFLICT (queue) DO UPDATE
+                SET started = CASE WHEN r.window_start = excluded.window_start THEN r.started ELSE 0 END,
+                    window_start = excluded.window_start
+            RETURNING started
+            """;
+
+    private static final String RATE_STARTED = """
+            UPDATE {schema}.queue_rate SET started = started + ? WHERE queue = ?
+            """;
+
     private final JdbcTemplate jdbc;
+
+    private final TransactionTemplate transactions;
+
+    private final String throttleLockSql;
+
+    private final String countRunningSql;
+
+    private final String rateWindowSql;
+
+    private final String rateStartedSql;
 
     private final String claimLeaseSql;
 
@@ -144,6 +199,11 @@ public class ListenerStore {
 
     public ListenerStore(DataSource dataSource, QueueTables tables) {
         this.jdbc = new JdbcTemplate(dataSource);
+        this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        this.throttleLockSql = tables.sql(THROTTLE_LOCK);
+        this.countRunningSql = tables.sql(COUNT_RUNNING);
+        this.rateWindowSql = tables.sql(RATE_WINDOW);
+        this.rateStartedSql = tables.sql(RATE_STARTED);
         this.claimLeaseSql = tables.sql(CLAIM_LEASE.replace("{ready_ids}", READY_IDS));
         this.claimTransactionalSql = tables.sql(CLAIM_TRANSACTIONAL.replace("{ready_ids}", READY_IDS));
         this.completeSql = tables.sql(COMPLETE);
@@ -151,7 +211,8 @@ public class ListenerStore {
     }
 
     /** Claims up to {@code limit} ready jobs for this node, leased for {@code leaseMillis}. */
-    public Claim claimWithLease(String queue, int limit, UUID node, long leaseMillis, int defaultMaxAttempts) {
+    public Claim claimWithLease(String queue, int limit, UUID node, long leaseMillis, int defaultMaxAttempts,
+            boolean groupFailuresBlock) {
         return claim(claimLeaseSql, (statement) -> {
             statement.setString(1, queue);
             statement.setInt(2, defaultMaxAttempts);
@@ -159,21 +220,54 @@ public class ListenerStore {
             statement.setLong(4, leaseMillis);
             statement.setString(5, queue);
             statement.setString(6, queue);
-            statement.setInt(7, limit);
+            statement.setBoolean(7, groupFailuresBlock);
+            statement.setInt(8, limit);
         });
+    }
+
+    /**
+     * Claims like {@link #claimWithLease} for a queue with a cluster-wide cap on running jobs and/or a rate
+     * limit. Throttled claims of one queue are serialised by an advisory lock held for one short transaction:
+     * count the running jobs and the starts in the current window, claim at most what both allow, record
+     * the starts.
+     */
+    public Claim claimThrottled(String queue, int limit, UUID node, long leaseMillis, int defaultMaxAttempts,
+            boolean groupFailuresBlock, @Nullable Integer maxRunning, @Nullable RateLimit rate) {
+        Claim claim = transactions.execute((status) -> {
+            jdbc.queryForList(throttleLockSql, "pgqueue.throttle." + queue);
+            int allowed = limit;
+            if (maxRunning != null) {
+                Integer running = jdbc.queryForObject(countRunningSql, Integer.class, queue);
+                allowed = Math.min(allowed, maxRunning - ((running != null) ? running : 0));
+            }
+            if (rate != null) {
+                Integer started = jdbc.queryForObject(rateWindowSql, Integer.class, queue, rate.window().toMillis());
+                allowed = Math.min(allowed, rate.permits() - ((started != null) ? started : 0));
+            }
+            if (allowed <= 0) {
+                return new Claim(List.of(), 0);
+            }
+            Claim claimed = claimWithLease(queue, allowed, node, leaseMillis, defaultMaxAttempts, groupFailuresBlock);
+            if (rate != null && !claimed.jobs().isEmpty()) {
+                jdbc.update(rateStartedSql, claimed.jobs().size(), queue);
+            }
+            return claimed;
+        });
+        return (claim != null) ? claim : new Claim(List.of(), 0);
     }
 
     /**
      * Claims and deletes up to {@code limit} ready jobs in the current transaction, which must be a
      * Spring-managed one on the same DataSource.
      */
-    public Claim claimInTransaction(String queue, int limit, int defaultMaxAttempts) {
+    public Claim claimInTransaction(String queue, int limit, int defaultMaxAttempts, boolean groupFailuresBlock) {
         return claim(claimTransactionalSql, (statement) -> {
             statement.setString(1, queue);
             statement.setString(2, queue);
             statement.setString(3, queue);
-            statement.setInt(4, limit);
-            statement.setInt(5, defaultMaxAttempts);
+            statement.setBoolean(4, groupFailuresBlock);
+            statement.setInt(5, limit);
+            statement.setInt(6, defaultMaxAttempts);
         });
     }
 
@@ -223,6 +317,7 @@ public class ListenerStore {
                 statement.setInt(++i, attemptIncrement);
                 statement.setInt(++i, defaultMaxAttempts);
                 statement.setString(++i, failure.error());
+                statement.setBoolean(++i, failure.dead());
                 statement.setLong(++i, failure.jobId());
                 statement.setInt(++i, failure.attempt());
                 statement.setString(++i, fromState);

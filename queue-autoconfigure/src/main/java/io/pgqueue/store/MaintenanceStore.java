@@ -93,6 +93,32 @@ public class MaintenanceStore {
             SELECT queue, scheduled, ready, running, dead FROM corrected ORDER BY queue
             """;
 
+    /** Deletes up to a batch of jobs dead for longer than the retention. */
+    private static final String DELETE_OLD_DEAD = """
+            WITH purged AS (
+                DELETE FROM {schema}.job WHERE id IN (
+                    SELECT id FROM {schema}.job
+                    WHERE state = 'dead' AND coalesce(dead_at, created_at) < now() - ? * interval '1 millisecond'
+                    LIMIT ? FOR UPDATE SKIP LOCKED)
+                RETURNING queue
+            )/*counters*/, counted AS (
+                INSERT INTO {schema}.queue_counter_delta (queue, dead)
+                SELECT queue, -count(*) FROM purged GROUP BY queue
+            )/*end*/
+            SELECT count(*) FROM purged
+            """;
+
+    /** Deletes up to a batch of history rows older than the retention. */
+    private static final String DELETE_OLD_HISTORY = """
+            WITH purged AS (
+                DELETE FROM {schema}.job_history WHERE id IN (
+                    SELECT id FROM {schema}.job_history WHERE finished_at < now() - ? * interval '1 millisecond'
+                    ORDER BY finished_at LIMIT ? FOR UPDATE SKIP LOCKED)
+                RETURNING id
+            )
+            SELECT count(*) FROM purged
+            """;
+
     private final JdbcTemplate jdbc;
 
     private final QueueTables tables;
@@ -112,6 +138,20 @@ public class MaintenanceStore {
     public long squeeze() {
         Long deltas = jdbc.queryForObject(tables.sql(SQUEEZE), Long.class, "pgqueue.squeeze." + tables.schema());
         return (deltas != null) ? deltas : 0;
+    }
+
+    /** Deletes one batch of dead jobs older than {@code retention}; returns how many. */
+    public int deleteOldDead(java.time.Duration retention, int batchSize) {
+        Integer deleted = jdbc.queryForObject(tables.sql(DELETE_OLD_DEAD), Integer.class, retention.toMillis(),
+                batchSize);
+        return (deleted != null) ? deleted : 0;
+    }
+
+    /** Deletes one batch of history rows older than {@code retention}; returns how many. */
+    public int deleteOldHistory(java.time.Duration retention, int batchSize) {
+        Integer deleted = jdbc.queryForObject(tables.sql(DELETE_OLD_HISTORY), Integer.class, retention.toMillis(),
+                batchSize);
+        return (deleted != null) ? deleted : 0;
     }
 
     /** Repairs counter drift and returns it, one entry per queue that drifted. */

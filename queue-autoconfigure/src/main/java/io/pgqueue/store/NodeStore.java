@@ -46,6 +46,7 @@ public class NodeStore {
                 UPDATE {schema}.job j
                 SET state = CASE WHEN j.attempts >= coalesce(j.max_attempts, ?) THEN 'dead' ELSE 'ready' END,
                     locked_by = NULL, lease_until = NULL,
+                    dead_at = CASE WHEN j.attempts >= coalesce(j.max_attempts, ?) THEN now() END,
                     last_error = 'Attempt ' || j.attempts || ' lost: ' ||
                                  CASE WHEN j.lease_until < now() THEN 'lease expired' ELSE 'node stopped' END
                 WHERE j.state = 'running'
@@ -128,7 +129,8 @@ public class NodeStore {
      * @return how many jobs were released or sent dead
      */
     public int rescue(long nodeTimeoutMillis, int defaultMaxAttempts) {
-        Integer rescued = jdbc.queryForObject(rescueSql, Integer.class, nodeTimeoutMillis, defaultMaxAttempts);
+        Integer rescued = jdbc.queryForObject(rescueSql, Integer.class, nodeTimeoutMillis, defaultMaxAttempts,
+                defaultMaxAttempts);
         return (rescued != null) ? rescued : 0;
     }
 

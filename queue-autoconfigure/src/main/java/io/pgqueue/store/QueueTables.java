@@ -13,21 +13,28 @@ public final class QueueTables {
     /** A counter-delta CTE in a SQL template, removed when counters are off. */
     private static final Pattern COUNTER_CTE = Pattern.compile("/\\*counters\\*/.*?/\\*end\\*/", Pattern.DOTALL);
 
+    /** A history CTE in a SQL template, removed when history is off. */
+    private static final Pattern HISTORY_CTE = Pattern.compile("/\\*history\\*/.*?/\\*end\\*/", Pattern.DOTALL);
+
     private final String schema;
 
     private final boolean counters;
 
+    private final boolean history;
+
     public QueueTables(String schema) {
-        this(schema, true);
+        this(schema, true, false);
     }
 
     /**
      * @param schema the schema holding the tables
      * @param counters whether statements maintain the counters; without, they skip their counter deltas
+     * @param history whether finished jobs are copied to job_history
      */
-    public QueueTables(String schema, boolean counters) {
+    public QueueTables(String schema, boolean counters, boolean history) {
         this.schema = validateSchemaName(schema);
         this.counters = counters;
+        this.history = history;
     }
 
     /**
@@ -55,12 +62,17 @@ public final class QueueTables {
         return counters;
     }
 
+    public boolean historyEnabled() {
+        return history;
+    }
+
     /**
-     * Replaces {@code {schema}} in a SQL template by the quoted schema name, and drops the counter-delta
-     * CTEs (marked with the comments counters and end) when counters are off.
+     * Replaces {@code {schema}} in a SQL template by the quoted schema name, and drops the optional CTEs
+     * (between the comments counters or history and end) whose feature is off.
      */
     public String sql(String template) {
         String sql = counters ? template : COUNTER_CTE.matcher(template).replaceAll("");
+        sql = history ? sql : HISTORY_CTE.matcher(sql).replaceAll("");
         return sql.replace("{schema}", "\"" + schema + "\"");
     }
 }

@@ -206,7 +206,7 @@ class CounterConsistencyTests {
                         .mapToObj((n) -> JobRequest.of(n, options()))
                         .toList());
                     case 2, 3 -> held.addAll(listenerStore.claimWithLease(queue, 1 + random.nextInt(5), node.id(),
-                            60_000, 3).jobs());
+                            60_000, 3, true).jobs());
                     case 4, 5 -> completeSome();
                     case 6 -> failSome(Duration.ofMillis(random.nextInt(3) * 10L));
                     case 7 -> failSome(null);
@@ -225,6 +225,9 @@ class CounterConsistencyTests {
             }
             if (random.nextInt(4) == 0) {
                 options.delay(Duration.ofMillis(random.nextInt(40)));
+            }
+            if (random.nextInt(5) == 0) {
+                options.groupKey("g" + random.nextInt(3));
             }
             return options.build();
         }
@@ -248,7 +251,7 @@ class CounterConsistencyTests {
         }
 
         private void expireAndRescue(String queue) {
-            List<ClaimedJob> claimed = listenerStore.claimWithLease(queue, 2, UUID.randomUUID(), 1, 3).jobs();
+            List<ClaimedJob> claimed = listenerStore.claimWithLease(queue, 2, UUID.randomUUID(), 1, 3, true).jobs();
             if (!claimed.isEmpty()) {
                 nodeStore.rescue(60_000, 3);
             }

@@ -129,7 +129,7 @@ class LeaseAndRescueTests {
             ListenerStore store = context.getBean(ListenerStore.class);
             // claimed by a node that heart-beats (this one) but does not renew the job: e.g. a frozen handler
             UUID node = context.getBean(NodeRuntime.class).identity().id();
-            assertThat(store.claimWithLease("orphan", 1, node, 100, 5).jobs()).hasSize(1);
+            assertThat(store.claimWithLease("orphan", 1, node, 100, 5, true).jobs()).hasSize(1);
 
             context.getBean(NodeRuntime.class).beat();
             await().atMost(Duration.ofSeconds(5)).until(() -> {

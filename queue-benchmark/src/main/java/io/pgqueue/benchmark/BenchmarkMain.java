@@ -3,6 +3,7 @@ package io.pgqueue.benchmark;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -16,12 +17,16 @@ import java.util.Set;
 /**
  * Runs the benchmark: {@code java -jar queue-benchmark/target/queue-benchmark.jar --scenario all}.
  * Options: {@code --scenario enqueue,drain,steady,pickup,backlog,metrics,memory|all}, {@code --quick} (small
- * sizes, for a smoke run), {@code --out DIR} (default benchmark-results).
+ * sizes, for a smoke run), {@code --out DIR} (default benchmark-results); {@code --scenario churn --duration 30m
+ * --rate 1000} measures table health under sustained load.
  */
 public final class BenchmarkMain {
 
     private static final List<String> ALL = List.of("enqueue", "drain", "steady", "pickup", "backlog", "metrics",
             "memory");
+
+    /** Scenarios that run only when named. */
+    private static final List<String> EXTRA = List.of("churn");
 
     private BenchmarkMain() {
     }
@@ -54,6 +59,9 @@ public final class BenchmarkMain {
                     case "backlog" -> run.backlog();
                     case "metrics" -> run.metricsCost();
                     case "memory" -> MemoryScenario.run(server, sizes.memoryJobs());
+                    case "churn" -> ChurnScenario.run(server,
+                            Duration.parse("PT" + option(arguments, "--duration", "30m").toUpperCase(Locale.ROOT)),
+                            Integer.parseInt(option(arguments, "--rate", "1000")));
                     default -> throw new IllegalArgumentException("Unknown scenario " + scenario);
                 };
                 found.forEach((result) -> System.out.println("   " + line(result)));
@@ -72,8 +80,9 @@ public final class BenchmarkMain {
         }
         Set<String> chosen = new LinkedHashSet<>(Arrays.asList(value.split(",")));
         chosen.forEach((scenario) -> {
-            if (!ALL.contains(scenario)) {
-                throw new IllegalArgumentException("Unknown scenario '" + scenario + "': choose from " + ALL);
+            if (!ALL.contains(scenario) && !EXTRA.contains(scenario)) {
+                throw new IllegalArgumentException("Unknown scenario '" + scenario + "': choose from " + ALL + " or "
+                        + EXTRA);
             }
         });
         return chosen;

@@ -25,7 +25,7 @@ final class MemoryScenario {
     }
 
     static List<Result> run(BenchServer server, int jobs) throws Exception {
-        Scenarios.Setting setting = new Scenarios.Setting(8, 50);
+        Scenarios.Setting setting = new Scenarios.Setting(64, 50);
         try (Database database = server.createDatabase("memory", 2)) {
             try (PgQueueApp migrate = PgQueueApp.start(database, 2, java.util.Map.of("pgqueue.maintenance.enabled",
                     "false"))) {

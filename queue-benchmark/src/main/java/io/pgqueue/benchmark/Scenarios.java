@@ -132,17 +132,35 @@ final class Scenarios {
         }
     }
 
-    static final List<Setting> DRAIN_SETTINGS = List.of(new Setting(4, 10), new Setting(8, 50), new Setting(16, 100));
+    /**
+     * TRANSACTIONAL: concurrency = transactions (connections) claiming a batch each; the baseline runs as
+     * many threads with the same batch.
+     */
+    static final List<Setting> TRANSACTIONAL_SETTINGS = List.of(new Setting(4, 10), new Setting(8, 50),
+            new Setting(16, 100));
+
+    /**
+     * LEASE: concurrency = worker threads fed by one poller connection, which claims at most the free worker
+     * slots (up to a batch); acknowledgements go through one more connection. The baseline runs two
+     * connections, each claiming a batch with the lease UPDATE and deleting it with one batched DELETE.
+     */
+    static final List<Setting> LEASE_SETTINGS = List.of(new Setting(16, 10), new Setting(64, 50),
+            new Setting(128, 100));
+
+    static final int LEASE_BASELINE_CONNECTIONS = 2;
 
     List<Result> drain() throws Exception {
         List<Result> results = new ArrayList<>();
         for (String mode : List.of("LEASE", "TRANSACTIONAL")) {
             Result best = null;
-            for (Setting setting : DRAIN_SETTINGS) {
+            boolean lease = mode.equals("LEASE");
+            for (Setting setting : lease ? LEASE_SETTINGS : TRANSACTIONAL_SETTINGS) {
                 double ours = drainPgqueue(mode, setting, sizes.drainJobs(), true);
-                double raw = drainRaw(mode, setting, sizes.drainJobs());
+                double raw = drainRaw(mode, lease ? new Setting(LEASE_BASELINE_CONNECTIONS, setting.batch()) : setting,
+                        sizes.drainJobs());
                 Result result = new Result("drain " + mode, setting.toString(), ours, raw, "jobs/s", true,
-                        sizes.drainJobs() + " no-op jobs preloaded");
+                        sizes.drainJobs() + " no-op jobs preloaded" + (lease ? "; raw: " + LEASE_BASELINE_CONNECTIONS
+                                + " connections, lease UPDATE + batched DELETE, batch " + setting.batch() : ""));
                 results.add(result);
                 if (best == null || result.pgqueue() > best.pgqueue()) {
                     best = result;
@@ -156,7 +174,7 @@ final class Scenarios {
 
     /** Drains preloaded jobs with pgqueue; returns jobs per second. */
     double drainPgqueue(String mode, Setting setting, int jobs, boolean counters) throws Exception {
-        int pool = setting.concurrency() + 4;
+        int pool = mode.equals("LEASE") ? 6 : setting.concurrency() + 4;
         try (Database database = server.createDatabase("drain", pool);
                 PgQueueApp app = PgQueueApp.start(database, pool, drainProperties(mode, setting, counters))) {
             preload(database, jobs, 0);
@@ -398,7 +416,7 @@ final class Scenarios {
     // ---------------------------------------------------------------- backlog scaling
 
     List<Result> backlog() throws Exception {
-        Setting setting = new Setting(8, 50);
+        Setting setting = new Setting(64, 50);
         double small = median(3, () -> backlogRun(setting, sizes.backlogWork(), 0));
         double large = median(3, () -> backlogRun(setting, sizes.backlogLarge(), sizes.backlogLarge()));
         return List.of(new Result("backlog scaling", "first " + sizes.backlogWork() + " jobs of " + sizes.backlogLarge()
@@ -407,7 +425,7 @@ final class Scenarios {
     }
 
     private double backlogRun(Setting setting, int ready, int scheduled) throws Exception {
-        int pool = setting.concurrency() + 4;
+        int pool = 6;
         try (Database database = server.createDatabase("backlog", pool);
                 PgQueueApp app = PgQueueApp.start(database, pool, drainProperties("LEASE", setting, true))) {
             preload(database, ready, scheduled);
@@ -425,7 +443,7 @@ final class Scenarios {
     // ---------------------------------------------------------------- metrics cost
 
     List<Result> metricsCost() throws Exception {
-        Setting setting = new Setting(8, 50);
+        Setting setting = new Setting(64, 50);
         double on = median(3, () -> drainPgqueue("LEASE", setting, sizes.drainJobs() / 2, true));
         double off = median(3, () -> drainPgqueue("LEASE", setting, sizes.drainJobs() / 2, false));
         return List.of(new Result("metrics cost", "drain with counters and metrics on vs off", on, off, "jobs/s", true,

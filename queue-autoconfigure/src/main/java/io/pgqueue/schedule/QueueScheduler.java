@@ -1,0 +1,122 @@
+package io.pgqueue.schedule;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.pgqueue.JobPayloadCodec;
+import io.pgqueue.store.ScheduleRow;
+import io.pgqueue.store.ScheduleStore;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Fires recurring jobs. Every node declares the schedules it knows at start and then, every poll interval,
+ * fires whatever is due in the schedule table: each tick advances the schedule with a compare-and-set and
+ * enqueues its job in the same statement, so exactly one job is enqueued per tick however many nodes run,
+ * without leader election.
+ */
+public class QueueScheduler implements SmartLifecycle {
+
+    private static final Log logger = LogFactory.getLog(QueueScheduler.class);
+
+    private final ScheduleStore store;
+
+    private final JobPayloadCodec codec;
+
+    private final Duration pollInterval;
+
+    private final Duration grace;
+
+    private final List<RecurringJob> declared = new ArrayList<>();
+
+    private volatile ScheduledExecutorService scheduler;
+
+    public QueueScheduler(ScheduleStore store, JobPayloadCodec codec, Duration pollInterval, List<RecurringJob> jobs) {
+        this.store = store;
+        this.codec = codec;
+        this.pollInterval = pollInterval;
+        this.grace = (pollInterval.multipliedBy(2).compareTo(Duration.ofSeconds(1)) > 0) ? pollInterval.multipliedBy(2)
+                : Duration.ofSeconds(1);
+        this.declared.addAll(jobs);
+    }
+
+    /** Declares a recurring job in the schedule table (keeping its next run if the definition is unchanged). */
+    public void register(RecurringJob job) {
+        ScheduleTicks ticks = ScheduleTicks.of(job);
+        Object payload = job.payload();
+        String json = (payload == null) ? null
+                : (payload instanceof String text) ? text : codec.writePayload(job.queue(), payload);
+        String type = (payload == null || payload instanceof String) ? null : payload.getClass().getName();
+        store.declare(new ScheduleRow(job.name(), job.queue(), job.cron(),
+                (job.fixedRate() != null) ? job.fixedRate().toMillis() : null, job.zone().getId(), json, type,
+                job.missed().name(), ticks.next(store.now()), null));
+    }
+
+    public List<ScheduleRow> schedules() {
+        return store.all();
+    }
+
+    /** Fires every due schedule once; returns how many jobs this node enqueued. */
+    public int fireDue() {
+        int enqueued = 0;
+        for (ScheduleRow schedule : store.due()) {
+            Instant now = store.now();
+            ScheduleTicks ticks = ScheduleTicks.of(schedule);
+            Instant tick = ticks.latest(schedule.nextRunAt(), now);
+            boolean missedTicks = !tick.equals(schedule.nextRunAt());
+            boolean enqueue = MissedTickPolicy.valueOf(schedule.missed()) == MissedTickPolicy.FIRE_ONCE
+                    || Duration.between(tick, now).compareTo(grace) <= 0;
+            if (store.fire(schedule, tick, ticks.next(now), enqueue)) {
+                if (missedTicks) {
+                    logger.info("Recurring job '" + schedule.name() + "' missed ticks from " + schedule.nextRunAt()
+                            + (enqueue ? "; enqueued one job for " + tick : "; skipped them"));
+                }
+                enqueued += enqueue ? 1 : 0;
+            }
+        }
+        return enqueued;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (scheduler != null) {
+            return;
+        }
+        declared.forEach(this::register);
+        scheduler = Executors.newSingleThreadScheduledExecutor((runnable) -> {
+            Thread thread = new Thread(runnable, "pgqueue-scheduler");
+            thread.setDaemon(true);
+            return thread;
+        });
+        scheduler.scheduleWithFixedDelay(this::fireSafely, 0, pollInterval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+            scheduler = null;
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return scheduler != null;
+    }
+
+    private void fireSafely() {
+        try {
+            fireDue();
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Could not fire recurring jobs (will retry): " + ex.getMessage());
+        }
+    }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package io.pgqueue.schedule;
+
+import org.jspecify.annotations.NullMarked;
