@@ -75,10 +75,12 @@ abstract class AbstractQueueListenerContainer implements QueueListenerContainer 
         return MIN_ERROR_BACKOFF;
     }
 
+    /**
+     * Container threads are not daemons: like a web server's, they keep a worker-only application alive until
+     * its context is closed (which stops them).
+     */
     protected Thread newThread(Runnable task, String suffix) {
-        Thread thread = new Thread(task, "pgqueue-" + id() + "-" + suffix);
-        thread.setDaemon(true);
-        return thread;
+        return new Thread(task, "pgqueue-" + id() + "-" + suffix);
     }
 
     @Override

@@ -14,6 +14,8 @@ import io.pgqueue.listener.error.FailureDecision;
 import io.pgqueue.listener.error.QueueErrorHandler;
 import io.pgqueue.store.ClaimedJob;
 import io.pgqueue.store.FailureUpdate;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
@@ -29,6 +31,8 @@ final class JobExecutor {
 
     private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {
     };
+
+    private static final Log logger = LogFactory.getLog(JobExecutor.class);
 
     private final MethodJobHandler handler;
 
@@ -109,6 +113,14 @@ final class JobExecutor {
 
     private Failure failure(ClaimedJob job, Throwable error, long start) {
         FailureDecision decision = decide(job, error);
+        if (decision.isDead()) {
+            logger.warn("Job " + job.id() + " of queue '" + job.queue() + "' is dead after attempt " + job.attempt()
+                    + ": " + decision.reason(), error);
+        }
+        else if (logger.isInfoEnabled()) {
+            logger.info("Job " + job.id() + " of queue '" + job.queue() + "' failed attempt " + job.attempt() + " of "
+                    + job.maxAttempts() + ", retrying in " + decision.retryDelay().toMillis() + " ms: " + error);
+        }
         observer.failed(job, Duration.ofNanos(System.nanoTime() - start), error, decision);
         String text = (decision.isDead() ? decision.reason() + "\n" : "") + stackTrace(error);
         return new Failure(job, decision,

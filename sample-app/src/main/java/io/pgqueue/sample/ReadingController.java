@@ -1,13 +1,20 @@
 package io.pgqueue.sample;
 
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 
+import io.pgqueue.BatchSendResult;
+import io.pgqueue.JobRequest;
 import io.pgqueue.QueueOperations;
 import io.pgqueue.SendOptions;
 import io.pgqueue.SendResult;
 
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
@@ -22,6 +29,26 @@ class ReadingController {
 
     ReadingController(QueueOperations queue) {
         this.queue = queue;
+    }
+
+    /**
+     * Load generator: enqueues {@code count} random readings for accounts 1 to 100 in one statement, to
+     * watch the metrics move.
+     */
+    @PostMapping("/load")
+    Map<String, Object> load(@RequestParam(defaultValue = "1000") int count) {
+        if (count < 1 || count > 100_000) {
+            throw new IllegalArgumentException("count must be between 1 and 100000");
+        }
+        List<JobRequest> readings = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            long account = ThreadLocalRandom.current().nextLong(1, 101);
+            MeterReading reading = new MeterReading(account,
+                    BigDecimal.valueOf(ThreadLocalRandom.current().nextInt(1, 5000), 3));
+            readings.add(JobRequest.of(reading, SendOptions.builder().groupKey("account-" + account).build()));
+        }
+        BatchSendResult result = queue.sendBatch(READINGS_QUEUE, readings);
+        return Map.of("enqueued", result.inserted(), "queue", READINGS_QUEUE);
     }
 
     /** Enqueues one reading; readings of one account are processed in order. */

@@ -3,7 +3,10 @@ package io.pgqueue.sample;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 
+import java.time.Instant;
+
 import io.pgqueue.QueueOperations;
+import io.pgqueue.SendOptions;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.listener.JobContext;
 
@@ -12,7 +15,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * Records a meter reading and charges the account. TRANSACTIONAL delivery: the reading row, the balance
- * update, the follow-up bill job and the acknowledgement of this job commit together, or not at all.
+ * update, the follow-up jobs and the acknowledgement of this job commit together, or not at all. Readings
+ * are sent with the account as group key, so one account's readings are processed one at a time, in order.
  */
 @Component
 class ReadingListener {
@@ -41,5 +45,7 @@ class ReadingListener {
             throw new IllegalArgumentException("No account " + reading.accountId());
         }
         queue.send(BillingListener.BILLS_QUEUE, new Bill(reading.accountId(), amount));
+        queue.send(UsageBatchListener.USAGE_QUEUE, new UsageEvent(reading.accountId(), reading.kwh()),
+                SendOptions.builder().runAt(UsageBatchListener.bucketEnd(Instant.now())).build());
     }
 }

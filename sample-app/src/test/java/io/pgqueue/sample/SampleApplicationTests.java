@@ -100,6 +100,22 @@ class SampleApplicationTests {
     }
 
     @Test
+    void loadGeneratorReadingsAreAllRecordedAndAggregatedInBuckets() throws Exception {
+        long before = jdbc.queryForObject("SELECT count(*) FROM meter_reading", Long.class);
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port
+                + "/load?count=200")).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(json.readTree(response.body()).get("enqueued").asInt()).isEqualTo(200);
+
+        await().atMost(Duration.ofSeconds(60))
+            .until(() -> jdbc.queryForObject("SELECT count(*) FROM meter_reading", Long.class) == before + 200);
+        // every reading's usage event lands in a ten-second bucket, written as one row per batch
+        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                "SELECT coalesce(sum(readings), 0) FROM usage_bucket", Long.class) == before + 200);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM usage_bucket", Long.class)).isLessThan(before + 200);
+    }
+
+    @Test
     void healthIsUp() throws Exception {
         HttpResponse<String> response = http.send(
                 HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/health")).build(),
