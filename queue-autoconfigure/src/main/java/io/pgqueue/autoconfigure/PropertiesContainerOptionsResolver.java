@@ -61,8 +61,8 @@ class PropertiesContainerOptionsResolver implements ContainerOptionsResolver {
                 .pollInterval(first(perQueue.getPollInterval(), defaults.getPollInterval()))
                 .backoff(backoff(perQueue.getBackoff(), defaults.getBackoff()))
                 .autoStartup(defaults.isAutoStartup())
-                .maxRunning(perQueue.getMaxRunning())
-                .rate((perQueue.getRate() != null) ? RateLimit.parse(perQueue.getRate()) : null)
+                .maxRunning(firstOr(perQueue.getMaxRunning(), defaults.getMaxRunning(), null))
+                .rate(rate(firstOr(perQueue.getRate(), defaults.getRate(), null)))
                 .groupFailure(firstOr(perQueue.getGroupFailure(), defaults.getGroupFailure(), GroupFailurePolicy.BLOCK))
                 .build();
         }
@@ -95,7 +95,11 @@ class PropertiesContainerOptionsResolver implements ContainerOptionsResolver {
                 first(perQueue.getJitter(), defaults.getJitter()));
     }
 
-    private static <T> T firstOr(@Nullable T preferred, @Nullable T fallback, T last) {
+    private static @Nullable RateLimit rate(@Nullable String rate) {
+        return (rate != null) ? RateLimit.parse(rate) : null;
+    }
+
+    private static <T> @Nullable T firstOr(@Nullable T preferred, @Nullable T fallback, @Nullable T last) {
         return (preferred != null) ? preferred : (fallback != null) ? fallback : last;
     }
 

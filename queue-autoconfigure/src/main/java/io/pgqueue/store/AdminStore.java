@@ -85,15 +85,27 @@ public class AdminStore {
     /** Deletes up to a batch of dead jobs of a queue, optionally only those older than a cutoff. */
     private static final String PURGE_DEAD = """
             WITH purged AS (
-                DELETE FROM {schema}.job WHERE id IN (
+                DELETE FROM {schema}.job WHERE id = ANY(ARRAY(
                     SELECT id FROM {schema}.job WHERE queue = ? AND state = 'dead' AND (id = ? OR ?::bigint IS NULL)
-                    ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
+                    ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED))
                 RETURNING queue
             )/*counters*/, counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, dead)
                 SELECT queue, -count(*) FROM purged GROUP BY queue
             )/*end*/
             SELECT count(*) FROM purged
+            """;
+
+    /** Exact pending work of a queue, for tests: ready, running, or scheduled and due. */
+    private static final String PENDING_NOW = """
+            SELECT count(*) FROM {schema}.job
+            WHERE queue = ? AND (state IN ('ready', 'running') OR (state = 'scheduled' AND run_at <= now()))
+            """;
+
+    private static final String QUEUES_WITH_PENDING = """
+            SELECT DISTINCT queue FROM {schema}.job
+            WHERE state IN ('ready', 'running') OR (state = 'scheduled' AND run_at <= now())
+            ORDER BY queue
             """;
 
     private static final String NODES = """
@@ -169,6 +181,17 @@ public class AdminStore {
     /** Deletes up to {@code batchSize} dead jobs; one job when {@code jobId} is given. */
     public int purgeDead(String queue, @Nullable Long jobId, int batchSize) {
         return count(tables.sql(PURGE_DEAD), queue, jobId, jobId, batchSize);
+    }
+
+    /** Exact count of a queue's ready, running and due jobs (scans the queue's jobs: for tests). */
+    public long pendingNow(String queue) {
+        Long pending = jdbc.queryForObject(tables.sql(PENDING_NOW), Long.class, queue);
+        return (pending != null) ? pending : 0;
+    }
+
+    /** Queues with ready, running or due jobs (scans the job table: for tests). */
+    public List<String> queuesWithPendingJobs() {
+        return jdbc.queryForList(tables.sql(QUEUES_WITH_PENDING), String.class);
     }
 
     public List<NodeInfo> nodes() {

@@ -29,8 +29,9 @@ public class ListenerStore {
     private static final String PROMOTE_DUE = """
             WITH promoted AS (
                 UPDATE {schema}.job SET state = 'ready'
-                WHERE id IN (SELECT id FROM {schema}.job WHERE queue = ? AND state = 'scheduled' AND run_at <= now()
-                             ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED)
+                WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job
+                                     WHERE queue = ? AND state = 'scheduled' AND run_at <= now()
+                                     ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED))
                 RETURNING queue
             )/*counters*/, promoted_counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, scheduled, ready)
@@ -75,7 +76,7 @@ public class ListenerStore {
                 UPDATE {schema}.job j
                 SET state = 'running', attempts = j.attempts + 1, max_attempts = coalesce(j.max_attempts, ?),
                     locked_by = ?, lease_until = now() + ? * interval '1 millisecond'
-                WHERE j.id IN ({ready_ids})
+                WHERE j.id = ANY(ARRAY({ready_ids}))
                   AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
                 RETURNING j.id, j.queue, j.payload::text AS payload, j.payload_type, j.headers::text AS headers,
                           j.attempts, j.max_attempts, j.created_at, j.run_at
@@ -93,7 +94,7 @@ public class ListenerStore {
     private static final String CLAIM_TRANSACTIONAL = PROMOTE_DUE + """
             claimed AS (
                 DELETE FROM {schema}.job j
-                WHERE j.id IN ({ready_ids})
+                WHERE j.id = ANY(ARRAY({ready_ids}))
                 RETURNING j.id, j.queue, j.payload::text AS payload, j.payload_type, j.headers::text AS headers,
                           j.attempts + 1 AS attempts, coalesce(j.max_attempts, ?) AS max_attempts, j.created_at,
                           j.run_at, j.group_key, j.dedup_key
@@ -114,7 +115,8 @@ public class ListenerStore {
             WITH done AS (
                 DELETE FROM {schema}.job j
                 USING unnest(?::bigint[], ?::int[]) AS a(id, attempts)
-                WHERE j.id = a.id AND j.attempts = a.attempts AND j.locked_by = ? AND j.state = 'running'
+                WHERE j.id = ANY(?::bigint[]) AND j.id = a.id AND j.attempts = a.attempts AND j.locked_by = ?
+                  AND j.state = 'running'
                 RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key,
                           j.created_at
             )/*history*/, archived AS (
@@ -285,7 +287,9 @@ public class ListenerStore {
             try (PreparedStatement statement = connection.prepareStatement(completeSql)) {
                 statement.setArray(1, SqlArrays.bigints(connection, ids));
                 statement.setArray(2, SqlArrays.ints(connection, attempts));
-                statement.setObject(3, node);
+                // the ids again as an index condition on the primary key, whatever the planner thinks of unnest
+                statement.setArray(3, SqlArrays.bigints(connection, ids));
+                statement.setObject(4, node);
                 return singleInt(statement);
             }
         });

@@ -17,8 +17,8 @@ public class MaintenanceStore {
     private static final String PROMOTE_DUE = """
             WITH promoted AS (
                 UPDATE {schema}.job SET state = 'ready'
-                WHERE id IN (SELECT id FROM {schema}.job WHERE state = 'scheduled' AND run_at <= now()
-                             ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED)
+                WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job WHERE state = 'scheduled' AND run_at <= now()
+                                     ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED))
                 RETURNING queue
             )/*counters*/, counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, scheduled, ready)
@@ -96,10 +96,10 @@ public class MaintenanceStore {
     /** Deletes up to a batch of jobs dead for longer than the retention. */
     private static final String DELETE_OLD_DEAD = """
             WITH purged AS (
-                DELETE FROM {schema}.job WHERE id IN (
+                DELETE FROM {schema}.job WHERE id = ANY(ARRAY(
                     SELECT id FROM {schema}.job
                     WHERE state = 'dead' AND coalesce(dead_at, created_at) < now() - ? * interval '1 millisecond'
-                    LIMIT ? FOR UPDATE SKIP LOCKED)
+                    LIMIT ? FOR UPDATE SKIP LOCKED))
                 RETURNING queue
             )/*counters*/, counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, dead)
@@ -111,9 +111,9 @@ public class MaintenanceStore {
     /** Deletes up to a batch of history rows older than the retention. */
     private static final String DELETE_OLD_HISTORY = """
             WITH purged AS (
-                DELETE FROM {schema}.job_history WHERE id IN (
+                DELETE FROM {schema}.job_history WHERE id = ANY(ARRAY(
                     SELECT id FROM {schema}.job_history WHERE finished_at < now() - ? * interval '1 millisecond'
-                    ORDER BY finished_at LIMIT ? FOR UPDATE SKIP LOCKED)
+                    ORDER BY finished_at LIMIT ? FOR UPDATE SKIP LOCKED))
                 RETURNING id
             )
             SELECT count(*) FROM purged

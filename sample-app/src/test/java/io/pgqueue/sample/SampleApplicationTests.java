@@ -7,6 +7,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
+import io.pgqueue.test.QueueTestSupport;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -42,6 +44,16 @@ class SampleApplicationTests {
     @Autowired
     JsonMapper json;
 
+    @Autowired
+    ApplicationContext context;
+
+    QueueTestSupport queues;
+
+    @org.junit.jupiter.api.BeforeEach
+    void queues() {
+        queues = QueueTestSupport.of(context);
+    }
+
     private final HttpClient http = HttpClient.newHttpClient();
 
     private final JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
@@ -59,8 +71,9 @@ class SampleApplicationTests {
             .queryForObject("SELECT count(*) FROM meter_reading WHERE job_id = ?", Long.class, jobId) == 1);
         assertThat(jdbc.queryForObject("SELECT balance FROM account WHERE id = 42", BigDecimal.class))
             .isEqualByComparingTo("1.05");
-        await().atMost(Duration.ofSeconds(20)).until(() -> jdbc
-            .queryForObject("SELECT count(*) FROM pgqueue.job WHERE queue IN ('meter-readings', 'bills')", Long.class) == 0);
+        // the test helper of the autoconfigure jar: wait until both queues are drained
+        queues.awaitDrained("meter-readings", Duration.ofSeconds(20));
+        queues.awaitDrained("bills", Duration.ofSeconds(20));
     }
 
     @Test
@@ -107,8 +120,8 @@ class SampleApplicationTests {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(json.readTree(response.body()).get("enqueued").asInt()).isEqualTo(200);
 
-        await().atMost(Duration.ofSeconds(60))
-            .until(() -> jdbc.queryForObject("SELECT count(*) FROM meter_reading", Long.class) == before + 200);
+        queues.awaitDrained("meter-readings", Duration.ofSeconds(60));
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM meter_reading", Long.class)).isEqualTo(before + 200);
         // every reading's usage event lands in a ten-second bucket, written as one row per batch
         await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
                 "SELECT coalesce(sum(readings), 0) FROM usage_bucket", Long.class) == before + 200);
