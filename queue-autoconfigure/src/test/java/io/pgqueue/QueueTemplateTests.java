@@ -139,7 +139,7 @@ class QueueTemplateTests {
 
     @Test
     void sendBatchInsertsTenThousandJobsInOneStatement() {
-        StatementCounter counter = new StatementCounter();
+        StatementCounter counter = new StatementCounter("INSERT INTO \"pgqueue\".job");
         runner.withBean(DataSource.class, () -> counter.wrap(hikari(database))).run((context) -> {
             List<WelcomeEmail> payloads = IntStream.range(0, 10_000)
                 .mapToObj((i) -> new WelcomeEmail(i, "user" + i + "@example.com"))
@@ -161,7 +161,7 @@ class QueueTemplateTests {
 
     @Test
     void sendBatchLargerThanAChunkUsesOneStatementPerChunk() {
-        StatementCounter counter = new StatementCounter();
+        StatementCounter counter = new StatementCounter("INSERT INTO \"pgqueue\".job");
         runner.withBean(DataSource.class, () -> counter.wrap(hikari(database)))
             .withPropertyValues("pgqueue.template.batch-chunk-size=1000")
             .run((context) -> {

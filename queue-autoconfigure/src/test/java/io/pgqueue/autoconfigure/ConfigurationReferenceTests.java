@@ -39,7 +39,9 @@ class ConfigurationReferenceTests {
         assertThat(properties).hasSizeGreaterThan(40);
         assertThat(properties).allSatisfy((name) -> assertThat(readme).as("README documents " + name)
             .contains("`" + name));
-        List<String> documented = readme.lines()
+        String configuration = readme.substring(readme.indexOf("## Configuration"));
+        configuration = configuration.substring(0, configuration.indexOf("\n## ", 1));
+        List<String> documented = configuration.lines()
             .filter((line) -> line.startsWith("| `pgqueue."))
             .map((line) -> line.substring(3, line.indexOf('`', 3)))
             .toList();

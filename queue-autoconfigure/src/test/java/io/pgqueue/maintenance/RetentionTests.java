@@ -33,7 +33,7 @@ class RetentionTests {
 
     @Test
     void retentionDeletesOnlyWhatIsPastItsRetentionInBoundedBatches() {
-        StatementCounter counter = new StatementCounter();
+        StatementCounter counter = new StatementCounter("now() - ? * interval");
         runner.withBean(DataSource.class, () -> counter.wrap(hikari())).run((context) -> {
             jobs.jdbc().update("INSERT INTO pgqueue.job (queue, state, payload, dead_at) "
                     + "SELECT 'old', 'dead', '{}', now() - interval '8 days' FROM generate_series(1, 25)");

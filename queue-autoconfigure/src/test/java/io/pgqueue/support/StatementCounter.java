@@ -11,17 +11,31 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /**
- * Wraps a DataSource and counts the statements its connections prepare or execute, to prove that a batch
- * travels in a bounded number of statements.
+ * Wraps a DataSource and counts the statements its connections prepare, to prove that a batch travels in a
+ * bounded number of statements. Only statements whose SQL contains the given text count, so background
+ * work (maintenance, notifications) on the same DataSource does not disturb the count.
  */
 public final class StatementCounter {
+
+    private final String sqlFragment;
+
+    /** Counts every statement. */
+    public StatementCounter() {
+        this("");
+    }
+
+    /** Counts the statements whose SQL contains {@code sqlFragment}. */
+    public StatementCounter(String sqlFragment) {
+        this.sqlFragment = sqlFragment;
+    }
+
 
     private static final Set<String> STATEMENT_METHODS = Set.of("prepareStatement", "prepareCall", "createStatement");
 
     private final AtomicInteger statements = new AtomicInteger();
 
     public DataSource wrap(DataSource target) {
-        return proxy(DataSource.class, target, (method, result) -> (method.getName().equals("getConnection"))
+        return proxy(DataSource.class, target, (method, args, result) -> (method.getName().equals("getConnection"))
                 ? proxy(Connection.class, result, this::countStatement) : result);
     }
 
@@ -33,8 +47,10 @@ public final class StatementCounter {
         statements.set(0);
     }
 
-    private Object countStatement(Method method, Object result) {
-        if (STATEMENT_METHODS.contains(method.getName())) {
+    private Object countStatement(Method method, Object[] args, Object result) {
+        boolean matches = args == null || args.length == 0 || !(args[0] instanceof String sql)
+                || sql.contains(sqlFragment);
+        if (STATEMENT_METHODS.contains(method.getName()) && matches) {
             statements.incrementAndGet();
         }
         return result;
@@ -43,7 +59,7 @@ public final class StatementCounter {
     private static <T> T proxy(Class<T> type, Object target, ResultMapper mapper) {
         InvocationHandler handler = (proxy, method, args) -> {
             try {
-                return mapper.map(method, method.invoke(target, args));
+                return mapper.map(method, args, method.invoke(target, args));
             }
             catch (InvocationTargetException ex) {
                 throw ex.getCause();
@@ -56,6 +72,6 @@ public final class StatementCounter {
     @FunctionalInterface
     private interface ResultMapper {
 
-        Object map(Method method, Object result);
+        Object map(Method method, Object[] args, Object result);
     }
 }
