@@ -15,7 +15,6 @@ import java.util.stream.IntStream;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.support.StatementCounter;
 import io.pgqueue.testsupport.TestDatabase;
@@ -140,7 +139,7 @@ class QueueTemplateTests {
     @Test
     void sendBatchInsertsTenThousandJobsInOneStatement() {
         StatementCounter counter = new StatementCounter("INSERT INTO \"pgqueue\".job");
-        runner.withBean(DataSource.class, () -> counter.wrap(hikari(database))).run((context) -> {
+        runner.withBean(DataSource.class, () -> counter.wrap(QueueContextRunners.pool(database))).run((context) -> {
             List<WelcomeEmail> payloads = IntStream.range(0, 10_000)
                 .mapToObj((i) -> new WelcomeEmail(i, "user" + i + "@example.com"))
                 .toList();
@@ -149,7 +148,7 @@ class QueueTemplateTests {
 
             BatchSendResult result = template.sendBatch("bulk", payloads);
 
-            assertThat(counter.count()).isEqualTo(1);
+            assertThat(counter.count()).as(counter.statements()).isEqualTo(1);
             assertThat(result.inserted()).isEqualTo(10_000);
             assertThat(result.duplicates()).isZero();
             assertThat(jdbc.queryForObject("SELECT count(*) FROM pgqueue.job WHERE queue = 'bulk'", Long.class))
@@ -162,7 +161,7 @@ class QueueTemplateTests {
     @Test
     void sendBatchLargerThanAChunkUsesOneStatementPerChunk() {
         StatementCounter counter = new StatementCounter("INSERT INTO \"pgqueue\".job");
-        runner.withBean(DataSource.class, () -> counter.wrap(hikari(database)))
+        runner.withBean(DataSource.class, () -> counter.wrap(QueueContextRunners.pool(database)))
             .withPropertyValues("pgqueue.template.batch-chunk-size=1000")
             .run((context) -> {
                 QueueTemplate template = context.getBean(QueueTemplate.class);
@@ -170,7 +169,7 @@ class QueueTemplateTests {
 
                 BatchSendResult result = template.sendBatch("bulk", IntStream.range(0, 2500).boxed().toList());
 
-                assertThat(counter.count()).isEqualTo(3);
+                assertThat(counter.count()).as(counter.statements()).isEqualTo(3);
                 assertThat(result.inserted()).isEqualTo(2500);
             });
     }
@@ -329,14 +328,6 @@ class QueueTemplateTests {
         });
     }
 
-    private static HikariDataSource hikari(TestDatabase database) {
-        HikariDataSource dataSource = new HikariDataSource();
-        dataSource.setJdbcUrl(database.jdbcUrl());
-        dataSource.setUsername(database.username());
-        dataSource.setPassword(database.password());
-        dataSource.setMaximumPoolSize(4);
-        return dataSource;
-    }
 
     public static class Unwritable {
 

@@ -1,26 +1,20 @@
 package io.pgqueue.maintenance;
 
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.store.MaintenanceStore;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import io.pgqueue.support.PeriodicLifecycle;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.context.SmartLifecycle;
+
 
 /**
  * Periodic, cluster-safe upkeep on every node: promotes due scheduled jobs of all queues (so counts move
  * from scheduled to ready as time passes even for queues nobody consumes), folds counter deltas, and now
  * and then reconciles the counters with the job table.
  */
-public class QueueMaintenance implements SmartLifecycle {
-
-    private static final Log logger = LogFactory.getLog(QueueMaintenance.class);
+public class QueueMaintenance extends PeriodicLifecycle {
 
     private static final int PROMOTE_BATCH = 10_000;
 
@@ -33,8 +27,6 @@ public class QueueMaintenance implements SmartLifecycle {
     private final Duration reconcileInterval;
 
     private final RetentionSettings retention;
-
-    private volatile ScheduledExecutorService scheduler;
 
     /**
      * How long old rows are kept and how they are deleted.
@@ -49,6 +41,7 @@ public class QueueMaintenance implements SmartLifecycle {
 
     public QueueMaintenance(MaintenanceStore store, QueueAdmin admin, Duration interval, Duration reconcileInterval,
             RetentionSettings retention) {
+        super("pgqueue-maintenance");
         this.store = store;
         this.admin = admin;
         this.interval = interval;
@@ -57,34 +50,10 @@ public class QueueMaintenance implements SmartLifecycle {
     }
 
     @Override
-    public synchronized void start() {
-        if (scheduler != null) {
-            return;
-        }
-        scheduler = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-            Thread thread = new Thread(runnable, "pgqueue-maintenance");
-            thread.setDaemon(true);
-            return thread;
-        });
-        scheduler.scheduleWithFixedDelay(this::runSafely, interval.toMillis(), interval.toMillis(),
-                TimeUnit.MILLISECONDS);
-        scheduler.scheduleWithFixedDelay(this::reconcileSafely, reconcileInterval.toMillis(),
-                reconcileInterval.toMillis(), TimeUnit.MILLISECONDS);
-        scheduler.scheduleWithFixedDelay(this::deleteOldRowsSafely, retention.interval().toMillis(),
-                retention.interval().toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    @Override
-    public synchronized void stop() {
-        if (scheduler != null) {
-            scheduler.shutdownNow();
-            scheduler = null;
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return scheduler != null;
+    protected void schedule() {
+        every(interval, interval, "maintenance", this::runOnce);
+        every(reconcileInterval, reconcileInterval, "counter reconciliation", admin::reconcile);
+        every(retention.interval(), retention.interval(), "retention", this::deleteOldRows);
     }
 
     /** Runs one pass of promotion and counter folding now. */
@@ -117,30 +86,4 @@ public class QueueMaintenance implements SmartLifecycle {
         return deleted;
     }
 
-    private void deleteOldRowsSafely() {
-        try {
-            deleteOldRows();
-        }
-        catch (RuntimeException ex) {
-            logger.warn("pgqueue retention failed (will retry): " + ex.getMessage());
-        }
-    }
-
-    private void runSafely() {
-        try {
-            runOnce();
-        }
-        catch (RuntimeException ex) {
-            logger.warn("pgqueue maintenance failed (will retry): " + ex.getMessage());
-        }
-    }
-
-    private void reconcileSafely() {
-        try {
-            admin.reconcile();
-        }
-        catch (RuntimeException ex) {
-            logger.warn("pgqueue counter reconciliation failed (will retry): " + ex.getMessage());
-        }
-    }
 }

@@ -4,9 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -17,17 +14,17 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.admin.QueueStats;
 import io.pgqueue.store.QueueCounts;
+import io.pgqueue.support.PeriodicLifecycle;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.context.SmartLifecycle;
 
 /**
  * Gauges of every queue's state, fed from a snapshot refreshed on an interval with one read of the counters
  * (never a query inside a gauge callback): {@code pgqueue.jobs{queue,state}} and
  * {@code pgqueue.job.lag{queue}} (seconds since the oldest ready job became due).
  */
-public class QueueMetrics implements MeterBinder, SmartLifecycle {
+public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
 
     private static final Log logger = LogFactory.getLog(QueueMetrics.class);
 
@@ -41,9 +38,8 @@ public class QueueMetrics implements MeterBinder, SmartLifecycle {
 
     private volatile Map<String, QueueStats> snapshot = Map.of();
 
-    private volatile ScheduledExecutorService scheduler;
-
     public QueueMetrics(QueueAdmin admin, Duration refreshInterval) {
+        super("pgqueue-metrics");
         this.admin = admin;
         this.refreshInterval = refreshInterval;
     }
@@ -102,29 +98,7 @@ public class QueueMetrics implements MeterBinder, SmartLifecycle {
     }
 
     @Override
-    public synchronized void start() {
-        if (scheduler != null) {
-            return;
-        }
-        scheduler = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-            Thread thread = new Thread(runnable, "pgqueue-metrics");
-            thread.setDaemon(true);
-            return thread;
-        });
-        long period = refreshInterval.toMillis();
-        scheduler.scheduleWithFixedDelay(this::refresh, period, period, TimeUnit.MILLISECONDS);
-    }
-
-    @Override
-    public synchronized void stop() {
-        if (scheduler != null) {
-            scheduler.shutdownNow();
-            scheduler = null;
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return scheduler != null;
+    protected void schedule() {
+        every(refreshInterval, refreshInterval, "metrics refresh", this::refresh);
     }
 }

@@ -4,17 +4,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.store.ScheduleRow;
 import io.pgqueue.store.ScheduleStore;
+import io.pgqueue.support.PeriodicLifecycle;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.context.SmartLifecycle;
 
 /**
  * Fires recurring jobs. Every node declares the schedules it knows at start and then, every poll interval,
@@ -22,7 +19,7 @@ import org.springframework.context.SmartLifecycle;
  * enqueues its job in the same statement, so exactly one job is enqueued per tick however many nodes run,
  * without leader election.
  */
-public class QueueScheduler implements SmartLifecycle {
+public class QueueScheduler extends PeriodicLifecycle {
 
     private static final Log logger = LogFactory.getLog(QueueScheduler.class);
 
@@ -36,9 +33,8 @@ public class QueueScheduler implements SmartLifecycle {
 
     private final List<RecurringJob> declared = new ArrayList<>();
 
-    private volatile ScheduledExecutorService scheduler;
-
     public QueueScheduler(ScheduleStore store, JobPayloadCodec codec, Duration pollInterval, List<RecurringJob> jobs) {
+        super("pgqueue-scheduler");
         this.store = store;
         this.codec = codec;
         this.pollInterval = pollInterval;
@@ -85,38 +81,8 @@ public class QueueScheduler implements SmartLifecycle {
     }
 
     @Override
-    public synchronized void start() {
-        if (scheduler != null) {
-            return;
-        }
+    protected void schedule() {
         declared.forEach(this::register);
-        scheduler = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-            Thread thread = new Thread(runnable, "pgqueue-scheduler");
-            thread.setDaemon(true);
-            return thread;
-        });
-        scheduler.scheduleWithFixedDelay(this::fireSafely, 0, pollInterval.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    @Override
-    public synchronized void stop() {
-        if (scheduler != null) {
-            scheduler.shutdownNow();
-            scheduler = null;
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return scheduler != null;
-    }
-
-    private void fireSafely() {
-        try {
-            fireDue();
-        }
-        catch (RuntimeException ex) {
-            logger.warn("Could not fire recurring jobs (will retry): " + ex.getMessage());
-        }
+        every(pollInterval, Duration.ZERO, "recurring jobs", this::fireDue);
     }
 }

@@ -5,7 +5,6 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.listener.JobContext;
@@ -34,7 +33,7 @@ class RetentionTests {
     @Test
     void retentionDeletesOnlyWhatIsPastItsRetentionInBoundedBatches() {
         StatementCounter counter = new StatementCounter("now() - ? * interval");
-        runner.withBean(DataSource.class, () -> counter.wrap(hikari())).run((context) -> {
+        runner.withBean(DataSource.class, () -> counter.wrap(QueueContextRunners.pool(database))).run((context) -> {
             jobs.jdbc().update("INSERT INTO pgqueue.job (queue, state, payload, dead_at) "
                     + "SELECT 'old', 'dead', '{}', now() - interval '8 days' FROM generate_series(1, 25)");
             jobs.jdbc().update("INSERT INTO pgqueue.job (queue, state, payload, dead_at) "
@@ -82,12 +81,4 @@ class RetentionTests {
         });
     }
 
-    private static HikariDataSource hikari() {
-        HikariDataSource dataSource = new HikariDataSource();
-        dataSource.setJdbcUrl(database.jdbcUrl());
-        dataSource.setUsername(database.username());
-        dataSource.setPassword(database.password());
-        dataSource.setMaximumPoolSize(4);
-        return dataSource;
-    }
 }

@@ -1,5 +1,6 @@
 package io.pgqueue.support;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.pgqueue.autoconfigure.PgQueueAutoConfiguration;
 import io.pgqueue.testsupport.TestDatabase;
 
@@ -16,6 +17,16 @@ import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfigu
 public final class QueueContextRunners {
 
     private QueueContextRunners() {
+    }
+
+    /** A small Hikari pool on the database, e.g. to wrap in a {@link StatementCounter}. */
+    public static HikariDataSource pool(TestDatabase database) {
+        HikariDataSource dataSource = new HikariDataSource();
+        dataSource.setJdbcUrl(database.jdbcUrl());
+        dataSource.setUsername(database.username());
+        dataSource.setPassword(database.password());
+        dataSource.setMaximumPoolSize(4);
+        return dataSource;
     }
 
     public static ApplicationContextRunner on(TestDatabase database) {

@@ -34,6 +34,8 @@ public final class StatementCounter {
 
     private final AtomicInteger statements = new AtomicInteger();
 
+    private final java.util.List<String> counted = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     public DataSource wrap(DataSource target) {
         return proxy(DataSource.class, target, (method, args, result) -> (method.getName().equals("getConnection"))
                 ? proxy(Connection.class, result, this::countStatement) : result);
@@ -45,13 +47,20 @@ public final class StatementCounter {
 
     public void reset() {
         statements.set(0);
+        counted.clear();
+    }
+
+    /** The SQL of the statements counted since the last reset, for assertion messages. */
+    public String statements() {
+        return String.join("\n---\n", counted);
     }
 
     private Object countStatement(Method method, Object[] args, Object result) {
-        boolean matches = args == null || args.length == 0 || !(args[0] instanceof String sql)
-                || sql.contains(sqlFragment);
+        boolean matches = sqlFragment.isEmpty()
+                || (args != null && args.length > 0 && args[0] instanceof String sql && sql.contains(sqlFragment));
         if (STATEMENT_METHODS.contains(method.getName()) && matches) {
             statements.incrementAndGet();
+            counted.add(String.valueOf((args != null && args.length > 0) ? args[0] : method.getName()));
         }
         return result;
     }

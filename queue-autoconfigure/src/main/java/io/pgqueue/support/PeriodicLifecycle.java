@@ -1,0 +1,70 @@
+package io.pgqueue.support;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * A background task on its own daemon thread, started and stopped with the application context: the shape
+ * shared by maintenance, the metrics refresh and the recurring-job scheduler. A failing run is logged and
+ * retried at the next period; it never stops the task.
+ */
+public abstract class PeriodicLifecycle implements SmartLifecycle {
+
+    private final Log logger = LogFactory.getLog(getClass());
+
+    private final String threadName;
+
+    private volatile ScheduledExecutorService scheduler;
+
+    protected PeriodicLifecycle(String threadName) {
+        this.threadName = threadName;
+    }
+
+    /** Called once at start: schedule the task's runs with {@link #every}. */
+    protected abstract void schedule();
+
+    /** Runs {@code task} every {@code period}, the first time after {@code initialDelay}. */
+    protected void every(Duration period, Duration initialDelay, String what, Runnable task) {
+        scheduler.scheduleWithFixedDelay(() -> {
+            try {
+                task.run();
+            }
+            catch (RuntimeException ex) {
+                logger.warn("pgqueue " + what + " failed (will retry): " + ex.getMessage());
+            }
+        }, initialDelay.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public synchronized void start() {
+        if (scheduler != null) {
+            return;
+        }
+        scheduler = Executors.newSingleThreadScheduledExecutor((runnable) -> {
+            Thread thread = new Thread(runnable, threadName);
+            thread.setDaemon(true);
+            return thread;
+        });
+        schedule();
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+            scheduler = null;
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return scheduler != null;
+    }
+}

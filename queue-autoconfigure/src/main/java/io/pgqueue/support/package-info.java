@@ -1,0 +1,4 @@
+@NullMarked
+package io.pgqueue.support;
+
+import org.jspecify.annotations.NullMarked;
