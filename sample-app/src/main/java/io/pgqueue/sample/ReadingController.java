@@ -2,6 +2,7 @@ package io.pgqueue.sample;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -48,7 +49,10 @@ class ReadingController {
             readings.add(JobRequest.of(reading, SendOptions.builder().groupKey("account-" + account).build()));
         }
         BatchSendResult result = queue.sendBatch(READINGS_QUEUE, readings);
-        return Map.of("enqueued", result.inserted(), "queue", READINGS_QUEUE);
+        Map<String, Object> response = new LinkedHashMap<>();
+        response.put("enqueued", result.inserted());
+        response.put("queue", READINGS_QUEUE);
+        return response;
     }
 
     /** Enqueues one reading; readings of one account are processed in order. */
@@ -56,6 +60,9 @@ class ReadingController {
     Map<String, Object> submit(@RequestBody MeterReading reading) {
         SendResult result = queue.send(READINGS_QUEUE, reading,
                 SendOptions.builder().groupKey("account-" + reading.accountId()).build());
-        return Map.of("jobId", result.jobId(), "queue", READINGS_QUEUE);
+        Map<String, Object> response = new LinkedHashMap<>();
+        response.put("jobId", result.jobId());
+        response.put("queue", READINGS_QUEUE);
+        return response;
     }
 }
