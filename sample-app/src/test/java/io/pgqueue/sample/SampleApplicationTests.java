@@ -74,6 +74,9 @@ class SampleApplicationTests {
         // the test helper of the autoconfigure jar: wait until both queues are drained
         queues.awaitDrained("meter-readings", Duration.ofSeconds(20));
         queues.awaitDrained("bills", Duration.ofSeconds(20));
+        // history is on in the sample: the finished reading job is kept there
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM pgqueue.job_history WHERE id = ?", Long.class, jobId))
+            .isOne();
     }
 
     @Test
