@@ -110,13 +110,18 @@ public class ListenerStore {
             )/*end*/
             """ + CLAIMED_AND_PROMOTED;
 
-    /** Deletes finished jobs that this node still owns in the attempt it ran. */
+    /**
+     * Deletes finished jobs that this node still owns in the attempt it ran. Rows are found by primary key
+     * ({@code id = ANY}); the (id, attempt) pairs are checked through a hashed sub-plan (the {@code IS TRUE}
+     * keeps the planner from turning it into a join, which it would plan as a nested loop over every pair
+     * when its statistics still say "no running jobs" during a backlog). No {@code state = 'running'}
+     * either: only running jobs have an owner, and that predicate would invite the partial lease index.
+     */
     private static final String COMPLETE = """
             WITH done AS (
                 DELETE FROM {schema}.job j
-                USING unnest(?::bigint[], ?::int[]) AS a(id, attempts)
-                WHERE j.id = ANY(?::bigint[]) AND j.id = a.id AND j.attempts = a.attempts AND j.locked_by = ?
-                  AND j.state = 'running'
+                WHERE j.id = ANY(?::bigint[]) AND j.locked_by = ?
+                  AND ((j.id, j.attempts) IN (SELECT * FROM unnest(?::bigint[], ?::int[]))) IS TRUE
                 RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key,
                           j.created_at
             )/*history*/, archived AS (
@@ -129,6 +134,7 @@ public class ListenerStore {
             )/*end*/
             SELECT count(*) FROM done
             """;
+
 
     /**
      * Records a failed attempt: dead, or back to scheduled/ready after the delay. A LEASE job must still be
@@ -286,10 +292,9 @@ public class ListenerStore {
         Integer done = jdbc.execute((Connection connection) -> {
             try (PreparedStatement statement = connection.prepareStatement(completeSql)) {
                 statement.setArray(1, SqlArrays.bigints(connection, ids));
-                statement.setArray(2, SqlArrays.ints(connection, attempts));
-                // the ids again as an index condition on the primary key, whatever the planner thinks of unnest
+                statement.setObject(2, node);
                 statement.setArray(3, SqlArrays.bigints(connection, ids));
-                statement.setObject(4, node);
+                statement.setArray(4, SqlArrays.ints(connection, attempts));
                 return singleInt(statement);
             }
         });

@@ -27,7 +27,7 @@ public class NodeStore {
                 RETURNING id
             )
             UPDATE {schema}.job SET lease_until = greatest(lease_until, now() + ? * interval '1 millisecond')
-            WHERE locked_by = (SELECT id FROM alive) AND state = 'running' AND id = ANY(?)
+            WHERE id = ANY(?) AND locked_by = (SELECT id FROM alive)
             """;
 
     private static final String EXTEND_LEASE = """
@@ -69,7 +69,7 @@ public class NodeStore {
     private static final String RELEASE = """
             WITH released AS (
                 UPDATE {schema}.job SET state = 'ready', attempts = attempts - 1, locked_by = NULL, lease_until = NULL
-                WHERE locked_by = ? AND state = 'running' AND id = ANY(?)
+                WHERE id = ANY(?) AND locked_by = ?
                 RETURNING queue
             )/*counters*/, counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, running, ready)
@@ -138,8 +138,8 @@ public class NodeStore {
     public int release(UUID node, long[] jobIds) {
         Integer released = jdbc.execute((Connection connection) -> {
             try (PreparedStatement statement = connection.prepareStatement(releaseSql)) {
-                statement.setObject(1, node);
-                statement.setArray(2, SqlArrays.bigints(connection, jobIds));
+                statement.setArray(1, SqlArrays.bigints(connection, jobIds));
+                statement.setObject(2, node);
                 try (ResultSet rows = statement.executeQuery()) {
                     rows.next();
                     return rows.getInt(1);
