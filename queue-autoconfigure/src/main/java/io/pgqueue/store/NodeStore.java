@@ -37,11 +37,17 @@ public class NodeStore {
 
     /**
      * Releases running jobs whose lease expired or whose node stopped heart-beating, and forgets stale
-     * nodes. The lost attempt stays counted: a job out of attempts goes dead instead.
+     * nodes. The lost attempt stays counted: a job out of attempts goes dead instead. Every node runs this
+     * concurrently, so it never waits for a row another statement holds ({@code SKIP LOCKED}): two rescuers
+     * cannot deadlock, and a row being acknowledged right now is left to its owner.
      */
     private static final String RESCUE = """
             WITH stale AS (
-                DELETE FROM {schema}.node WHERE heartbeat_at < now() - ? * interval '1 millisecond' RETURNING id
+                DELETE FROM {schema}.node
+                WHERE id = ANY(ARRAY(SELECT id FROM {schema}.node
+                                     WHERE heartbeat_at < now() - ? * interval '1 millisecond'
+                                     FOR UPDATE SKIP LOCKED))
+                RETURNING id
             ), rescued AS (
                 UPDATE {schema}.job j
                 SET state = CASE WHEN j.attempts >= coalesce(j.max_attempts, ?) THEN 'dead' ELSE 'ready' END,
@@ -49,10 +55,13 @@ public class NodeStore {
                     dead_at = CASE WHEN j.attempts >= coalesce(j.max_attempts, ?) THEN now() END,
                     last_error = 'Attempt ' || j.attempts || ' lost: ' ||
                                  CASE WHEN j.lease_until < now() THEN 'lease expired' ELSE 'node stopped' END
-                WHERE j.state = 'running'
-                  AND (j.lease_until < now()
-                       OR NOT EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = j.locked_by
-                                      AND n.id NOT IN (SELECT id FROM stale)))
+                WHERE j.id = ANY(ARRAY(
+                    SELECT r.id FROM {schema}.job r
+                    WHERE r.state = 'running'
+                      AND (r.lease_until < now()
+                           OR NOT EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = r.locked_by
+                                          AND n.id NOT IN (SELECT id FROM stale)))
+                    ORDER BY r.id FOR UPDATE SKIP LOCKED))
                 RETURNING j.queue, j.state
             )/*counters*/, counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, running, ready, dead, failed, dead_lettered)
