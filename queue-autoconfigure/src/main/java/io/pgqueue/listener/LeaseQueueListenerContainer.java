@@ -52,6 +52,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         AtomicInteger workerCount = new AtomicInteger();
         workers = new ThreadPoolExecutor(options.concurrency(), options.concurrency(), 0, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(), (task) -> newThread(task, "worker-" + workerCount.incrementAndGet()));
+        node.track(this, inFlight.keySet());
         acks = new AckBatcher(store, node.identity().id(), "pgqueue-" + id() + "-acks");
         acks.start();
         poller = newThread(this::pollLoop, "poller");
@@ -80,6 +81,9 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
             Thread.currentThread().interrupt();
             releaseUnfinished();
             workers.shutdownNow();
+        }
+        finally {
+            node.untrack(this);
         }
     }
 
@@ -154,7 +158,6 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     private void dispatch(List<ClaimedJob> jobs, int slotsTaken) {
         for (ClaimedJob job : jobs) {
             inFlight.put(job.id(), job);
-            node.track(job);
         }
         if (executor.isBatch()) {
             if (jobs.isEmpty()) {
@@ -218,6 +221,5 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     private void finished(ClaimedJob job) {
         inFlight.remove(job.id());
-        node.untrack(job);
     }
 }

@@ -1,7 +1,8 @@
 package io.pgqueue.listener;
 
 import java.time.Duration;
-import java.util.Set;
+import java.util.Collection;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -28,7 +29,8 @@ public class NodeRuntime {
 
     private final NodeSettings settings;
 
-    private final Set<Long> running = ConcurrentHashMap.newKeySet();
+    /** The in-flight job ids of each LEASE container (a live view per container), read at every heartbeat. */
+    private final Map<Object, Collection<Long>> running = new ConcurrentHashMap<>();
 
     private volatile boolean heartbeatSuspended;
 
@@ -78,12 +80,13 @@ public class NodeRuntime {
         }
     }
 
-    void track(ClaimedJob job) {
-        running.add(job.id());
+    /** Renews the leases of a container's in-flight jobs (a live view of their ids) at every heartbeat. */
+    void track(Object container, Collection<Long> inFlightJobIds) {
+        running.put(container, inFlightJobIds);
     }
 
-    void untrack(ClaimedJob job) {
-        running.remove(job.id());
+    void untrack(Object container) {
+        running.remove(container);
     }
 
     boolean extendLease(ClaimedJob job, Duration duration) {
@@ -121,7 +124,7 @@ public class NodeRuntime {
     }
 
     private void heartbeat() {
-        long[] ids = running.stream().mapToLong(Long::longValue).toArray();
+        long[] ids = running.values().stream().flatMap(Collection::stream).mapToLong(Long::longValue).toArray();
         store.heartbeat(identity, settings.leaseDuration().toMillis(), ids);
     }
 }
