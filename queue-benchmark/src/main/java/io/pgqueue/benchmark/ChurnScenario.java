@@ -39,7 +39,7 @@ final class ChurnScenario {
         Scenarios.Setting setting = new Scenarios.Setting(8, 10);
         try (Database database = server.createDatabase("churn", setting.concurrency() + producers + 4);
                 PgQueueApp app = PgQueueApp.start(database, setting.concurrency() + producers + 4,
-                        Scenarios.drainProperties("LEASE", setting, true))) {
+                        Scenarios.drainProperties("LEASE", setting, true, true))) {
             app.startListeners();
             QueueTemplate template = app.template();
             ExecutorService producing = Executors.newSingleThreadExecutor();

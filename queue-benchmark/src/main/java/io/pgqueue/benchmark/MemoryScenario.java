@@ -79,7 +79,7 @@ final class MemoryScenario {
         double rate;
         try (PgQueueApp app = PgQueueApp.start(url, args[2], args[3], Integer.parseInt(args[5]) + 4,
                 Scenarios.drainProperties("LEASE", new Scenarios.Setting(Integer.parseInt(args[5]),
-                        Integer.parseInt(args[6])), true))) {
+                        Integer.parseInt(args[6])), true, true))) {
             PgQueueApp.NoopListener listener = app.listener();
             rate = Scenarios.rate(jobs, () -> {
                 app.startListeners();

@@ -155,7 +155,7 @@ final class Scenarios {
             Result best = null;
             boolean lease = mode.equals("LEASE");
             for (Setting setting : lease ? LEASE_SETTINGS : TRANSACTIONAL_SETTINGS) {
-                double ours = drainPgqueue(mode, setting, sizes.drainJobs(), true);
+                double ours = drainPgqueue(mode, setting, sizes.drainJobs(), true, true);
                 double raw = drainRaw(mode, lease ? new Setting(LEASE_BASELINE_CONNECTIONS, setting.batch()) : setting,
                         sizes.drainJobs());
                 Result result = new Result("drain " + mode, setting.toString(), ours, raw, "jobs/s", true,
@@ -173,10 +173,10 @@ final class Scenarios {
     }
 
     /** Drains preloaded jobs with pgqueue; returns jobs per second. */
-    double drainPgqueue(String mode, Setting setting, int jobs, boolean counters) throws Exception {
+    double drainPgqueue(String mode, Setting setting, int jobs, boolean counters, boolean metrics) throws Exception {
         int pool = mode.equals("LEASE") ? 6 : setting.concurrency() + 4;
         try (Database database = server.createDatabase("drain", pool);
-                PgQueueApp app = PgQueueApp.start(database, pool, drainProperties(mode, setting, counters))) {
+                PgQueueApp app = PgQueueApp.start(database, pool, drainProperties(mode, setting, counters, metrics))) {
             preload(database, jobs, 0);
             PgQueueApp.NoopListener listener = app.listener();
             return rate(jobs, () -> {
@@ -186,11 +186,11 @@ final class Scenarios {
         }
     }
 
-    static Map<String, Object> drainProperties(String mode, Setting setting, boolean counters) {
+    static Map<String, Object> drainProperties(String mode, Setting setting, boolean counters, boolean metrics) {
         return Map.of("bench.listen", "true", "bench.queue", QUEUE, "bench.mode", mode, "bench.concurrency",
                 String.valueOf(setting.concurrency()), "bench.batch", String.valueOf(setting.batch()),
                 "pgqueue.counters.enabled", String.valueOf(counters), "pgqueue.metrics.enabled",
-                String.valueOf(counters));
+                String.valueOf(metrics));
     }
 
     /** Drains preloaded jobs with the raw statements of the same shape; returns jobs per second. */
@@ -427,7 +427,7 @@ final class Scenarios {
     private double backlogRun(Setting setting, int ready, int scheduled) throws Exception {
         int pool = 6;
         try (Database database = server.createDatabase("backlog", pool);
-                PgQueueApp app = PgQueueApp.start(database, pool, drainProperties("LEASE", setting, true))) {
+                PgQueueApp app = PgQueueApp.start(database, pool, drainProperties("LEASE", setting, true, true))) {
             preload(database, ready, scheduled);
             PgQueueApp.NoopListener listener = app.listener();
             int work = sizes.backlogWork();
@@ -444,11 +444,21 @@ final class Scenarios {
 
     List<Result> metricsCost() throws Exception {
         Setting setting = new Setting(64, 50);
-        double on = median(3, () -> drainPgqueue("LEASE", setting, sizes.drainJobs() / 2, true));
-        double off = median(3, () -> drainPgqueue("LEASE", setting, sizes.drainJobs() / 2, false));
-        return List.of(new Result("metrics cost", "drain with counters and metrics on vs off", on, off, "jobs/s", true,
-                "LEASE, " + setting + ", " + sizes.drainJobs() / 2 + " jobs; baseline column = pgqueue with "
-                        + "pgqueue.counters.enabled=false and metrics off; median of 3"));
+        int jobs = sizes.drainJobs() / 2;
+        // Interleaved rounds, so that JIT warm-up and background noise fall on every variant alike.
+        List<Double> on = new ArrayList<>();
+        List<Double> countersOnly = new ArrayList<>();
+        List<Double> off = new ArrayList<>();
+        for (int round = 0; round < 3; round++) {
+            on.add(drainPgqueue("LEASE", setting, jobs, true, true));
+            countersOnly.add(drainPgqueue("LEASE", setting, jobs, true, false));
+            off.add(drainPgqueue("LEASE", setting, jobs, false, false));
+        }
+        String notes = "LEASE, " + setting + ", " + jobs + " jobs; baseline column = pgqueue with "
+                + "pgqueue.counters.enabled=false and metrics off; median of 3 interleaved rounds";
+        return List.of(new Result("metrics cost", "drain with counters and metrics on vs off", median(on), median(off),
+                "jobs/s", true, notes), new Result("metrics cost", "drain with counters on, metrics off vs both off",
+                median(countersOnly), median(off), "jobs/s", true, notes));
     }
 
     // ---------------------------------------------------------------- helpers
@@ -507,8 +517,13 @@ final class Scenarios {
         for (int i = 0; i < runs; i++) {
             values.add(run.call());
         }
-        values.sort(Double::compare);
-        return values.get(runs / 2);
+        return median(values);
+    }
+
+    static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(Double::compare);
+        return sorted.get(sorted.size() / 2);
     }
 
     /** Runs the same task on n threads and waits for all. */
