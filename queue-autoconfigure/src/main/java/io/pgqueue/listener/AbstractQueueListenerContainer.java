@@ -51,6 +51,31 @@ abstract class AbstractQueueListenerContainer implements QueueListenerContainer 
     }
 
     @Override
+    public final synchronized void start() {
+        if (running) {
+            return;
+        }
+        running = true;
+        doStart();
+    }
+
+    /** Starts the container's threads; {@link #running} is already true, so their loops run. */
+    protected abstract void doStart();
+
+    @Override
+    public final synchronized void stop() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        waiter.wakeUp();
+        doStop();
+    }
+
+    /** Waits for the threads to finish within the shutdown timeout; polling has already been told to stop. */
+    protected abstract void doStop();
+
+    @Override
     public void wakeUp() {
         waiter.wakeUp();
     }

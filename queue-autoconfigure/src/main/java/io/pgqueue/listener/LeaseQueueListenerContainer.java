@@ -43,11 +43,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     }
 
     @Override
-    public synchronized void start() {
-        if (running) {
-            return;
-        }
-        running = true;
+    protected void doStart() {
         slots = new Semaphore(options.concurrency());
         AtomicInteger workerCount = new AtomicInteger();
         workers = new ThreadPoolExecutor(options.concurrency(), options.concurrency(), 0, TimeUnit.MILLISECONDS,
@@ -60,12 +56,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     }
 
     @Override
-    public synchronized void stop() {
-        if (!running) {
-            return;
-        }
-        running = false;
-        waiter.wakeUp();
+    protected void doStop() {
         Duration timeout = node.settings().shutdownTimeout();
         try {
             poller.join(timeout.toMillis());

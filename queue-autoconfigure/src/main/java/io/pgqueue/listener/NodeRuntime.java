@@ -30,7 +30,7 @@ public class NodeRuntime {
     private final NodeSettings settings;
 
     /** The in-flight job ids of each LEASE container (a live view per container), read at every heartbeat. */
-    private final Map<Object, Collection<Long>> running = new ConcurrentHashMap<>();
+    private final Map<QueueListenerContainer, Collection<Long>> running = new ConcurrentHashMap<>();
 
     private volatile boolean heartbeatSuspended;
 
@@ -81,11 +81,11 @@ public class NodeRuntime {
     }
 
     /** Renews the leases of a container's in-flight jobs (a live view of their ids) at every heartbeat. */
-    void track(Object container, Collection<Long> inFlightJobIds) {
+    void track(QueueListenerContainer container, Collection<Long> inFlightJobIds) {
         running.put(container, inFlightJobIds);
     }
 
-    void untrack(Object container) {
+    void untrack(QueueListenerContainer container) {
         running.remove(container);
     }
 

@@ -37,11 +37,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
     }
 
     @Override
-    public synchronized void start() {
-        if (running) {
-            return;
-        }
-        running = true;
+    protected void doStart() {
         for (int i = 1; i <= options.concurrency(); i++) {
             Thread worker = newThread(this::workLoop, "worker-" + i);
             workers.add(worker);
@@ -50,12 +46,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
     }
 
     @Override
-    public synchronized void stop() {
-        if (!running) {
-            return;
-        }
-        running = false;
-        waiter.wakeUp();
+    protected void doStop() {
         long deadline = System.nanoTime() + shutdownTimeout.toNanos();
         try {
             for (Thread worker : workers) {
