@@ -162,24 +162,21 @@ class FlowControlTests {
 
     @Test
     void aFailedJobHoldsItsGroupUntilItsRetrySucceeds() {
-        FailingFirstInGroup handler = new FailingFirstInGroup();
-        runner.withPropertyValues("pgqueue.queues.strict-group.backoff.initial=300ms")
-            .withBean(FailingFirstInGroup.class, () -> handler)
-            .run((context) -> {
-                context.getBean(QueueTemplate.class).sendBatch("strict-group", IntStream.range(0, 5)
-                    .mapToObj((n) -> JobRequest.of(new Task("g", n), SendOptions.builder().groupKey("g").build()))
-                    .toList());
-                await().atMost(Duration.ofSeconds(10)).until(() -> handler.order.size() == 5);
-            });
-
-        assertThat(handler.order).containsExactly(0, 1, 2, 3, 4);
+        assertThat(handledOrderOfOneGroup("pgqueue.queues.strict-group.backoff.initial=300ms"))
+            .containsExactly(0, 1, 2, 3, 4);
     }
 
     @Test
     void withSkipAFailedJobLetsTheRestOfItsGroupRun() {
+        assertThat(handledOrderOfOneGroup("pgqueue.queues.strict-group.backoff.initial=2s",
+                "pgqueue.queues.strict-group.group-failure=skip"))
+            .containsExactly(1, 2, 3, 4, 0);
+    }
+
+    /** Sends jobs 0..4 in one group, the first failing once, and returns the order they were handled in. */
+    private List<Integer> handledOrderOfOneGroup(String... properties) {
         FailingFirstInGroup handler = new FailingFirstInGroup();
-        runner.withPropertyValues("pgqueue.queues.strict-group.backoff.initial=2s",
-                "pgqueue.queues.strict-group.group-failure=skip")
+        runner.withPropertyValues(properties)
             .withBean(FailingFirstInGroup.class, () -> handler)
             .run((context) -> {
                 context.getBean(QueueTemplate.class).sendBatch("strict-group", IntStream.range(0, 5)
@@ -187,8 +184,7 @@ class FlowControlTests {
                     .toList());
                 await().atMost(Duration.ofSeconds(10)).until(() -> handler.order.size() == 5);
             });
-
-        assertThat(handler.order).containsExactly(1, 2, 3, 4, 0);
+        return handler.order;
     }
 
     static class RateHandler {
