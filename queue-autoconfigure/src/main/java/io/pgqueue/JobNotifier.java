@@ -2,27 +2,32 @@ package io.pgqueue;
 
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import io.pgqueue.store.NotificationStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Decides which enqueues carry a NOTIFY. PostgreSQL serialises committing transactions that notified on one
- * global lock, so pgqueue sends at most one notification per queue per transaction, and at most one per
- * queue per debounce window across the JVM. A skipped notification is replaced by one trailing
- * notification sent after the window (and after the skipping transaction committed), so no committed job
- * waits for the poll interval because of the debounce.
+ * Wakes listeners after an enqueue. Listener containers of this JVM are woken in-process once the jobs are
+ * committed, at no cost to the database. Other JVMs learn of new jobs through NOTIFY. PostgreSQL serialises
+ * committing transactions that notified on one global lock, so pgqueue sends at most one notification per
+ * queue per transaction, and at most one per queue per debounce window across the JVM. A skipped
+ * notification is replaced by one trailing notification sent after the window (and after the skipping
+ * transaction committed), so no committed job waits for the poll interval because of the debounce.
  */
 public class JobNotifier implements DisposableBean {
 
@@ -32,11 +37,14 @@ public class JobNotifier implements DisposableBean {
         /** The insert statement itself notifies. */
         WITH_INSERT,
 
-        /** Nothing to do: this transaction already notified this queue, or notifications are off. */
-        SKIP,
-
         /** Debounced: a trailing notification follows after the window. */
-        TRAILING
+        TRAILING,
+
+        /** Notifications are off: only listeners of this JVM are woken. */
+        LOCAL_ONLY,
+
+        /** Nothing to do: an earlier insert of this transaction took care of this queue. */
+        SKIP
     }
 
     private static final Log logger = LogFactory.getLog(JobNotifier.class);
@@ -51,7 +59,9 @@ public class JobNotifier implements DisposableBean {
 
     private final Set<String> trailingScheduled = ConcurrentHashMap.newKeySet();
 
-    private volatile ScheduledExecutorService trailing;
+    private final List<Consumer<String>> localListeners = new CopyOnWriteArrayList<>();
+
+    private volatile @Nullable ScheduledExecutorService trailing;
 
     public JobNotifier(NotificationStore store, boolean enabled, Duration debounce) {
         this.store = store;
@@ -59,12 +69,17 @@ public class JobNotifier implements DisposableBean {
         this.debounceNanos = debounce.toNanos();
     }
 
+    /** Registers a callback that is told, with the queue name, when jobs committed in this JVM. */
+    public void addLocalListener(Consumer<String> wakeUp) {
+        localListeners.add(wakeUp);
+    }
+
     public Decision decide(String queue) {
-        if (!enabled) {
-            return Decision.SKIP;
-        }
         if (inTransaction() && !notifiedQueuesOfTransaction().add(queue)) {
             return Decision.SKIP;
+        }
+        if (!enabled) {
+            return Decision.LOCAL_ONLY;
         }
         long now = System.nanoTime();
         boolean[] claimed = new boolean[1];
@@ -81,18 +96,27 @@ public class JobNotifier implements DisposableBean {
 
     /** Called after the insert statement returned. */
     public void afterInsert(String queue, Decision decision) {
-        if (decision != Decision.TRAILING) {
+        if (decision == Decision.SKIP || (decision != Decision.TRAILING && localListeners.isEmpty())) {
             return;
         }
         if (inTransaction()) {
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
                 @Override
                 public void afterCommit() {
-                    scheduleTrailing(queue);
+                    committed(queue, decision);
                 }
             });
         }
         else {
+            committed(queue, decision);
+        }
+    }
+
+    private void committed(String queue, Decision decision) {
+        for (Consumer<String> listener : localListeners) {
+            listener.accept(queue);
+        }
+        if (decision == Decision.TRAILING) {
             scheduleTrailing(queue);
         }
     }

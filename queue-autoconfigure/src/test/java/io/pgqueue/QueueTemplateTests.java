@@ -101,6 +101,38 @@ class QueueTemplateTests {
     }
 
     @Test
+    void sendBatchWithSharedOptionsStoresThemOnEveryRowAndEachPayloadOnItsOwn() {
+        runner.run((context) -> {
+            BatchSendResult result = context.getBean(QueueTemplate.class)
+                .sendBatch("digests", List.of("a", "b", "c"), SendOptions.builder()
+                    .delay(Duration.ofMinutes(10))
+                    .priority(3)
+                    .maxAttempts(2)
+                    .groupKey("tenant-1")
+                    .header("trace", "xyz")
+                    .build());
+
+            assertThat(result.jobIds()).hasSize(3);
+            List<Map<String, Object>> rows = jdbc.queryForList("SELECT id, payload #>> '{}' AS payload, state, priority, "
+                    + "max_attempts, group_key, headers->>'trace' AS trace, payload_type, "
+                    + "extract(epoch FROM run_at - now()) AS delay_seconds FROM pgqueue.job WHERE queue = 'digests' "
+                    + "ORDER BY id");
+            assertThat(rows).extracting((row) -> row.get("payload")).containsExactly("a", "b", "c");
+            assertThat(rows).extracting((row) -> ((Number) row.get("id")).longValue())
+                .containsExactlyElementsOf(result.jobIds());
+            assertThat(rows).allSatisfy((row) -> {
+                assertThat(row).containsEntry("state", "scheduled")
+                    .containsEntry("priority", 3)
+                    .containsEntry("max_attempts", 2)
+                    .containsEntry("group_key", "tenant-1")
+                    .containsEntry("trace", "xyz")
+                    .containsEntry("payload_type", String.class.getName());
+                assertThat(((Number) row.get("delay_seconds")).doubleValue()).isBetween(590.0, 600.0);
+            });
+        });
+    }
+
+    @Test
     void sendWithAbsoluteRunAtUsesThatInstant() {
         runner.run((context) -> {
             Instant runAt = Instant.now().plus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.MILLIS);

@@ -490,7 +490,7 @@ public class PgQueueProperties implements InitializingBean {
          * Shortest time between two notifications for one queue from this JVM; a notification skipped by
          * the debounce is sent once the window ends.
          */
-        private Duration notifyDebounce = Duration.ofMillis(2);
+        private Duration notifyDebounce = Duration.ofMillis(10);
 
         /**
          * Comma-separated list of exception types that send a job dead at once instead of retrying it.

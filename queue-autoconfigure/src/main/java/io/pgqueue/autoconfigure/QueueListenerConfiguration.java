@@ -2,6 +2,7 @@ package io.pgqueue.autoconfigure;
 
 import javax.sql.DataSource;
 
+import io.pgqueue.JobNotifier;
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.annotation.QueueListenerAnnotationBeanPostProcessor;
 import io.pgqueue.listener.ContainerOptionsResolver;
@@ -85,8 +86,11 @@ class QueueListenerConfiguration {
     @DependsOnDatabaseInitialization
     QueueListenerContainerRegistry queueListenerContainerRegistry(QueueListenerContainerFactory factory,
             ContainerOptionsResolver optionsResolver, JobPayloadCodec codec, NodeRuntime nodeRuntime,
-            NotificationStore notificationStore, PgQueueProperties properties) {
-        return new QueueListenerContainerRegistry(factory, optionsResolver, codec, nodeRuntime,
-                properties.getListener().isNotify() ? notificationStore : null);
+            NotificationStore notificationStore, PgQueueProperties properties, ObjectProvider<JobNotifier> notifier) {
+        QueueListenerContainerRegistry registry = new QueueListenerContainerRegistry(factory, optionsResolver, codec,
+                nodeRuntime, properties.getListener().isNotify() ? notificationStore : null);
+        // jobs sent from this JVM wake its own listeners at once, without a round trip through NOTIFY
+        notifier.ifAvailable((available) -> available.addLocalListener(registry::wakeUp));
+        return registry;
     }
 }

@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Function;
 
 import javax.sql.DataSource;
@@ -54,6 +55,14 @@ public class JobStore {
             unnest(?::text[], ?::text[], ?::text[], ?::smallint[], ?::bigint[], ?::bigint[], ?::int[], ?::text[],
                    ?::text[])""";
 
+    /**
+     * The rows of a batch whose jobs differ only in payload (sendBatch with one SendOptions, the usual case):
+     * one array of payloads, every other column a single parameter.
+     */
+    private static final String UNIFORM_BATCH_ROWS = """
+            (SELECT p.payload, o.* FROM unnest(?::text[]) AS p(payload) CROSS JOIN
+             (VALUES (?::text, ?::text, ?::smallint, ?::bigint, ?::bigint, ?::int, ?::text, ?::text)) AS o)""";
+
     /** The row of a single send: plain parameters, cheaper to bind than nine one-element arrays. */
     private static final String SINGLE_ROW = """
             (VALUES (?::text, ?::text, ?::text, ?::smallint, ?::bigint, ?::bigint, ?::int, ?::text, ?::text))""";
@@ -66,6 +75,8 @@ public class JobStore {
 
     private final String insertBatchSql;
 
+    private final String insertUniformBatchSql;
+
     private final String insertOneSql;
 
     private final String findByDedupKeySql;
@@ -76,6 +87,7 @@ public class JobStore {
         this.jdbc = new JdbcTemplate(dataSource);
         this.channel = tables.notifyChannel();
         this.insertBatchSql = tables.sql(INSERT.replace("{rows}", BATCH_ROWS));
+        this.insertUniformBatchSql = tables.sql(INSERT.replace("{rows}", UNIFORM_BATCH_ROWS));
         this.insertOneSql = tables.sql(INSERT.replace("{rows}", SINGLE_ROW));
         this.findByDedupKeySql = tables.sql(FIND_ACTIVE_BY_DEDUP_KEY);
     }
@@ -91,9 +103,16 @@ public class JobStore {
         }
         List<Long> ids = jdbc.execute((Connection connection) -> {
             boolean single = jobs.size() == 1;
-            try (PreparedStatement statement = connection.prepareStatement(single ? insertOneSql : insertBatchSql)) {
+            boolean uniform = !single && differOnlyInPayload(jobs);
+            String sql = single ? insertOneSql : (uniform ? insertUniformBatchSql : insertBatchSql);
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
                 if (single) {
-                    bindJob(statement, jobs.get(0));
+                    statement.setString(1, jobs.get(0).payloadJson());
+                    bindOptions(statement, jobs.get(0));
+                }
+                else if (uniform) {
+                    statement.setArray(1, array(connection, "text", jobs, NewJob::payloadJson));
+                    bindOptions(statement, jobs.get(0));
                 }
                 else {
                     bindJobs(connection, statement, jobs);
@@ -120,8 +139,23 @@ public class JobStore {
         return ids.isEmpty() ? null : ids.get(0);
     }
 
-    private static void bindJob(PreparedStatement statement, NewJob job) throws SQLException {
-        statement.setString(1, job.payloadJson());
+    private static boolean differOnlyInPayload(List<NewJob> jobs) {
+        NewJob first = jobs.get(0);
+        for (NewJob job : jobs) {
+            if (!Objects.equals(job.payloadType(), first.payloadType())
+                    || !Objects.equals(job.headersJson(), first.headersJson()) || job.priority() != first.priority()
+                    || !Objects.equals(job.runAt(), first.runAt()) || job.delayMillis() != first.delayMillis()
+                    || !Objects.equals(job.maxAttempts(), first.maxAttempts())
+                    || !Objects.equals(job.dedupKey(), first.dedupKey())
+                    || !Objects.equals(job.groupKey(), first.groupKey())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Binds parameters 2 to 9, every column but the payload, from one job. */
+    private static void bindOptions(PreparedStatement statement, NewJob job) throws SQLException {
         statement.setString(2, job.payloadType());
         statement.setString(3, job.headersJson());
         statement.setShort(4, job.priority());

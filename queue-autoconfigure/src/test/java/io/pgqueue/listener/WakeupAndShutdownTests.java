@@ -58,19 +58,43 @@ class WakeupAndShutdownTests {
     }
 
     @Test
-    void notifyWakesAnIdleListenerLongBeforeItsPollInterval() {
+    void notifyFromAnotherApplicationWakesAnIdleListenerLongBeforeItsPollInterval() {
         Stopwatch stopwatch = new Stopwatch();
         runner.withPropertyValues("pgqueue.listener.poll-interval=10s")
             .withBean(Stopwatch.class, () -> stopwatch)
             .run((context) -> {
                 WakeupListener wakeup = context.getBean(QueueListenerContainerRegistry.class).wakeupListener();
                 await().atMost(Duration.ofSeconds(10)).until(wakeup::isConnected);
-                // after a first job the poller's claim came back short: it now waits out its 10 s interval
-                context.getBean(QueueTemplate.class).send("idle", new Ping(0));
+                // a second application without listeners publishes: only NOTIFY can reach the first one
+                runner.run((publisher) -> {
+                    QueueTemplate template = publisher.getBean(QueueTemplate.class);
+                    // after a first job the poller's claim came back short: it now waits out its 10 s interval
+                    template.send("idle", new Ping(0));
+                    assertThat(stopwatch.first.await(15, TimeUnit.SECONDS)).isTrue();
+
+                    long sentNanos = System.nanoTime();
+                    template.send("idle", new Ping(1));
+
+                    assertThat(stopwatch.started.await(5, TimeUnit.SECONDS)).isTrue();
+                    assertThat(Duration.ofNanos(stopwatch.startedNanos.get() - sentNanos))
+                        .isLessThan(Duration.ofSeconds(1));
+                });
+            });
+    }
+
+    @Test
+    void aSendFromTheSameApplicationWakesItsListenerWithoutNotify() {
+        Stopwatch stopwatch = new Stopwatch();
+        runner.withPropertyValues("pgqueue.listener.poll-interval=10s", "pgqueue.listener.notify=false")
+            .withBean(Stopwatch.class, () -> stopwatch)
+            .run((context) -> {
+                QueueTemplate template = context.getBean(QueueTemplate.class);
+                template.send("idle", new Ping(0));
                 assertThat(stopwatch.first.await(15, TimeUnit.SECONDS)).isTrue();
 
                 long sentNanos = System.nanoTime();
-                context.getBean(QueueTemplate.class).send("idle", new Ping(1));
+                new TransactionTemplate(context.getBean(org.springframework.transaction.PlatformTransactionManager.class))
+                    .executeWithoutResult((status) -> template.send("idle", new Ping(1)));
 
                 assertThat(stopwatch.started.await(5, TimeUnit.SECONDS)).isTrue();
                 assertThat(Duration.ofNanos(stopwatch.startedNanos.get() - sentNanos)).isLessThan(Duration.ofSeconds(1));
@@ -78,13 +102,14 @@ class WakeupAndShutdownTests {
     }
 
     @Test
-    void withNotifyOffPollingStillFindsJobs() {
+    void withNotifyOffPollingStillFindsJobsOfOtherApplications() {
         Stopwatch stopwatch = new Stopwatch();
         runner.withPropertyValues("pgqueue.listener.notify=false")
             .withBean(Stopwatch.class, () -> stopwatch)
             .run((context) -> {
                 assertThat(context.getBean(QueueListenerContainerRegistry.class).wakeupListener()).isNull();
-                context.getBean(QueueTemplate.class).send("idle", new Ping(2));
+                // written behind pgqueue's back: neither a NOTIFY nor an in-process wake-up announces it
+                jobs.insertRaw("idle", "{\"n\": 2}", Ping.class.getName());
                 assertThat(stopwatch.started.await(5, TimeUnit.SECONDS)).isTrue();
             });
     }
