@@ -6,7 +6,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -41,17 +43,36 @@ public class JobStore {
                 RETURNING id, queue, state
             )/*counters*/, counted AS (
                 INSERT INTO {schema}.queue_counter_delta (queue, scheduled, ready, enqueued)
-                SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'),
-                       count(*)
-                FROM inserted GROUP BY queue
-            )/*end*/, notified AS (
-                SELECT pg_notify(?, ?) FROM (SELECT 1 FROM inserted LIMIT 1) AS any_row WHERE ?::boolean
-            )
-            SELECT id FROM inserted LEFT JOIN notified ON true
+                {count}
+            )/*end*/{notify}
             """;
 
+    /** One delta row for the whole batch: worth an aggregate when many rows were inserted. */
+    private static final String COUNT_GROUPED = """
+            SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'),
+                           count(*)
+                    FROM inserted GROUP BY queue""";
+
+    /** At most one row was inserted: its delta without an aggregate node (measurably cheaper per send). */
+    private static final String COUNT_ONE = """
+            SELECT queue, (state = 'scheduled')::int, (state = 'ready')::int, 1 FROM inserted""";
+
+    /**
+     * The NOTIFY (delivered at commit) when the statement inserted anything. Only the statements that notify
+     * carry it: most sends under load are debounced and skip it.
+     */
+    private static final String NOTIFY = """
+            , notified AS (
+                SELECT pg_notify(?, ?) FROM (SELECT 1 FROM inserted LIMIT 1) AS any_row
+            )
+            SELECT id FROM inserted LEFT JOIN notified ON true""";
+
+    private static final String NO_NOTIFY = """
+
+            SELECT id FROM inserted""";
+
     /** The rows of a batch: one array per column, expanded by unnest. */
-    private static final String BATCH_ROWS = """
+    private static final String MIXED_ROWS = """
             unnest(?::text[], ?::text[], ?::text[], ?::smallint[], ?::bigint[], ?::bigint[], ?::int[], ?::text[],
                    ?::text[])""";
 
@@ -59,7 +80,7 @@ public class JobStore {
      * The rows of a batch whose jobs differ only in payload (sendBatch with one SendOptions, the usual case):
      * one array of payloads, every other column a single parameter.
      */
-    private static final String UNIFORM_BATCH_ROWS = """
+    private static final String UNIFORM_ROWS = """
             (SELECT p.payload, o.* FROM unnest(?::text[]) AS p(payload) CROSS JOIN
              (VALUES (?::text, ?::text, ?::smallint, ?::bigint, ?::bigint, ?::int, ?::text, ?::text)) AS o)""";
 
@@ -73,11 +94,8 @@ public class JobStore {
 
     private final JdbcTemplate jdbc;
 
-    private final String insertBatchSql;
-
-    private final String insertUniformBatchSql;
-
-    private final String insertOneSql;
+    /** The insert statements by row shape, each without and with NOTIFY. */
+    private final Map<RowShape, String[]> insertSql = new EnumMap<>(RowShape.class);
 
     private final String findByDedupKeySql;
 
@@ -86,9 +104,12 @@ public class JobStore {
     public JobStore(DataSource dataSource, QueueTables tables) {
         this.jdbc = new JdbcTemplate(dataSource);
         this.channel = tables.notifyChannel();
-        this.insertBatchSql = tables.sql(INSERT.replace("{rows}", BATCH_ROWS));
-        this.insertUniformBatchSql = tables.sql(INSERT.replace("{rows}", UNIFORM_BATCH_ROWS));
-        this.insertOneSql = tables.sql(INSERT.replace("{rows}", SINGLE_ROW));
+        for (RowShape shape : RowShape.values()) {
+            String rows = INSERT.replace("{rows}", shape.rows)
+                .replace("{count}", (shape == RowShape.SINGLE) ? COUNT_ONE : COUNT_GROUPED);
+            insertSql.put(shape, new String[] { tables.sql(rows.replace("{notify}", NO_NOTIFY)),
+                    tables.sql(rows.replace("{notify}", NOTIFY)) });
+        }
         this.findByDedupKeySql = tables.sql(FIND_ACTIVE_BY_DEDUP_KEY);
     }
 
@@ -102,25 +123,24 @@ public class JobStore {
             return List.of();
         }
         List<Long> ids = jdbc.execute((Connection connection) -> {
-            boolean single = jobs.size() == 1;
-            boolean uniform = !single && differOnlyInPayload(jobs);
-            String sql = single ? insertOneSql : (uniform ? insertUniformBatchSql : insertBatchSql);
-            try (PreparedStatement statement = connection.prepareStatement(sql)) {
-                if (single) {
-                    statement.setString(1, jobs.get(0).payloadJson());
-                    bindOptions(statement, jobs.get(0));
-                }
-                else if (uniform) {
-                    statement.setArray(1, array(connection, "text", jobs, NewJob::payloadJson));
-                    bindOptions(statement, jobs.get(0));
-                }
-                else {
-                    bindJobs(connection, statement, jobs);
+            RowShape shape = RowShape.of(jobs);
+            try (PreparedStatement statement = connection.prepareStatement(insertSql.get(shape)[notify ? 1 : 0])) {
+                switch (shape) {
+                    case SINGLE -> {
+                        statement.setString(1, jobs.get(0).payloadJson());
+                        bindOptions(statement, jobs.get(0));
+                    }
+                    case UNIFORM -> {
+                        statement.setArray(1, array(connection, "text", jobs, NewJob::payloadJson));
+                        bindOptions(statement, jobs.get(0));
+                    }
+                    case MIXED -> bindJobs(connection, statement, jobs);
                 }
                 statement.setString(10, queue);
-                statement.setString(11, channel);
-                statement.setString(12, queue);
-                statement.setBoolean(13, notify);
+                if (notify) {
+                    statement.setString(11, channel);
+                    statement.setString(12, queue);
+                }
                 List<Long> inserted = new ArrayList<>(jobs.size());
                 try (ResultSet rows = statement.executeQuery()) {
                     while (rows.next()) {
@@ -137,21 +157,6 @@ public class JobStore {
     public @Nullable Long findActiveByDedupKey(String queue, String dedupKey) {
         List<Long> ids = jdbc.queryForList(findByDedupKeySql, Long.class, queue, dedupKey);
         return ids.isEmpty() ? null : ids.get(0);
-    }
-
-    private static boolean differOnlyInPayload(List<NewJob> jobs) {
-        NewJob first = jobs.get(0);
-        for (NewJob job : jobs) {
-            if (!Objects.equals(job.payloadType(), first.payloadType())
-                    || !Objects.equals(job.headersJson(), first.headersJson()) || job.priority() != first.priority()
-                    || !Objects.equals(job.runAt(), first.runAt()) || job.delayMillis() != first.delayMillis()
-                    || !Objects.equals(job.maxAttempts(), first.maxAttempts())
-                    || !Objects.equals(job.dedupKey(), first.dedupKey())
-                    || !Objects.equals(job.groupKey(), first.groupKey())) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** Binds parameters 2 to 9, every column but the payload, from one job. */
@@ -187,5 +192,39 @@ public class JobStore {
             values[i] = column.apply(jobs.get(i));
         }
         return connection.createArrayOf(type, values);
+    }
+
+    /** How the rows of one insert travel as parameters (parameters 1 to 9 of the statement). */
+    private enum RowShape {
+
+        SINGLE(SINGLE_ROW), UNIFORM(UNIFORM_ROWS), MIXED(MIXED_ROWS);
+
+        private final String rows;
+
+        RowShape(String rows) {
+            this.rows = rows;
+        }
+
+        static RowShape of(List<NewJob> jobs) {
+            if (jobs.size() == 1) {
+                return SINGLE;
+            }
+            return differOnlyInPayload(jobs) ? UNIFORM : MIXED;
+        }
+
+        private static boolean differOnlyInPayload(List<NewJob> jobs) {
+            NewJob first = jobs.get(0);
+            for (NewJob job : jobs) {
+                if (!Objects.equals(job.payloadType(), first.payloadType())
+                        || !Objects.equals(job.headersJson(), first.headersJson()) || job.priority() != first.priority()
+                        || !Objects.equals(job.runAt(), first.runAt()) || job.delayMillis() != first.delayMillis()
+                        || !Objects.equals(job.maxAttempts(), first.maxAttempts())
+                        || !Objects.equals(job.dedupKey(), first.dedupKey())
+                        || !Objects.equals(job.groupKey(), first.groupKey())) {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 }

@@ -75,47 +75,58 @@ final class Scenarios {
                 threads, Map.of("pgqueue.maintenance.enabled", "false"))) {
             QueueTemplate template = app.template();
             int perThread = sizes.sends() / threads;
-            double ours = rate(sizes.sends(), () -> parallel(threads, (t) -> {
-                for (int i = 0; i < perThread; i++) {
-                    template.send(QUEUE, Map.of("n", i));
-                }
-            }));
-            double raw = rate(sizes.sends(), () -> parallel(threads, (t) -> {
-                try (Connection connection = database.pool.getConnection();
-                        PreparedStatement insert = connection.prepareStatement(RawQueue.INSERT_ONE)) {
+            Pair send = interleaved(() -> {
+                truncate(database);
+                return rate(sizes.sends(), () -> parallel(threads, (t) -> {
                     for (int i = 0; i < perThread; i++) {
-                        insert.setString(1, QUEUE);
-                        insert.setString(2, "{\"n\": " + i + "}");
-                        insert.executeUpdate();
-                    }
-                }
-            }));
-            results.add(new Result("enqueue", "send, 1 per transaction, " + threads + " threads", ours, raw, "jobs/s",
-                    true, "raw: single-row INSERT"));
-            for (int batch : new int[] { 100, 1000 }) {
-                int batches = sizes.batchRows() / batch;
-                int batchThreads = 4;
-                List<Map<String, Integer>> payloads = IntStream.range(0, batch).mapToObj((i) -> Map.of("n", i)).toList();
-                double oursBatch = rate((long) batches * batch, () -> parallel(batchThreads, (t) -> {
-                    for (int b = t; b < batches; b += batchThreads) {
-                        template.sendBatch(QUEUE, payloads);
+                        template.send(QUEUE, Map.of("n", i));
                     }
                 }));
-                String sql = RawQueue.insertMany(batch);
-                double rawBatch = rate((long) batches * batch, () -> parallel(batchThreads, (t) -> {
+            }, () -> {
+                truncate(database);
+                return rate(sizes.sends(), () -> parallel(threads, (t) -> {
                     try (Connection connection = database.pool.getConnection();
-                            PreparedStatement insert = connection.prepareStatement(sql)) {
-                        for (int b = t; b < batches; b += batchThreads) {
-                            for (int i = 0; i < batch; i++) {
-                                insert.setString(2 * i + 1, QUEUE);
-                                insert.setString(2 * i + 2, "{\"n\": " + i + "}");
-                            }
+                            PreparedStatement insert = connection.prepareStatement(RawQueue.INSERT_ONE)) {
+                        for (int i = 0; i < perThread; i++) {
+                            insert.setString(1, QUEUE);
+                            insert.setString(2, "{\"n\": " + i + "}");
                             insert.executeUpdate();
                         }
                     }
                 }));
-                results.add(new Result("enqueue", "sendBatch of " + batch + ", " + batchThreads + " threads", oursBatch,
-                        rawBatch, "jobs/s", true, "raw: multi-row INSERT ... VALUES of " + batch));
+            });
+            results.add(new Result("enqueue", "send, 1 per transaction, " + threads + " threads", send.pgqueue(),
+                    send.baseline(), "jobs/s", true, "raw: single-row INSERT; " + Pair.METHOD));
+            for (int batch : new int[] { 100, 1000 }) {
+                int batches = sizes.batchRows() / batch;
+                int batchThreads = 4;
+                List<Map<String, Integer>> payloads = IntStream.range(0, batch).mapToObj((i) -> Map.of("n", i)).toList();
+                String sql = RawQueue.insertMany(batch);
+                Pair sendBatch = interleaved(() -> {
+                    truncate(database);
+                    return rate((long) batches * batch, () -> parallel(batchThreads, (t) -> {
+                        for (int b = t; b < batches; b += batchThreads) {
+                            template.sendBatch(QUEUE, payloads);
+                        }
+                    }));
+                }, () -> {
+                    truncate(database);
+                    return rate((long) batches * batch, () -> parallel(batchThreads, (t) -> {
+                        try (Connection connection = database.pool.getConnection();
+                                PreparedStatement insert = connection.prepareStatement(sql)) {
+                            for (int b = t; b < batches; b += batchThreads) {
+                                for (int i = 0; i < batch; i++) {
+                                    insert.setString(2 * i + 1, QUEUE);
+                                    insert.setString(2 * i + 2, "{\"n\": " + i + "}");
+                                }
+                                insert.executeUpdate();
+                            }
+                        }
+                    }));
+                });
+                results.add(new Result("enqueue", "sendBatch of " + batch + ", " + batchThreads + " threads",
+                        sendBatch.pgqueue(), sendBatch.baseline(), "jobs/s", true,
+                        "raw: multi-row INSERT ... VALUES of " + batch + "; " + Pair.METHOD));
             }
         }
         return results;
@@ -155,12 +166,13 @@ final class Scenarios {
             Result best = null;
             boolean lease = mode.equals("LEASE");
             for (Setting setting : lease ? LEASE_SETTINGS : TRANSACTIONAL_SETTINGS) {
-                double ours = drainPgqueue(mode, setting, sizes.drainJobs(), true, true);
-                double raw = drainRaw(mode, lease ? new Setting(LEASE_BASELINE_CONNECTIONS, setting.batch()) : setting,
-                        sizes.drainJobs());
-                Result result = new Result("drain " + mode, setting.toString(), ours, raw, "jobs/s", true,
-                        sizes.drainJobs() + " no-op jobs preloaded" + (lease ? "; raw: " + LEASE_BASELINE_CONNECTIONS
-                                + " connections, lease UPDATE + batched DELETE, batch " + setting.batch() : ""));
+                Setting rawSetting = lease ? new Setting(LEASE_BASELINE_CONNECTIONS, setting.batch()) : setting;
+                Pair drain = interleaved(() -> drainPgqueue(mode, setting, sizes.drainJobs(), true, true),
+                        () -> drainRaw(mode, rawSetting, sizes.drainJobs()));
+                Result result = new Result("drain " + mode, setting.toString(), drain.pgqueue(), drain.baseline(),
+                        "jobs/s", true, sizes.drainJobs() + " no-op jobs preloaded" + (lease ? "; raw: "
+                                + LEASE_BASELINE_CONNECTIONS + " connections, lease UPDATE + batched DELETE, batch "
+                                + setting.batch() : "") + "; " + Pair.METHOD);
                 results.add(result);
                 if (best == null || result.pgqueue() > best.pgqueue()) {
                     best = result;
@@ -417,11 +429,12 @@ final class Scenarios {
 
     List<Result> backlog() throws Exception {
         Setting setting = new Setting(64, 50);
-        double small = median(3, () -> backlogRun(setting, sizes.backlogWork(), 0));
-        double large = median(3, () -> backlogRun(setting, sizes.backlogLarge(), sizes.backlogLarge()));
+        Pair backlog = interleaved(() -> backlogRun(setting, sizes.backlogLarge(), sizes.backlogLarge()),
+                () -> backlogRun(setting, sizes.backlogWork(), 0));
         return List.of(new Result("backlog scaling", "first " + sizes.backlogWork() + " jobs of " + sizes.backlogLarge()
-                + " ready + " + sizes.backlogLarge() + " scheduled vs of " + sizes.backlogWork() + " ready", large, small,
-                "jobs/s", true, "LEASE, " + setting + "; baseline column = pgqueue with the small backlog; median of 3"));
+                + " ready + " + sizes.backlogLarge() + " scheduled vs of " + sizes.backlogWork() + " ready",
+                backlog.pgqueue(), backlog.baseline(), "jobs/s", true,
+                "LEASE, " + setting + "; baseline column = pgqueue with the small backlog; " + Pair.METHOD));
     }
 
     private double backlogRun(Setting setting, int ready, int scheduled) throws Exception {
@@ -445,17 +458,19 @@ final class Scenarios {
     List<Result> metricsCost() throws Exception {
         Setting setting = new Setting(64, 50);
         int jobs = sizes.drainJobs() / 2;
-        // Interleaved rounds, so that JIT warm-up and background noise fall on every variant alike.
+        // a warm-up round of each variant, then interleaved rounds: JIT and background noise fall on all alike
+        drainPgqueue("LEASE", setting, jobs, true, true);
+        drainPgqueue("LEASE", setting, jobs, false, false);
         List<Double> on = new ArrayList<>();
         List<Double> countersOnly = new ArrayList<>();
         List<Double> off = new ArrayList<>();
-        for (int round = 0; round < 3; round++) {
+        for (int round = 0; round < Pair.ROUNDS; round++) {
             on.add(drainPgqueue("LEASE", setting, jobs, true, true));
             countersOnly.add(drainPgqueue("LEASE", setting, jobs, true, false));
             off.add(drainPgqueue("LEASE", setting, jobs, false, false));
         }
         String notes = "LEASE, " + setting + ", " + jobs + " jobs; baseline column = pgqueue with "
-                + "pgqueue.counters.enabled=false and metrics off; median of 3 interleaved rounds";
+                + "pgqueue.counters.enabled=false and metrics off; " + Pair.METHOD;
         return List.of(new Result("metrics cost", "drain with counters and metrics on vs off", median(on), median(off),
                 "jobs/s", true, notes), new Result("metrics cost", "drain with counters on, metrics off vs both off",
                 median(countersOnly), median(off), "jobs/s", true, notes));
@@ -505,19 +520,42 @@ final class Scenarios {
         return Long.parseLong(payload.substring(payload.indexOf(':') + 1, payload.indexOf('}')).trim());
     }
 
+    /** Medians of pgqueue and of its baseline measured by {@link #interleaved}. */
+    record Pair(double pgqueue, double baseline) {
+
+        static final int ROUNDS = 3;
+
+        static final String METHOD = "median of " + ROUNDS + " alternating rounds after a warm-up round";
+    }
+
+    /**
+     * Measures pgqueue and its baseline in alternating rounds after one discarded warm-up round of each, so
+     * that JIT compilation and background noise fall on both alike.
+     */
+    static Pair interleaved(Callable<Double> pgqueue, Callable<Double> baseline) throws Exception {
+        pgqueue.call();
+        baseline.call();
+        List<Double> ours = new ArrayList<>();
+        List<Double> raw = new ArrayList<>();
+        for (int round = 0; round < Pair.ROUNDS; round++) {
+            ours.add(pgqueue.call());
+            raw.add(baseline.call());
+        }
+        return new Pair(median(ours), median(raw));
+    }
+
+    /** Empties the job and counter tables between rounds that insert. */
+    static void truncate(Database database) throws SQLException {
+        try (Connection connection = database.pool.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("TRUNCATE pgqueue.job, pgqueue.queue_counter_delta, pgqueue.queue_counter");
+        }
+    }
+
     /** Runs the work and returns items per second. */
     static double rate(long items, ThrowingRunnable work) throws Exception {
         long start = System.nanoTime();
         work.run();
         return items / ((System.nanoTime() - start) / 1e9);
-    }
-
-    static double median(int runs, Callable<Double> run) throws Exception {
-        List<Double> values = new ArrayList<>();
-        for (int i = 0; i < runs; i++) {
-            values.add(run.call());
-        }
-        return median(values);
     }
 
     static double median(List<Double> values) {
