@@ -4,10 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -16,7 +13,8 @@ import io.pgqueue.store.ListenerStore;
 
 /**
  * LEASE delivery: one poller thread claims as many jobs as there are free worker slots (never more), with a
- * lease, and commits; workers run the handler outside any transaction; finished jobs are deleted through the
+ * lease, and commits; while claims come back full (a backlog), a second poller claims alongside it, so that
+ * the claim round trip does not cap throughput; workers run the handler outside any transaction; finished jobs are deleted through the
  * {@link AckBatcher}, failed ones are rescheduled or sent dead. Every completion and failure is conditional
  * on this node still owning the job in that attempt.
  */
@@ -30,11 +28,18 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     private Semaphore slots;
 
-    private ExecutorService workers;
+    private WorkerPool workers;
 
     private AckBatcher acks;
 
     private Thread poller;
+
+    private Thread helper;
+
+    /** Set while claims come back full; the helper poller claims only then. */
+    private volatile boolean backlog;
+
+    private final PollWaiter backlogSignal = new PollWaiter();
 
     LeaseQueueListenerContainer(ContainerOptions options, JobExecutor executor, ListenerStore store, NodeRuntime node) {
         super(options, executor);
@@ -46,20 +51,24 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     protected void doStart() {
         slots = new Semaphore(options.concurrency());
         AtomicInteger workerCount = new AtomicInteger();
-        workers = new ThreadPoolExecutor(options.concurrency(), options.concurrency(), 0, TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(), (task) -> newThread(task, "worker-" + workerCount.incrementAndGet()));
+        workers = new WorkerPool(options.concurrency(),
+                (task) -> newThread(task, "worker-" + workerCount.incrementAndGet()));
         node.track(this, inFlight.keySet());
         acks = new AckBatcher(store, node.identity().id(), "pgqueue-" + id() + "-acks");
         acks.start();
-        poller = newThread(this::pollLoop, "poller");
+        poller = newThread(() -> pollLoop(false), "poller");
         poller.start();
+        helper = newThread(() -> pollLoop(true), "poller-backlog");
+        helper.start();
     }
 
     @Override
     protected void doStop() {
         Duration timeout = node.settings().shutdownTimeout();
         try {
+            backlogSignal.wakeUp();
             poller.join(timeout.toMillis());
+            helper.join(timeout.toMillis());
             workers.shutdown();
             boolean finished = workers.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
             acks.stop(timeout);
@@ -86,10 +95,15 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         }
     }
 
-    private void pollLoop() {
+    /** The helper loop claims only while the last claim of either loop came back full. */
+    private void pollLoop(boolean backlogHelper) {
         Duration errorBackoff = initialErrorBackoff();
         while (running) {
             try {
+                if (backlogHelper && !backlog) {
+                    backlogSignal.await(options.pollInterval());
+                    continue;
+                }
                 int slotsTaken = takeSlots();
                 if (slotsTaken == 0) {
                     continue;
@@ -106,7 +120,17 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                 }
                 errorBackoff = initialErrorBackoff();
                 dispatch(claim.jobs(), slotsTaken);
-                afterPoll(requested, claim.jobs().size(), claim.promoted());
+                boolean full = claim.jobs().size() >= requested;
+                if (full && !backlog) {
+                    backlog = true;
+                    backlogSignal.wakeUp();
+                }
+                else if (!full) {
+                    backlog = false;
+                }
+                if (!backlogHelper) {
+                    afterPoll(requested, claim.jobs().size(), claim.promoted());
+                }
             }
             catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
