@@ -482,7 +482,8 @@ public class PgQueueProperties implements InitializingBean {
 
         /**
          * Whether to use LISTEN/NOTIFY for wake-ups (publishers notify, listeners listen). Turn off behind
-         * PgBouncer in transaction pooling mode; polling then finds jobs within the poll interval.
+         * PgBouncer in transaction pooling mode; listeners of the sending application are still woken
+         * in-process, others find jobs by polling within the poll interval.
          */
         private boolean notify = true;
 

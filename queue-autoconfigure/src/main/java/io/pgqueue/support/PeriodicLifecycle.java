@@ -17,6 +17,8 @@ import org.springframework.context.SmartLifecycle;
  */
 public abstract class PeriodicLifecycle implements SmartLifecycle {
 
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
+
     private final Log logger = LogFactory.getLog(getClass());
 
     private final String threadName;
@@ -55,10 +57,23 @@ public abstract class PeriodicLifecycle implements SmartLifecycle {
         schedule();
     }
 
+    /**
+     * Stops the task and waits (boundedly) for a run in progress: the context closes the DataSource right
+     * after, and a run cut off by that only logs a misleading failure.
+     */
     @Override
     public synchronized void stop() {
         if (scheduler != null) {
             scheduler.shutdownNow();
+            try {
+                if (!scheduler.awaitTermination(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                    logger.warn("pgqueue " + threadName + " still running after " + STOP_TIMEOUT.toSeconds()
+                            + " s; leaving it behind");
+                }
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
             scheduler = null;
         }
     }

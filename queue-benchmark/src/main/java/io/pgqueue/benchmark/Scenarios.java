@@ -186,7 +186,8 @@ final class Scenarios {
 
     /** Drains preloaded jobs with pgqueue; returns jobs per second. */
     double drainPgqueue(String mode, Setting setting, int jobs, boolean counters, boolean metrics) throws Exception {
-        int pool = mode.equals("LEASE") ? 6 : setting.concurrency() + 4;
+        // LEASE: two pollers under a backlog, acknowledgements, LISTEN, heartbeat, maintenance, scheduler
+        int pool = mode.equals("LEASE") ? 8 : setting.concurrency() + 4;
         try (Database database = server.createDatabase("drain", pool);
                 PgQueueApp app = PgQueueApp.start(database, pool, drainProperties(mode, setting, counters, metrics))) {
             preload(database, jobs, 0);
@@ -438,7 +439,7 @@ final class Scenarios {
     }
 
     private double backlogRun(Setting setting, int ready, int scheduled) throws Exception {
-        int pool = 6;
+        int pool = 8;
         try (Database database = server.createDatabase("backlog", pool);
                 PgQueueApp app = PgQueueApp.start(database, pool, drainProperties("LEASE", setting, true, true))) {
             preload(database, ready, scheduled);
