@@ -347,16 +347,45 @@ final class Scenarios {
 
     // ---------------------------------------------------------------- pickup latency
 
+    /**
+     * Who sends and how the listener learns of the job. A separate publisher application stands for another
+     * node: only NOTIFY or polling can reach the listener then.
+     */
+    enum PickupVariant {
+
+        NOTIFY("NOTIFY from another application (poll interval 10 s)", true, false, "10s"),
+        IN_PROCESS("same application, in-process wake-up (NOTIFY off, poll interval 10 s)", false, true, "10s"),
+        POLLING("polling only: another application, NOTIFY off (poll interval 1 s)", false, false, "1s");
+
+        final String description;
+
+        final boolean notify;
+
+        final boolean sameApplication;
+
+        final String pollInterval;
+
+        PickupVariant(String description, boolean notify, boolean sameApplication, String pollInterval) {
+            this.description = description;
+            this.notify = notify;
+            this.sameApplication = sameApplication;
+            this.pollInterval = pollInterval;
+        }
+    }
+
     List<Result> pickup() throws Exception {
         List<Result> results = new ArrayList<>();
         Latencies rawLatencies = rawPickup();
-        for (boolean notify : new boolean[] { true, false }) {
-            try (Database database = server.createDatabase("pickup", 6); PgQueueApp app = PgQueueApp.start(database, 6,
-                    Map.of("bench.timed", "true", "bench.timed-queue", QUEUE, "pgqueue.listener.notify",
-                            String.valueOf(notify), "pgqueue.listener.poll-interval", notify ? "10s" : "1s"))) {
+        for (PickupVariant variant : PickupVariant.values()) {
+            Map<String, Object> notify = Map.of("pgqueue.listener.notify", String.valueOf(variant.notify));
+            try (Database database = server.createDatabase("pickup", 8);
+                    PgQueueApp app = PgQueueApp.start(database, 6, Map.of("bench.timed", "true", "bench.timed-queue",
+                            QUEUE, "pgqueue.listener.notify", String.valueOf(variant.notify),
+                            "pgqueue.listener.poll-interval", variant.pollInterval));
+                    PgQueueApp publisher = variant.sameApplication ? null : PgQueueApp.start(database, 2, notify)) {
                 app.startListeners();
                 PgQueueApp.TimedListener listener = app.bean(PgQueueApp.TimedListener.class);
-                QueueTemplate template = app.template();
+                QueueTemplate template = (publisher != null) ? publisher.template() : app.template();
                 int jobs = (int) (sizes.pickup().toMillis() / 50);
                 for (int i = 0; i < jobs; i++) {
                     template.send(QUEUE, new PgQueueApp.Tick(System.nanoTime()));
@@ -366,9 +395,8 @@ final class Scenarios {
                 while (listener.handled.get() < jobs && System.nanoTime() < deadline) {
                     LockSupport.parkNanos(10_000_000);
                 }
-                String variant = notify ? "NOTIFY on (poll interval 10 s)" : "polling only (poll interval 1 s)";
                 for (double p : new double[] { 50, 99 }) {
-                    results.add(new Result("pickup, 1 job / 50 ms", variant + " p" + (int) p,
+                    results.add(new Result("pickup, 1 job / 50 ms", variant.description + " p" + (int) p,
                             listener.latencies.percentileMillis(p), rawLatencies.percentileMillis(p), "ms", false,
                             "raw: LISTEN on one connection, claim on NOTIFY"));
                 }
