@@ -59,23 +59,26 @@ final class WorkerPool {
     }
 
     private void askForHelper() {
-        if (waiting.isEmpty() || !helperOnItsWay.compareAndSet(false, true)) {
-            // nothing to do, or the helper already asked for will find the job
-            return;
-        }
-        if (runners.incrementAndGet() > size) {
-            // every runner is busy and takes the job when it finishes its current one
+        // without jobs waiting, or with a helper already asked for (it will find them), there is nothing to do
+        while (!waiting.isEmpty() && helperOnItsWay.compareAndSet(false, true)) {
+            if (runners.incrementAndGet() <= size) {
+                try {
+                    threads.execute(this::run);
+                }
+                catch (RejectedExecutionException ex) {
+                    // shutting down: the runners still alive drain what was accepted before
+                    runners.decrementAndGet();
+                    helperOnItsWay.set(false);
+                }
+                return;
+            }
             runners.decrementAndGet();
             helperOnItsWay.set(false);
-            return;
-        }
-        try {
-            threads.execute(this::run);
-        }
-        catch (RejectedExecutionException ex) {
-            // shutting down: the runners still alive drain what was accepted before
-            runners.decrementAndGet();
-            helperOnItsWay.set(false);
+            if (runners.get() >= size) {
+                // every runner is busy and takes the job when it finishes its current one
+                return;
+            }
+            // a runner left meanwhile, and its own call lost the race for the flag to this one: look again
         }
     }
 
