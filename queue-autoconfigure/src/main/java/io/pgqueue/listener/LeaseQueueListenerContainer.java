@@ -13,10 +13,10 @@ import io.pgqueue.store.ListenerStore;
 
 /**
  * LEASE delivery: one poller thread claims as many jobs as there are free worker slots (never more), with a
- * lease, and commits; while claims come back with a whole batch (a backlog), a second poller claims
- * alongside it, so that the claim round trip does not cap throughput. Workers run the handler outside any
- * transaction; finished jobs are deleted through the {@link AckBatcher}, failed ones are rescheduled or
- * sent dead. Every completion and failure is conditional on this node still owning the job in that attempt.
+ * lease, and commits; while claims come back full (a backlog), a second poller claims alongside it, so
+ * that the claim round trip does not cap throughput. Workers run the handler outside any transaction;
+ * finished jobs are deleted through the {@link AckBatcher}, failed ones are rescheduled or sent dead. Every
+ * completion and failure is conditional on this node still owning the job in that attempt.
  */
 final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
@@ -36,7 +36,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     private Thread helper;
 
-    /** Set while claims come back with a whole batch; the helper poller claims only then. */
+    /** Set while claims come back full; the helper poller claims only then. */
     private volatile boolean backlog;
 
     private final PollWaiter backlogSignal = new PollWaiter();
@@ -95,7 +95,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         }
     }
 
-    /** The helper loop claims only while the last claim of either loop came back with a whole batch. */
+    /** The helper loop claims only while the last claim of either loop came back full. */
     private void pollLoop(boolean backlogHelper) {
         Duration errorBackoff = initialErrorBackoff();
         while (running) {
@@ -120,15 +120,14 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                 }
                 errorBackoff = initialErrorBackoff();
                 dispatch(claim.jobs(), slotsTaken);
-                // a backlog is a whole batch waiting, not merely as many jobs as there were free slots: a
-                // second poller helps only when the first one cannot claim fast enough, and under a steady
-                // trickle it would double the claims for nothing
-                boolean fullBatch = claim.jobs().size() >= options.batchSize();
-                if (fullBatch && !backlog) {
+                // every slot it asked for came back filled: more jobs are probably waiting than one poller
+                // can claim; a short claim ends the backlog
+                boolean full = claim.jobs().size() >= requested;
+                if (full && !backlog) {
                     backlog = true;
                     backlogSignal.wakeUp();
                 }
-                else if (!fullBatch) {
+                else if (!full) {
                     backlog = false;
                 }
                 if (!backlogHelper) {
