@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -378,10 +379,11 @@ final class Scenarios {
         Latencies rawLatencies = rawPickup();
         for (PickupVariant variant : PickupVariant.values()) {
             Map<String, Object> notify = Map.of("pgqueue.listener.notify", String.valueOf(variant.notify));
+            Map<String, Object> listening = new HashMap<>(notify);
+            listening.putAll(Map.of("bench.timed", "true", "bench.timed-queue", QUEUE, "pgqueue.listener.poll-interval",
+                    variant.pollInterval));
             try (Database database = server.createDatabase("pickup", 8);
-                    PgQueueApp app = PgQueueApp.start(database, 6, Map.of("bench.timed", "true", "bench.timed-queue",
-                            QUEUE, "pgqueue.listener.notify", String.valueOf(variant.notify),
-                            "pgqueue.listener.poll-interval", variant.pollInterval));
+                    PgQueueApp app = PgQueueApp.start(database, 6, listening);
                     PgQueueApp publisher = variant.sameApplication ? null : PgQueueApp.start(database, 2, notify)) {
                 app.startListeners();
                 PgQueueApp.TimedListener listener = app.bean(PgQueueApp.TimedListener.class);
