@@ -5,31 +5,32 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 
-import io.pgqueue.store.JobStore;
-import io.pgqueue.store.NewJob;
+import io.pgqueue.internal.lifecycle.JobRepository;
+import io.pgqueue.internal.lifecycle.NewJob;
+import io.pgqueue.internal.wakeup.Wakeups;
 
 /**
  * The default {@link QueueOperations}: validates, serialises with the application's JSON mapper and inserts
- * through the {@link JobStore}. Large batches are cut into chunks of {@code batchChunkSize} rows, one
+ * in one statement per chunk. Large batches are cut into chunks of {@code batchChunkSize} rows, one
  * statement each.
  */
 public class QueueTemplate implements QueueOperations {
 
-    private final JobStore store;
+    private final JobRepository jobs;
 
     private final JobPayloadCodec codec;
 
-    private final JobNotifier notifier;
+    private final Wakeups wakeups;
 
     private final int batchChunkSize;
 
-    public QueueTemplate(JobStore store, JobPayloadCodec codec, JobNotifier notifier, int batchChunkSize) {
+    public QueueTemplate(JobRepository jobs, JobPayloadCodec codec, Wakeups wakeups, int batchChunkSize) {
         if (batchChunkSize < 1) {
             throw new IllegalArgumentException("batchChunkSize must be at least 1");
         }
-        this.store = store;
+        this.jobs = jobs;
         this.codec = codec;
-        this.notifier = notifier;
+        this.wakeups = wakeups;
         this.batchChunkSize = batchChunkSize;
     }
 
@@ -49,7 +50,7 @@ public class QueueTemplate implements QueueOperations {
         if (!ids.isEmpty()) {
             return SendResult.created(ids.get(0));
         }
-        return SendResult.duplicateOf(store.findActiveByDedupKey(queue, Objects.requireNonNull(options.dedupKey())));
+        return SendResult.duplicateOf(jobs.findLiveByDedupKey(queue, Objects.requireNonNull(options.dedupKey())));
     }
 
     @Override
@@ -77,13 +78,13 @@ public class QueueTemplate implements QueueOperations {
         return new BatchSendResult(ids, payloads.size());
     }
 
-    private List<Long> insert(String queue, List<NewJob> jobs) {
-        if (jobs.isEmpty()) {
+    private List<Long> insert(String queue, List<NewJob> batch) {
+        if (batch.isEmpty()) {
             return List.of();
         }
-        JobNotifier.Decision decision = notifier.decide(queue);
-        List<Long> ids = store.insert(queue, jobs, decision == JobNotifier.Decision.WITH_INSERT);
-        notifier.afterInsert(queue, decision);
+        Wakeups.Decision decision = wakeups.decide(queue);
+        List<Long> ids = jobs.enqueue(queue, batch, decision == Wakeups.Decision.WITH_INSERT);
+        wakeups.afterInsert(queue, decision);
         return ids;
     }
 

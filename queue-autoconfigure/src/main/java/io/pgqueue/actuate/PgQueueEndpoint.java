@@ -12,10 +12,10 @@ import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.admin.QueueStats;
 import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.listener.QueueListenerContainerRegistry;
-import io.pgqueue.store.DeadJob;
-import io.pgqueue.store.NodeInfo;
-import io.pgqueue.store.QueueCounts;
-import io.pgqueue.store.ScheduleRow;
+import io.pgqueue.JobState;
+import io.pgqueue.admin.ClusterNode;
+import io.pgqueue.admin.DeadJob;
+import io.pgqueue.schedule.ScheduleInfo;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -45,7 +45,8 @@ public class PgQueueEndpoint {
     public QueuesDescriptor queues() {
         List<QueueDescriptor> queues = admin.queues().stream().map(this::describe).toList();
         List<NodeDescriptor> nodes = admin.nodes().stream().map(NodeDescriptor::of).toList();
-        return new QueuesDescriptor(queues, nodes, admin.schedules(), admin.schemaVersion());
+        List<ScheduleDescriptor> schedules = admin.schedules().stream().map(ScheduleDescriptor::of).toList();
+        return new QueuesDescriptor(queues, nodes, schedules, admin.schemaVersion());
     }
 
     @ReadOperation
@@ -89,8 +90,8 @@ public class PgQueueEndpoint {
             .filter((container) -> container.queue().equals(stats.queue()))
             .map(ContainerDescriptor::of)
             .toList();
-        Map<String, Long> counts = QueueCounts.STATES.stream()
-            .collect(Collectors.toMap((state) -> state, (state) -> stats.counts().count(state), (a, b) -> a,
+        Map<String, Long> counts = JobState.all().stream()
+            .collect(Collectors.toMap(JobState::value, (state) -> stats.counts().count(state), (a, b) -> a,
                     java.util.LinkedHashMap::new));
         Map<String, Long> totals = new java.util.LinkedHashMap<>();
         totals.put("enqueued", stats.counts().enqueued());
@@ -114,7 +115,29 @@ public class PgQueueEndpoint {
      * @param schemaVersion pgqueue's schema version, or null when not migrated by pgqueue
      */
     public record QueuesDescriptor(List<QueueDescriptor> queues, List<NodeDescriptor> nodes,
-            List<ScheduleRow> schedules, @Nullable String schemaVersion) implements OperationResponseBody {
+            List<ScheduleDescriptor> schedules, @Nullable String schemaVersion) implements OperationResponseBody {
+    }
+
+    /**
+     * A recurring job.
+     *
+     * @param name schedule name
+     * @param queue queue its jobs go to
+     * @param cron cron expression, or null
+     * @param fixedRateMillis period in milliseconds, or null
+     * @param zone time zone of the cron expression
+     * @param missed what happens to missed ticks
+     * @param nextRunAt the next tick
+     * @param lastRunAt the last tick fired, or null
+     */
+    public record ScheduleDescriptor(String name, String queue, @Nullable String cron, @Nullable Long fixedRateMillis,
+            String zone, String missed, Instant nextRunAt, @Nullable Instant lastRunAt) {
+
+        static ScheduleDescriptor of(ScheduleInfo schedule) {
+            return new ScheduleDescriptor(schedule.name(), schedule.queue(), schedule.cron(),
+                    (schedule.fixedRate() != null) ? schedule.fixedRate().toMillis() : null, schedule.zone().getId(),
+                    schedule.missed().name(), schedule.nextRunAt(), schedule.lastRunAt());
+        }
     }
 
     /**
@@ -171,7 +194,7 @@ public class PgQueueEndpoint {
      */
     public record NodeDescriptor(UUID id, String host, long pid, Instant startedAt, Instant heartbeatAt) {
 
-        static NodeDescriptor of(NodeInfo node) {
+        static NodeDescriptor of(ClusterNode node) {
             return new NodeDescriptor(node.id(), node.host(), node.pid(), node.startedAt(), node.heartbeatAt());
         }
     }

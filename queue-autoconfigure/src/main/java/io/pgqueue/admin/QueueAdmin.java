@@ -7,13 +7,9 @@ import java.util.Optional;
 import java.util.Set;
 
 import io.pgqueue.QueueNames;
-import io.pgqueue.store.AdminStore;
-import io.pgqueue.store.DeadJob;
-import io.pgqueue.store.MaintenanceStore;
-import io.pgqueue.store.NodeInfo;
-import io.pgqueue.store.QueueCounts;
-import io.pgqueue.store.ScheduleRow;
-import io.pgqueue.store.ScheduleStore;
+import io.pgqueue.internal.lifecycle.Repositories;
+import io.pgqueue.internal.lifecycle.ScheduleRecord;
+import io.pgqueue.schedule.ScheduleInfo;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -29,33 +25,27 @@ public class QueueAdmin {
     /** Dead jobs deleted per statement by {@link #purgeDead(String)}: no long-running delete. */
     static final int PURGE_BATCH = 10_000;
 
-    private final AdminStore store;
+    private final Repositories repositories;
 
-    private final MaintenanceStore maintenance;
-
-    private final ScheduleStore schedules;
-
-    public QueueAdmin(AdminStore store, MaintenanceStore maintenance, ScheduleStore schedules) {
-        this.store = store;
-        this.maintenance = maintenance;
-        this.schedules = schedules;
+    public QueueAdmin(Repositories repositories) {
+        this.repositories = repositories;
     }
 
     /** Every recurring job with its next and last tick. */
-    public List<ScheduleRow> schedules() {
-        return schedules.all();
+    public List<ScheduleInfo> schedules() {
+        return repositories.schedules().all().stream().map(ScheduleRecord::info).toList();
     }
 
     /** Removes a recurring job that no node declares any more; returns whether it existed. */
     public boolean removeSchedule(String name) {
-        return schedules.delete(name);
+        return repositories.schedules().delete(name);
     }
 
     /** Every queue the counters know, with counts, lag and pause state. */
     public List<QueueStats> queues() {
-        List<QueueCounts> counts = store.counts();
-        Map<String, Duration> lags = store.lags();
-        Set<String> paused = store.pausedQueues();
+        List<QueueCounts> counts = repositories.stats().counts();
+        Map<String, Duration> lags = repositories.stats().lags();
+        Set<String> paused = repositories.stats().pausedQueues();
         return counts.stream().map((c) -> new QueueStats(c, lags.get(c.queue()), paused.contains(c.queue()))).toList();
     }
 
@@ -65,21 +55,21 @@ public class QueueAdmin {
     }
 
     public void pause(String queue) {
-        store.setPaused(QueueNames.validate(queue), true);
+        repositories.stats().setPaused(QueueNames.validate(queue), true);
         logger.info("Queue '" + queue + "' paused");
     }
 
     public void resume(String queue) {
-        store.setPaused(QueueNames.validate(queue), false);
+        repositories.stats().setPaused(QueueNames.validate(queue), false);
         logger.info("Queue '" + queue + "' resumed");
     }
 
     public boolean isPaused(String queue) {
-        return store.pausedQueues().contains(queue);
+        return repositories.stats().pausedQueues().contains(queue);
     }
 
     public Set<String> pausedQueues() {
-        return store.pausedQueues();
+        return repositories.stats().pausedQueues();
     }
 
     /** Dead jobs of a queue, newest first. */
@@ -87,22 +77,22 @@ public class QueueAdmin {
         if (offset < 0 || limit < 1 || limit > 1000) {
             throw new IllegalArgumentException("offset must be >= 0 and limit between 1 and 1000");
         }
-        return store.deadJobs(QueueNames.validate(queue), offset, limit);
+        return repositories.jobs().deadJobs(QueueNames.validate(queue), offset, limit);
     }
 
     /** Makes one dead job ready again with fresh attempts; returns whether it was dead. */
     public boolean retryDead(String queue, long jobId) {
-        return store.retryDead(QueueNames.validate(queue), jobId) > 0;
+        return repositories.jobs().retryDead(QueueNames.validate(queue), jobId) > 0;
     }
 
     /** Makes every dead job of the queue ready again; returns how many. */
     public int retryAllDead(String queue) {
-        return store.retryDead(QueueNames.validate(queue), null);
+        return repositories.jobs().retryDead(QueueNames.validate(queue), null);
     }
 
     /** Deletes one dead job; returns whether it existed. */
     public boolean purgeDead(String queue, long jobId) {
-        return store.purgeDead(QueueNames.validate(queue), jobId, 1) > 0;
+        return repositories.jobs().purgeDead(QueueNames.validate(queue), jobId, 1) > 0;
     }
 
     /** Deletes every dead job of the queue in bounded batches; returns how many. */
@@ -111,19 +101,21 @@ public class QueueAdmin {
         long purged = 0;
         int batch;
         do {
-            batch = store.purgeDead(queue, null, PURGE_BATCH);
+            batch = repositories.jobs().purgeDead(queue, null, PURGE_BATCH);
             purged += batch;
         }
         while (batch == PURGE_BATCH);
         return purged;
     }
 
-    public List<NodeInfo> nodes() {
-        return store.nodes();
+    /** Every node of the cluster, oldest first. */
+    public List<ClusterNode> nodes() {
+        return repositories.nodes().nodes();
     }
 
+    /** pgqueue's schema version, or null when pgqueue did not migrate the schema. */
     public @Nullable String schemaVersion() {
-        return store.schemaVersion();
+        return repositories.schemaInfo().version();
     }
 
     /**
@@ -131,11 +123,11 @@ public class QueueAdmin {
      * @return the drift found per queue, empty when the counters were exact
      */
     public List<QueueCounts> reconcile() {
-        maintenance.squeeze();
-        List<QueueCounts> drift = maintenance.reconcile();
+        repositories.stats().squeeze();
+        List<QueueCounts> drift = repositories.stats().reconcile();
         drift.forEach((d) -> logger.warn("Counter drift repaired for queue '" + d.queue() + "': scheduled "
                 + d.scheduled() + ", ready " + d.ready() + ", running " + d.running() + ", dead " + d.dead()));
-        maintenance.squeeze();
+        repositories.stats().squeeze();
         return drift;
     }
 }

@@ -2,7 +2,6 @@ package io.pgqueue.admin;
 
 import java.time.Duration;
 
-import io.pgqueue.store.QueueCounts;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -5,7 +5,6 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
-import io.pgqueue.JobNotifier;
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.admin.QueueAdmin;
@@ -15,13 +14,9 @@ import io.pgqueue.schedule.RecurringJob;
 import io.pgqueue.schema.QueueFlywayConfigurationCustomizer;
 import io.pgqueue.schema.QueueSchemaInitializer;
 import io.pgqueue.schema.QueueSchemaValidator;
-import io.pgqueue.store.AdminStore;
-import io.pgqueue.store.JobStore;
-import io.pgqueue.store.MaintenanceStore;
-import io.pgqueue.store.NotificationStore;
-import io.pgqueue.store.QueueTables;
-import io.pgqueue.store.ScheduleStore;
-import io.pgqueue.store.SchemaStore;
+import io.pgqueue.internal.lifecycle.Repositories;
+import io.pgqueue.internal.lifecycle.Schema;
+import io.pgqueue.internal.wakeup.Wakeups;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -46,9 +41,12 @@ import org.springframework.core.io.ResourceLoader;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Auto-configuration of pgqueue: schema, publishing and (in later layers) listeners. Registers none of the
- * infrastructure types Boot watches ({@code Flyway}, {@code JdbcTemplate}, {@code JdbcClient},
- * {@code TaskScheduler}, transaction managers, JSON mappers); pgqueue keeps its own as private fields.
+ * Auto-configuration of pgqueue: schema, publishing, administration, maintenance and recurring jobs, with
+ * the listeners in {@link QueueListenerConfiguration}. Registers none of the infrastructure types Boot
+ * watches ({@code Flyway}, {@code JdbcTemplate}, {@code JdbcClient}, {@code TaskScheduler}, transaction
+ * managers, JSON mappers); pgqueue keeps its own as private fields. Its repositories and wake-ups are
+ * internal beans, not meant to be replaced; the user-facing beans back off when the application defines
+ * its own.
  */
 @AutoConfiguration(
         after = { DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
@@ -63,10 +61,16 @@ import org.springframework.jdbc.core.JdbcTemplate;
 public final class PgQueueAutoConfiguration {
 
     @Bean
-    @ConditionalOnMissingBean
-    QueueTables queueTables(PgQueueProperties properties) {
-        return new QueueTables(properties.getSchema().getName(), properties.getCounters().isEnabled(),
-                properties.getHistory().isEnabled());
+    Repositories pgqueueRepositories(DataSource dataSource, PgQueueProperties properties) {
+        PgQueueProperties.Schema schema = properties.getSchema();
+        return new Repositories(dataSource, new Schema(schema.getName()), schema.getHistoryTable(),
+                properties.getCounters().isEnabled(), properties.getHistory().isEnabled());
+    }
+
+    @Bean
+    Wakeups pgqueueWakeups(DataSource dataSource, Repositories repositories, PgQueueProperties properties) {
+        PgQueueProperties.Listener listener = properties.getListener();
+        return new Wakeups(dataSource, repositories.schema(), listener.isNotify(), listener.getNotifyDebounce());
     }
 
     @Bean
@@ -80,60 +84,27 @@ public final class PgQueueAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    JobStore jobStore(DataSource dataSource, QueueTables tables) {
-        return new JobStore(dataSource, tables);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    NotificationStore notificationStore(DataSource dataSource, QueueTables tables) {
-        return new NotificationStore(dataSource, tables);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    JobNotifier jobNotifier(NotificationStore notificationStore, PgQueueProperties properties) {
-        PgQueueProperties.Listener listener = properties.getListener();
-        return new JobNotifier(notificationStore, listener.isNotify(), listener.getNotifyDebounce());
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    @DependsOnDatabaseInitialization
-    QueueTemplate queueTemplate(JobStore jobStore, JobPayloadCodec codec, JobNotifier notifier,
+    QueueTemplate queueTemplate(Repositories repositories, JobPayloadCodec codec, Wakeups wakeups,
             PgQueueProperties properties) {
-        return new QueueTemplate(jobStore, codec, notifier, properties.getTemplate().getBatchChunkSize());
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    AdminStore adminStore(DataSource dataSource, QueueTables tables, PgQueueProperties properties) {
-        return new AdminStore(dataSource, tables, properties.getSchema().getHistoryTable());
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    MaintenanceStore maintenanceStore(DataSource dataSource, QueueTables tables) {
-        return new MaintenanceStore(dataSource, tables);
+        return new QueueTemplate(repositories.jobs(), codec, wakeups, properties.getTemplate().getBatchChunkSize());
     }
 
     @Bean
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    QueueAdmin queueAdmin(AdminStore adminStore, MaintenanceStore maintenanceStore, ScheduleStore scheduleStore) {
-        return new QueueAdmin(adminStore, maintenanceStore, scheduleStore);
+    QueueAdmin queueAdmin(Repositories repositories) {
+        return new QueueAdmin(repositories);
     }
 
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "pgqueue.maintenance.enabled", matchIfMissing = true)
     @DependsOnDatabaseInitialization
-    QueueMaintenance queueMaintenance(MaintenanceStore maintenanceStore, QueueAdmin queueAdmin,
-            PgQueueProperties properties) {
+    QueueMaintenance queueMaintenance(Repositories repositories, QueueAdmin queueAdmin, PgQueueProperties properties) {
         PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
         PgQueueProperties.Retention retention = properties.getRetention();
         PgQueueProperties.History history = properties.getHistory();
-        return new QueueMaintenance(maintenanceStore, queueAdmin, maintenance.getInterval(),
+        return new QueueMaintenance(repositories, queueAdmin, maintenance.getInterval(),
                 maintenance.getReconcileInterval(),
                 new QueueMaintenance.RetentionSettings(retention.getDead(),
                         history.isEnabled() ? history.getRetention() : null, retention.getInterval(),
@@ -142,20 +113,15 @@ public final class PgQueueAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ScheduleStore scheduleStore(DataSource dataSource, QueueTables tables) {
-        return new ScheduleStore(dataSource, tables);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "pgqueue.scheduler.enabled", matchIfMissing = true)
     @DependsOnDatabaseInitialization
-    QueueScheduler queueScheduler(ScheduleStore scheduleStore, JobPayloadCodec codec, PgQueueProperties properties,
-            ObjectProvider<RecurringJob> recurringJobs) {
+    QueueScheduler queueScheduler(Repositories repositories, Wakeups wakeups, JobPayloadCodec codec,
+            PgQueueProperties properties, ObjectProvider<RecurringJob> recurringJobs) {
         List<RecurringJob> jobs = new ArrayList<>();
         properties.getSchedules().forEach((name, schedule) -> jobs.add(schedule.toRecurringJob(name)));
         recurringJobs.orderedStream().forEach(jobs::add);
-        return new QueueScheduler(scheduleStore, codec, properties.getScheduler().getPollInterval(), jobs);
+        return new QueueScheduler(repositories.schedules(), wakeups, codec, properties.getScheduler().getPollInterval(),
+                jobs);
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -179,8 +145,8 @@ public final class PgQueueAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        QueueSchemaValidator queueSchemaValidator(DataSource dataSource, QueueTables tables) {
-            return new QueueSchemaValidator(new SchemaStore(dataSource, tables), tables.schema());
+        QueueSchemaValidator queueSchemaValidator(Repositories repositories) {
+            return new QueueSchemaValidator(repositories.schemaInfo(), repositories.schema().name());
         }
     }
 

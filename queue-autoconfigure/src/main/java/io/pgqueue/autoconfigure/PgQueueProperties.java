@@ -7,12 +7,13 @@ import java.util.List;
 import java.util.Map;
 
 import io.pgqueue.QueueNames;
+import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.DeliveryMode;
 import io.pgqueue.listener.GroupFailurePolicy;
+import io.pgqueue.listener.RateLimit;
+import io.pgqueue.listener.error.ExponentialBackoff;
 import io.pgqueue.schedule.MissedTickPolicy;
 import io.pgqueue.schedule.RecurringJob;
-import io.pgqueue.store.QueueTables;
-import io.pgqueue.store.RateLimit;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.InitializingBean;
@@ -69,9 +70,9 @@ public class PgQueueProperties implements InitializingBean {
 
     /** Checks every value and throws naming the first invalid property. */
     public void validate() {
-        check("pgqueue.schema.name", schema.getName(), () -> QueueTables.validateSchemaName(schema.getName()));
+        check("pgqueue.schema.name", schema.getName(), () -> io.pgqueue.internal.lifecycle.Schema.validateIdentifier(schema.getName()));
         check("pgqueue.schema.history-table", schema.getHistoryTable(),
-                () -> QueueTables.validateSchemaName(schema.getHistoryTable()));
+                () -> io.pgqueue.internal.lifecycle.Schema.validateIdentifier(schema.getHistoryTable()));
         atLeast("pgqueue.template.max-payload-size", template.getMaxPayloadSize().toBytes(), 1);
         atLeast("pgqueue.template.batch-chunk-size", template.getBatchChunkSize(), 1);
         listener.validate("pgqueue.listener");
@@ -499,15 +500,16 @@ public class PgQueueProperties implements InitializingBean {
         private List<Class<? extends Throwable>> notRetryable = new ArrayList<>();
 
         public Listener() {
-            setConcurrency(4);
-            setBatchSize(10);
-            setMode(DeliveryMode.LEASE);
-            setMaxAttempts(5);
-            setPollInterval(Duration.ofSeconds(1));
-            getBackoff().setInitial(Duration.ofSeconds(1));
-            getBackoff().setMultiplier(2.0);
-            getBackoff().setMax(Duration.ofMinutes(10));
-            getBackoff().setJitter(0.2);
+            setConcurrency(ContainerOptions.DEFAULT_CONCURRENCY);
+            setBatchSize(ContainerOptions.DEFAULT_BATCH_SIZE);
+            setMode(ContainerOptions.DEFAULT_MODE);
+            setMaxAttempts(ContainerOptions.DEFAULT_MAX_ATTEMPTS);
+            setPollInterval(ContainerOptions.DEFAULT_POLL_INTERVAL);
+            setGroupFailure(ContainerOptions.DEFAULT_GROUP_FAILURE);
+            getBackoff().setInitial(ExponentialBackoff.DEFAULT.initial());
+            getBackoff().setMultiplier(ExponentialBackoff.DEFAULT.multiplier());
+            getBackoff().setMax(ExponentialBackoff.DEFAULT.max());
+            getBackoff().setJitter(ExponentialBackoff.DEFAULT.jitter());
         }
 
         public boolean isAutoStartup() {

@@ -10,11 +10,10 @@ import io.pgqueue.QueueNames;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.ContainerOptionsResolver;
 import io.pgqueue.listener.DeliveryMode;
-import io.pgqueue.listener.GroupFailurePolicy;
 import io.pgqueue.listener.ListenerEndpoint;
+import io.pgqueue.listener.RateLimit;
 import io.pgqueue.listener.adapter.MethodJobHandler;
 import io.pgqueue.listener.error.ExponentialBackoff;
-import io.pgqueue.store.RateLimit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -63,7 +62,7 @@ class PropertiesContainerOptionsResolver implements ContainerOptionsResolver {
                 .autoStartup(defaults.isAutoStartup())
                 .maxRunning(firstOr(perQueue.getMaxRunning(), defaults.getMaxRunning(), null))
                 .rate(rate(firstOr(perQueue.getRate(), defaults.getRate(), null)))
-                .groupFailure(firstOr(perQueue.getGroupFailure(), defaults.getGroupFailure(), GroupFailurePolicy.BLOCK))
+                .groupFailure(first(perQueue.getGroupFailure(), defaults.getGroupFailure()))
                 .build();
         }
         catch (IllegalArgumentException ex) {

@@ -1,23 +1,19 @@
 package io.pgqueue.autoconfigure;
 
-import javax.sql.DataSource;
-
-import io.pgqueue.JobNotifier;
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.annotation.QueueListenerAnnotationBeanPostProcessor;
+import io.pgqueue.internal.lifecycle.Repositories;
+import io.pgqueue.internal.listener.ListenerContainers;
+import io.pgqueue.internal.node.NodeIdentity;
+import io.pgqueue.internal.node.NodeRuntime;
+import io.pgqueue.internal.node.NodeSettings;
+import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.listener.ContainerOptionsResolver;
 import io.pgqueue.listener.JobObserver;
-import io.pgqueue.listener.NodeRuntime;
-import io.pgqueue.listener.NodeSettings;
 import io.pgqueue.listener.QueueListenerContainerFactory;
 import io.pgqueue.listener.QueueListenerContainerRegistry;
 import io.pgqueue.listener.error.DefaultQueueErrorHandler;
 import io.pgqueue.listener.error.QueueErrorHandler;
-import io.pgqueue.store.ListenerStore;
-import io.pgqueue.store.NodeIdentity;
-import io.pgqueue.store.NodeStore;
-import io.pgqueue.store.NotificationStore;
-import io.pgqueue.store.QueueTables;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -40,24 +36,11 @@ class QueueListenerConfiguration {
     }
 
     @Bean
-    @ConditionalOnMissingBean
-    ListenerStore listenerStore(DataSource dataSource, QueueTables tables) {
-        return new ListenerStore(dataSource, tables);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    NodeStore nodeStore(DataSource dataSource, QueueTables tables) {
-        return new NodeStore(dataSource, tables);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    NodeRuntime nodeRuntime(NodeStore nodeStore, PgQueueProperties properties) {
+    NodeRuntime pgqueueNodeRuntime(Repositories repositories, PgQueueProperties properties) {
         PgQueueProperties.Listener listener = properties.getListener();
-        return new NodeRuntime(nodeStore, NodeIdentity.create(),
+        return new NodeRuntime(repositories.nodes(), repositories.jobs(), NodeIdentity.create(),
                 new NodeSettings(listener.getLeaseDuration(), listener.getHeartbeatInterval(), listener.getNodeTimeout(),
-                        listener.getShutdownTimeout(), listener.getMaxAttempts()));
+                        listener.getShutdownTimeout()));
     }
 
     @Bean
@@ -68,11 +51,11 @@ class QueueListenerConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    QueueListenerContainerFactory queueListenerContainerFactory(ListenerStore listenerStore, NodeRuntime nodeRuntime,
+    QueueListenerContainerFactory queueListenerContainerFactory(Repositories repositories, NodeRuntime nodeRuntime,
             JobPayloadCodec codec, QueueErrorHandler errorHandler,
             ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JobObserver> observers) {
-        return new QueueListenerContainerFactory(listenerStore, nodeRuntime, codec, errorHandler,
-                transactionManager::getIfUnique, JobObserver.composite(observers.orderedStream().toList()));
+        return new QueueListenerContainerFactory(new ListenerContainers(repositories.jobs(), nodeRuntime, codec.mapper(),
+                errorHandler, JobObserver.composite(observers.orderedStream().toList())), transactionManager::getIfUnique);
     }
 
     @Bean
@@ -85,12 +68,7 @@ class QueueListenerConfiguration {
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
     QueueListenerContainerRegistry queueListenerContainerRegistry(QueueListenerContainerFactory factory,
-            ContainerOptionsResolver optionsResolver, JobPayloadCodec codec, NodeRuntime nodeRuntime,
-            NotificationStore notificationStore, PgQueueProperties properties, ObjectProvider<JobNotifier> notifier) {
-        QueueListenerContainerRegistry registry = new QueueListenerContainerRegistry(factory, optionsResolver, codec,
-                nodeRuntime, properties.getListener().isNotify() ? notificationStore : null);
-        // jobs sent from this JVM wake its own listeners at once, without a round trip through NOTIFY
-        notifier.ifAvailable((available) -> available.addLocalListener(registry::wakeUp));
-        return registry;
+            ContainerOptionsResolver optionsResolver, JobPayloadCodec codec, NodeRuntime nodeRuntime, Wakeups wakeups) {
+        return new QueueListenerContainerRegistry(factory, optionsResolver, codec, nodeRuntime, wakeups);
     }
 }

@@ -4,13 +4,25 @@ import java.time.Duration;
 import java.util.Objects;
 
 import io.pgqueue.listener.error.ExponentialBackoff;
-import io.pgqueue.store.RateLimit;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The resolved settings of one listener container. Immutable; build with {@link #builder()}.
  */
 public final class ContainerOptions {
+
+    /** Listener defaults: {@code pgqueue.listener.*} starts from these, and so does {@link #builder()}. */
+    public static final DeliveryMode DEFAULT_MODE = DeliveryMode.LEASE;
+
+    public static final int DEFAULT_CONCURRENCY = 4;
+
+    public static final int DEFAULT_BATCH_SIZE = 10;
+
+    public static final int DEFAULT_MAX_ATTEMPTS = 5;
+
+    public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
+
+    public static final GroupFailurePolicy DEFAULT_GROUP_FAILURE = GroupFailurePolicy.BLOCK;
 
     private final String id;
 
@@ -161,15 +173,15 @@ public final class ContainerOptions {
 
         private String queue;
 
-        private DeliveryMode mode = DeliveryMode.LEASE;
+        private DeliveryMode mode = DEFAULT_MODE;
 
-        private int concurrency = 4;
+        private int concurrency = DEFAULT_CONCURRENCY;
 
-        private int batchSize = 10;
+        private int batchSize = DEFAULT_BATCH_SIZE;
 
-        private int maxAttempts = 5;
+        private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
 
-        private Duration pollInterval = Duration.ofSeconds(1);
+        private Duration pollInterval = DEFAULT_POLL_INTERVAL;
 
         private ExponentialBackoff backoff = ExponentialBackoff.DEFAULT;
 
@@ -179,7 +191,7 @@ public final class ContainerOptions {
 
         private @Nullable RateLimit rate;
 
-        private GroupFailurePolicy groupFailure = GroupFailurePolicy.BLOCK;
+        private GroupFailurePolicy groupFailure = DEFAULT_GROUP_FAILURE;
 
         private Builder() {
         }

@@ -27,6 +27,9 @@ public interface JobContext {
     /** When the job was sent. */
     Instant enqueuedAt();
 
+    /** When the job became runnable: its run-at, after any delay or backoff. */
+    Instant dueAt();
+
     /** When this attempt was claimed (database clock). */
     Instant claimedAt();
 

@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.List;
 
 import io.pgqueue.listener.error.FailureDecision;
-import io.pgqueue.store.ClaimedJob;
 
 /**
- * Callbacks on what listeners do with jobs, e.g. for metrics. Called on worker threads: keep them cheap.
+ * Callbacks on what listeners do with jobs, e.g. for metrics. Called on worker threads: keep them cheap. Each
+ * callback gets the job as its listener sees it.
  */
 public interface JobObserver {
 
@@ -25,31 +25,31 @@ public interface JobObserver {
         List<JobObserver> all = List.copyOf(observers);
         return new JobObserver() {
             @Override
-            public void started(ClaimedJob job) {
+            public void started(JobContext job) {
                 all.forEach((observer) -> observer.started(job));
             }
 
             @Override
-            public void succeeded(ClaimedJob job, Duration duration) {
+            public void succeeded(JobContext job, Duration duration) {
                 all.forEach((observer) -> observer.succeeded(job, duration));
             }
 
             @Override
-            public void failed(ClaimedJob job, Duration duration, Throwable error, FailureDecision decision) {
+            public void failed(JobContext job, Duration duration, Throwable error, FailureDecision decision) {
                 all.forEach((observer) -> observer.failed(job, duration, error, decision));
             }
         };
     }
 
     /** A job was claimed and is about to run. */
-    default void started(ClaimedJob job) {
+    default void started(JobContext job) {
     }
 
     /** The handler returned normally after {@code duration}. */
-    default void succeeded(ClaimedJob job, Duration duration) {
+    default void succeeded(JobContext job, Duration duration) {
     }
 
     /** The handler threw (or the payload could not be read) after {@code duration}. */
-    default void failed(ClaimedJob job, Duration duration, Throwable error, FailureDecision decision) {
+    default void failed(JobContext job, Duration duration, Throwable error, FailureDecision decision) {
     }
 }

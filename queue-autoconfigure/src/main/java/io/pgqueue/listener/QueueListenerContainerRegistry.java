@@ -9,7 +9,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.listener.adapter.MethodJobHandler;
-import io.pgqueue.store.NotificationStore;
+import io.pgqueue.internal.node.NodeRuntime;
+import io.pgqueue.internal.wakeup.Wakeups;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
@@ -32,7 +33,7 @@ public class QueueListenerContainerRegistry implements SmartLifecycle {
 
     private final NodeRuntime node;
 
-    private final @Nullable WakeupListener wakeupListener;
+    private final Wakeups wakeups;
 
     private final Map<String, QueueListenerContainer> containers = new ConcurrentHashMap<>();
 
@@ -43,13 +44,14 @@ public class QueueListenerContainerRegistry implements SmartLifecycle {
     private volatile boolean running;
 
     public QueueListenerContainerRegistry(QueueListenerContainerFactory factory, ContainerOptionsResolver optionsResolver,
-            JobPayloadCodec codec, NodeRuntime node, @Nullable NotificationStore notifications) {
+            JobPayloadCodec codec, NodeRuntime node, Wakeups wakeups) {
         this.factory = factory;
         this.optionsResolver = optionsResolver;
         this.codec = codec;
         this.node = node;
-        this.wakeupListener = (notifications != null) ? new WakeupListener(notifications, this::wakeUp, this::wakeUpAll)
-                : null;
+        this.wakeups = wakeups;
+        // jobs committed in this JVM and NOTIFYs from others wake the containers of their queue
+        wakeups.addLocalListener(this::wakeUp, this::wakeUpAll);
     }
 
     /**
@@ -89,7 +91,7 @@ public class QueueListenerContainerRegistry implements SmartLifecycle {
         return List.copyOf(ordered);
     }
 
-    /** Wakes the containers of a queue (a NOTIFY arrived). */
+    /** Wakes the containers of a queue (jobs were committed). */
     public void wakeUp(String queue) {
         for (QueueListenerContainer container : ordered) {
             if (container.queue().equals(queue)) {
@@ -102,15 +104,6 @@ public class QueueListenerContainerRegistry implements SmartLifecycle {
         ordered.forEach(QueueListenerContainer::wakeUp);
     }
 
-    public NodeRuntime node() {
-        return node;
-    }
-
-    /** The LISTEN connection, or null when notifications are off. */
-    public @Nullable WakeupListener wakeupListener() {
-        return wakeupListener;
-    }
-
     @Override
     public synchronized void start() {
         if (running) {
@@ -121,9 +114,7 @@ public class QueueListenerContainerRegistry implements SmartLifecycle {
             return;
         }
         node.start();
-        if (wakeupListener != null) {
-            wakeupListener.start();
-        }
+        wakeups.startListening();
         for (QueueListenerContainer container : ordered) {
             if (container.options().autoStartup()) {
                 container.start();
@@ -152,9 +143,7 @@ public class QueueListenerContainerRegistry implements SmartLifecycle {
                 Thread.currentThread().interrupt();
             }
         }
-        if (wakeupListener != null) {
-            wakeupListener.stop();
-        }
+        wakeups.stopListening();
         node.stop();
     }
 

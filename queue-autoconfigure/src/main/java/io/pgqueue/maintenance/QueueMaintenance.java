@@ -3,10 +3,9 @@ package io.pgqueue.maintenance;
 import java.time.Duration;
 
 import io.pgqueue.admin.QueueAdmin;
-import io.pgqueue.store.MaintenanceStore;
+import io.pgqueue.internal.lifecycle.Repositories;
 import io.pgqueue.support.PeriodicLifecycle;
 import org.jspecify.annotations.Nullable;
-
 
 
 /**
@@ -18,7 +17,7 @@ public class QueueMaintenance extends PeriodicLifecycle {
 
     private static final int PROMOTE_BATCH = 10_000;
 
-    private final MaintenanceStore store;
+    private final Repositories repositories;
 
     private final QueueAdmin admin;
 
@@ -39,10 +38,10 @@ public class QueueMaintenance extends PeriodicLifecycle {
     public record RetentionSettings(Duration dead, @Nullable Duration history, Duration interval, int batchSize) {
     }
 
-    public QueueMaintenance(MaintenanceStore store, QueueAdmin admin, Duration interval, Duration reconcileInterval,
+    public QueueMaintenance(Repositories repositories, QueueAdmin admin, Duration interval, Duration reconcileInterval,
             RetentionSettings retention) {
         super("pgqueue-maintenance");
-        this.store = store;
+        this.repositories = repositories;
         this.admin = admin;
         this.interval = interval;
         this.reconcileInterval = reconcileInterval;
@@ -58,10 +57,10 @@ public class QueueMaintenance extends PeriodicLifecycle {
 
     /** Runs one pass of promotion and counter folding now. */
     public void runOnce() {
-        while (store.promoteDue(PROMOTE_BATCH) == PROMOTE_BATCH) {
+        while (repositories.jobs().promoteDue(PROMOTE_BATCH) == PROMOTE_BATCH) {
             // a large backlog of due jobs: keep going in bounded statements
         }
-        store.squeeze();
+        repositories.stats().squeeze();
     }
 
     /**
@@ -72,13 +71,13 @@ public class QueueMaintenance extends PeriodicLifecycle {
         long deleted = 0;
         int batch;
         do {
-            batch = store.deleteOldDead(retention.dead(), retention.batchSize());
+            batch = repositories.jobs().expireDead(retention.dead(), retention.batchSize());
             deleted += batch;
         }
         while (batch == retention.batchSize());
         if (retention.history() != null) {
             do {
-                batch = store.deleteOldHistory(retention.history(), retention.batchSize());
+                batch = repositories.jobs().expireHistory(retention.history(), retention.batchSize());
                 deleted += batch;
             }
             while (batch == retention.batchSize());

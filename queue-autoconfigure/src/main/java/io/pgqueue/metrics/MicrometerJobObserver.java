@@ -7,9 +7,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.pgqueue.listener.JobContext;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.error.FailureDecision;
-import io.pgqueue.store.ClaimedJob;
 
 /**
  * Counts what this node's listeners do: {@code pgqueue.jobs.completed/failed/retried/dead{queue}},
@@ -27,20 +27,20 @@ public class MicrometerJobObserver implements JobObserver {
     }
 
     @Override
-    public void started(ClaimedJob job) {
+    public void started(JobContext job) {
         Duration latency = Duration.between(job.dueAt(), job.claimedAt());
         meters(job.queue()).latency.record(latency.isNegative() ? Duration.ZERO : latency);
     }
 
     @Override
-    public void succeeded(ClaimedJob job, Duration duration) {
+    public void succeeded(JobContext job, Duration duration) {
         QueueMeters queue = meters(job.queue());
         queue.completed.increment();
         queue.succeededTime.record(duration);
     }
 
     @Override
-    public void failed(ClaimedJob job, Duration duration, Throwable error, FailureDecision decision) {
+    public void failed(JobContext job, Duration duration, Throwable error, FailureDecision decision) {
         QueueMeters queue = meters(job.queue());
         queue.failed.increment();
         (decision.isDead() ? queue.dead : queue.retried).increment();

@@ -11,13 +11,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.pgqueue.JobState;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.admin.QueueStats;
-import io.pgqueue.store.QueueCounts;
 import io.pgqueue.support.PeriodicLifecycle;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-
 
 /**
  * Gauges of every queue's state, fed from a snapshot refreshed on an interval with one read of the counters
@@ -76,8 +75,8 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
         List<MultiGauge.Row<?>> jobRows = new ArrayList<>();
         List<MultiGauge.Row<?>> lagRows = new ArrayList<>();
         for (String queue : snapshot.keySet()) {
-            for (String state : QueueCounts.STATES) {
-                jobRows.add(MultiGauge.Row.of(Tags.of("queue", queue, "state", state), () -> count(queue, state)));
+            for (JobState state : JobState.all()) {
+                jobRows.add(MultiGauge.Row.of(Tags.of("queue", queue, "state", state.value()), () -> count(queue, state)));
             }
             lagRows.add(MultiGauge.Row.of(Tags.of("queue", queue), () -> lagSeconds(queue)));
         }
@@ -87,7 +86,7 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
         }
     }
 
-    private long count(String queue, String state) {
+    private long count(String queue, JobState state) {
         QueueStats stats = snapshot.get(queue);
         return (stats != null) ? stats.counts().count(state) : 0;
     }

@@ -6,24 +6,26 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.pgqueue.JobPayloadCodec;
-import io.pgqueue.store.ScheduleRow;
-import io.pgqueue.store.ScheduleStore;
+import io.pgqueue.internal.lifecycle.ScheduleRecord;
+import io.pgqueue.internal.lifecycle.ScheduleRepository;
+import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.support.PeriodicLifecycle;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-
 
 /**
  * Fires recurring jobs. Every node declares the schedules it knows at start and then, every poll interval,
  * fires whatever is due in the schedule table: each tick advances the schedule with a compare-and-set and
  * enqueues its job in the same statement, so exactly one job is enqueued per tick however many nodes run,
- * without leader election.
+ * without leader election. A tick's job wakes listeners like a sent one.
  */
 public class QueueScheduler extends PeriodicLifecycle {
 
     private static final Log logger = LogFactory.getLog(QueueScheduler.class);
 
-    private final ScheduleStore store;
+    private final ScheduleRepository store;
+
+    private final Wakeups wakeups;
 
     private final JobPayloadCodec codec;
 
@@ -33,9 +35,11 @@ public class QueueScheduler extends PeriodicLifecycle {
 
     private final List<RecurringJob> declared = new ArrayList<>();
 
-    public QueueScheduler(ScheduleStore store, JobPayloadCodec codec, Duration pollInterval, List<RecurringJob> jobs) {
+    public QueueScheduler(ScheduleRepository store, Wakeups wakeups, JobPayloadCodec codec, Duration pollInterval,
+            List<RecurringJob> jobs) {
         super("pgqueue-scheduler");
         this.store = store;
+        this.wakeups = wakeups;
         this.codec = codec;
         this.pollInterval = pollInterval;
         this.grace = (pollInterval.multipliedBy(2).compareTo(Duration.ofSeconds(1)) > 0) ? pollInterval.multipliedBy(2)
@@ -50,26 +54,29 @@ public class QueueScheduler extends PeriodicLifecycle {
         String json = (payload == null) ? null
                 : (payload instanceof String text) ? text : codec.writePayload(job.queue(), payload);
         String type = (payload == null || payload instanceof String) ? null : payload.getClass().getName();
-        store.declare(new ScheduleRow(job.name(), job.queue(), job.cron(),
+        store.declare(new ScheduleRecord(job.name(), job.queue(), job.cron(),
                 (job.fixedRate() != null) ? job.fixedRate().toMillis() : null, job.zone().getId(), json, type,
                 job.missed().name(), ticks.next(store.now()), null));
     }
 
-    public List<ScheduleRow> schedules() {
-        return store.all();
+    /** Every recurring job the cluster knows, with its next and last tick. */
+    public List<ScheduleInfo> schedules() {
+        return store.all().stream().map(ScheduleRecord::info).toList();
     }
 
     /** Fires every due schedule once; returns how many jobs this node enqueued. */
     public int fireDue() {
         int enqueued = 0;
-        for (ScheduleRow schedule : store.due()) {
+        for (ScheduleRecord schedule : store.due()) {
             Instant now = store.now();
             ScheduleTicks ticks = ScheduleTicks.of(schedule);
             Instant tick = ticks.latest(schedule.nextRunAt(), now);
             boolean missedTicks = !tick.equals(schedule.nextRunAt());
             boolean enqueue = MissedTickPolicy.valueOf(schedule.missed()) == MissedTickPolicy.FIRE_ONCE
                     || Duration.between(tick, now).compareTo(grace) <= 0;
-            if (store.fire(schedule, tick, ticks.next(now), enqueue)) {
+            Wakeups.Decision wakeup = enqueue ? wakeups.decide(schedule.queue()) : Wakeups.Decision.SKIP;
+            if (store.fire(schedule, tick, ticks.next(now), enqueue, wakeup == Wakeups.Decision.WITH_INSERT)) {
+                wakeups.afterInsert(schedule.queue(), wakeup);
                 if (missedTicks) {
                     logger.info("Recurring job '" + schedule.name() + "' missed ticks from " + schedule.nextRunAt()
                             + (enqueue ? "; enqueued one job for " + tick : "; skipped them"));

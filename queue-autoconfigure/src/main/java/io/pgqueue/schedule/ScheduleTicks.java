@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 
-import io.pgqueue.store.ScheduleRow;
+import io.pgqueue.internal.lifecycle.ScheduleRecord;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.scheduling.support.CronExpression;
@@ -27,7 +27,7 @@ final class ScheduleTicks {
         this.zone = zone;
     }
 
-    static ScheduleTicks of(ScheduleRow row) {
+    static ScheduleTicks of(ScheduleRecord row) {
         return new ScheduleTicks((row.cron() != null) ? CronExpression.parse(row.cron()) : null,
                 (row.fixedRateMillis() != null) ? Duration.ofMillis(row.fixedRateMillis()) : null,
                 (row.zone() != null) ? ZoneId.of(row.zone()) : ZoneId.of("UTC"));

@@ -2,7 +2,7 @@ package io.pgqueue.schema;
 
 import java.util.List;
 
-import io.pgqueue.store.SchemaStore;
+import io.pgqueue.internal.lifecycle.SchemaRepository;
 
 import org.springframework.beans.factory.InitializingBean;
 
@@ -12,11 +12,11 @@ import org.springframework.beans.factory.InitializingBean;
  */
 public class QueueSchemaValidator implements InitializingBean {
 
-    private final SchemaStore schemaStore;
+    private final SchemaRepository schemaStore;
 
     private final String schema;
 
-    public QueueSchemaValidator(SchemaStore schemaStore, String schema) {
+    public QueueSchemaValidator(SchemaRepository schemaStore, String schema) {
         this.schemaStore = schemaStore;
         this.schema = schema;
     }

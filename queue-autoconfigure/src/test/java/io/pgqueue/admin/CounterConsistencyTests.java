@@ -3,27 +3,33 @@ package io.pgqueue.admin;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
 import io.pgqueue.JobRequest;
+import io.pgqueue.JobState;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
-import io.pgqueue.store.ClaimedJob;
-import io.pgqueue.store.FailureUpdate;
-import io.pgqueue.store.ListenerStore;
-import io.pgqueue.store.MaintenanceStore;
-import io.pgqueue.store.NodeIdentity;
-import io.pgqueue.store.NodeStore;
-import io.pgqueue.store.QueueCounts;
+import io.pgqueue.internal.lifecycle.ClaimRequest;
+import io.pgqueue.internal.lifecycle.ClaimedJob;
+import io.pgqueue.internal.lifecycle.FailureUpdate;
+import io.pgqueue.internal.lifecycle.JobRepository;
+import io.pgqueue.internal.lifecycle.Repositories;
+import io.pgqueue.internal.lifecycle.Transition;
+import io.pgqueue.internal.node.NodeIdentity;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
@@ -38,7 +44,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The counters equal COUNT(*) of the job table after any mix of operations from several threads.
+ * The counters equal COUNT(*) of the job table after any mix of every transition from several threads, and
+ * every change of a job's state is one its statement declares in the transition table.
  */
 class CounterConsistencyTests {
 
@@ -54,7 +61,9 @@ class CounterConsistencyTests {
     @Test
     void randomOperationsFromSeveralThreadsLeaveCountersEqualToCountStar() throws Exception {
         long seed = System.nanoTime();
+        Set<Transition> driven = ConcurrentHashMap.newKeySet();
         runner.run((context) -> {
+            installStateChangeLog();
             int threads = 6;
             ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
             CountDownLatch done = new CountDownLatch(threads);
@@ -64,7 +73,7 @@ class CounterConsistencyTests {
                     Random random = new Random(seed + t);
                     workers.add(pool.submit(() -> {
                         try {
-                            new Operator(context, random).run(150);
+                            new Operator(context, random, driven).run(150);
                         }
                         finally {
                             done.countDown();
@@ -74,10 +83,10 @@ class CounterConsistencyTests {
                 }
                 // fold and promote concurrently with the writers, as the maintenance task does
                 Future<?> maintenance = pool.submit(() -> {
-                    MaintenanceStore store = context.getBean(MaintenanceStore.class);
+                    Repositories repositories = context.getBean(Repositories.class);
                     while (!done.await(20, TimeUnit.MILLISECONDS)) {
-                        store.promoteDue(50);
-                        store.squeeze();
+                        repositories.jobs().promoteDue(50);
+                        repositories.stats().squeeze();
                     }
                     return null;
                 });
@@ -90,11 +99,61 @@ class CounterConsistencyTests {
                 pool.shutdownNow();
             }
 
-            context.getBean(MaintenanceStore.class).squeeze();
+            context.getBean(Repositories.class).stats().squeeze();
             assertThat(countersByState(context)).as("counters vs COUNT(*), seed " + seed).isEqualTo(countStar());
             assertThat(context.getBean(QueueAdmin.class).reconcile()).as("drift, seed " + seed).isEmpty();
             assertThat(jdbc.queryForObject("SELECT count(*) FROM pgqueue.job", Long.class)).isPositive();
+            assertEveryStateChangeIsDeclared();
         });
+        assertThat(driven).as("transitions driven").containsExactlyInAnyOrder(Transition.values());
+    }
+
+    /** Logs every change of job.state with the statement that made it (a trigger, in this test only). */
+    private void installStateChangeLog() {
+        jdbc.execute("""
+                CREATE TABLE public.state_change_log (query text, old_state text, new_state text);
+                CREATE FUNCTION public.log_state_change() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    INSERT INTO public.state_change_log
+                    VALUES (current_query(), CASE WHEN TG_OP <> 'INSERT' THEN OLD.state END,
+                            CASE WHEN TG_OP <> 'DELETE' THEN NEW.state END);
+                    RETURN NULL;
+                END $$;
+                CREATE TRIGGER log_state_change AFTER INSERT OR DELETE OR UPDATE OF state ON pgqueue.job
+                    FOR EACH ROW EXECUTE FUNCTION public.log_state_change();
+                """);
+    }
+
+    /**
+     * Every logged state change was made by a statement tagged with a transition that declares it: from its
+     * from-state (none for an insert) to one of its to-states (none when the row leaves the table).
+     */
+    private void assertEveryStateChangeIsDeclared() {
+        Pattern tag = Pattern.compile("/\\* pgqueue:([a-z_]+) \\*/");
+        List<Map<String, Object>> changes = jdbc.queryForList(
+                "SELECT DISTINCT query, old_state, new_state FROM public.state_change_log");
+        assertThat(changes).isNotEmpty();
+        for (Map<String, Object> change : changes) {
+            String query = (String) change.get("query");
+            JobState from = (change.get("old_state") != null) ? JobState.of((String) change.get("old_state")) : null;
+            JobState to = (change.get("new_state") != null) ? JobState.of((String) change.get("new_state")) : null;
+            List<Transition> declared = new ArrayList<>();
+            Matcher matcher = tag.matcher(query);
+            while (matcher.find()) {
+                declared.add(Transition.valueOf(matcher.group(1).toUpperCase(Locale.ROOT)));
+            }
+            assertThat(declared).as("transition of a statement that changed a job from %s to %s: %s", from, to, query)
+                .isNotEmpty()
+                .anySatisfy((transition) -> {
+                    assertThat(transition.from()).isEqualTo(from);
+                    if (to == null) {
+                        assertThat(transition.finishes()).isTrue();
+                    }
+                    else {
+                        assertThat(transition.to()).contains(to);
+                    }
+                });
+        }
     }
 
     @Test
@@ -152,10 +211,10 @@ class CounterConsistencyTests {
     private Map<String, Long> countersByState(ApplicationContext context) {
         Map<String, Long> counts = new TreeMap<>();
         for (QueueStats stats : context.getBean(QueueAdmin.class).queues()) {
-            for (String state : QueueCounts.STATES) {
+            for (JobState state : JobState.all()) {
                 long count = stats.counts().count(state);
                 if (count != 0) {
-                    counts.put(stats.queue() + "/" + state, count);
+                    counts.put(stats.queue() + "/" + state.value(), count);
                 }
             }
         }
@@ -171,51 +230,76 @@ class CounterConsistencyTests {
         return counts;
     }
 
-    /** One thread's random walk through every operation that changes job states. */
+    /** One thread's random walk through every transition of the job lifecycle. */
     private static final class Operator {
 
         private final QueueTemplate template;
 
-        private final ListenerStore listenerStore;
+        private final Repositories repositories;
 
-        private final NodeStore nodeStore;
+        private final JobRepository jobs;
 
         private final QueueAdmin admin;
 
+        private final TransactionTemplate transactions;
+
         private final Random random;
+
+        private final Set<Transition> driven;
 
         private final NodeIdentity node = NodeIdentity.create();
 
         private final List<ClaimedJob> held = new ArrayList<>();
 
-        Operator(ApplicationContext context, Random random) {
+        Operator(ApplicationContext context, Random random, Set<Transition> driven) {
             this.template = context.getBean(QueueTemplate.class);
-            this.listenerStore = context.getBean(ListenerStore.class);
-            this.nodeStore = context.getBean(NodeStore.class);
+            this.repositories = context.getBean(Repositories.class);
+            this.jobs = repositories.jobs();
             this.admin = context.getBean(QueueAdmin.class);
+            this.transactions = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
             this.random = random;
+            this.driven = driven;
         }
 
         void run(int steps) {
-            nodeStore.heartbeat(node, 60_000, new long[0]);
+            repositories.nodes().heartbeat(node.id(), node.host(), node.pid(), Duration.ofMinutes(1), new long[0]);
+            Transition[] all = Transition.values();
             for (int i = 0; i < steps; i++) {
                 String queue = QUEUES.get(random.nextInt(QUEUES.size()));
-                switch (random.nextInt(11)) {
-                    case 0 -> template.send(queue, i, options());
-                    case 1 -> template.sendBatch(queue, IntStream.range(0, 1 + random.nextInt(20))
-                        .mapToObj((n) -> JobRequest.of(n, options()))
-                        .toList());
-                    case 2, 3 -> held.addAll(listenerStore.claimWithLease(queue, 1 + random.nextInt(5), node.id(),
-                            60_000, 3, true).jobs());
-                    case 4, 5 -> completeSome();
-                    case 6 -> failSome(Duration.ofMillis(random.nextInt(3) * 10L));
-                    case 7 -> failSome(null);
-                    case 8 -> expireAndRescue(queue);
-                    case 9 -> admin.retryAllDead(queue);
-                    default -> admin.purgeDead(queue);
-                }
+                // every transition first, then a random mix
+                Transition transition = (i < all.length) ? all[i] : all[random.nextInt(all.length)];
+                drive(transition, queue, i);
+                driven.add(transition);
             }
             completeSome();
+        }
+
+        private void drive(Transition transition, String queue, int step) {
+            switch (transition) {
+                case ENQUEUE -> {
+                    if (random.nextBoolean()) {
+                        template.send(queue, step, options());
+                    }
+                    else {
+                        template.sendBatch(queue, IntStream.range(0, 1 + random.nextInt(20))
+                            .mapToObj((n) -> JobRequest.of(n, options()))
+                            .toList());
+                    }
+                }
+                case PROMOTE -> jobs.promoteDue(1 + random.nextInt(20));
+                case CLAIM_LEASE -> held.addAll(jobs.claimLeased(
+                        new ClaimRequest(queue, 1 + random.nextInt(5), 3, true, node.id(), 60_000)).jobs());
+                case CLAIM_DELETE -> transactions.executeWithoutResult(
+                        (status) -> jobs.claimAndDelete(new ClaimRequest(queue, 1 + random.nextInt(5), 3, true, null, 0)));
+                case COMPLETE -> completeSome();
+                case FAIL -> failSome((random.nextInt(3) == 0) ? null : Duration.ofMillis(random.nextInt(3) * 10L));
+                case FAIL_AFTER_ROLLBACK -> failAfterRollback(queue);
+                case RESCUE -> expireAndRescue(queue);
+                case RELEASE -> releaseSome();
+                case RETRY_DEAD -> admin.retryAllDead(queue);
+                case PURGE -> admin.purgeDead(queue);
+                case EXPIRE -> jobs.expireDead(Duration.ZERO, 1 + random.nextInt(5));
+            }
         }
 
         private SendOptions options() {
@@ -232,14 +316,25 @@ class CounterConsistencyTests {
             return options.build();
         }
 
+        private List<ClaimedJob> takeSome() {
+            List<ClaimedJob> some = new ArrayList<>(held.subList(0, 1 + random.nextInt(held.size())));
+            held.removeAll(some);
+            return some;
+        }
+
         private void completeSome() {
             if (held.isEmpty()) {
                 return;
             }
-            List<ClaimedJob> done = new ArrayList<>(held.subList(0, 1 + random.nextInt(held.size())));
-            held.removeAll(done);
-            listenerStore.complete(node.id(), done.stream().mapToLong(ClaimedJob::id).toArray(),
+            List<ClaimedJob> done = takeSome();
+            jobs.complete(node.id(), done.stream().mapToLong(ClaimedJob::id).toArray(),
                     done.stream().mapToInt(ClaimedJob::attempt).toArray());
+        }
+
+        private void releaseSome() {
+            if (!held.isEmpty()) {
+                jobs.release(node.id(), takeSome().stream().mapToLong(ClaimedJob::id).toArray());
+            }
         }
 
         private void failSome(Duration retryDelay) {
@@ -247,13 +342,26 @@ class CounterConsistencyTests {
                 return;
             }
             ClaimedJob job = held.remove(random.nextInt(held.size()));
-            listenerStore.failLeased(node.id(), new FailureUpdate(job.id(), job.attempt(), retryDelay, "failed"), 3);
+            jobs.fail(node.id(), new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), retryDelay, "failed"));
+        }
+
+        /** A TRANSACTIONAL attempt that fails: its claim rolls back, then the failure is recorded. */
+        private void failAfterRollback(String queue) {
+            List<ClaimedJob> claimed = transactions.execute((status) -> {
+                status.setRollbackOnly();
+                return jobs.claimAndDelete(new ClaimRequest(queue, 1, 3, true, null, 0)).jobs();
+            });
+            for (ClaimedJob job : claimed) {
+                Duration retryDelay = (job.attempt() >= job.maxAttempts()) ? null
+                        : Duration.ofMillis(random.nextInt(3) * 10L);
+                jobs.failAfterRollback(new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), retryDelay, "failed"));
+            }
         }
 
         private void expireAndRescue(String queue) {
-            List<ClaimedJob> claimed = listenerStore.claimWithLease(queue, 2, UUID.randomUUID(), 1, 3, true).jobs();
+            List<ClaimedJob> claimed = jobs.claimLeased(new ClaimRequest(queue, 2, 3, true, UUID.randomUUID(), 1)).jobs();
             if (!claimed.isEmpty()) {
-                nodeStore.rescue(60_000, 3);
+                jobs.rescue(Duration.ofMinutes(1));
             }
         }
     }

@@ -13,7 +13,7 @@ import io.pgqueue.metrics.MicrometerJobObserver;
 import io.pgqueue.metrics.QueueMetrics;
 import io.pgqueue.schema.QueueSchemaInitializer;
 import io.pgqueue.schema.QueueSchemaValidator;
-import io.pgqueue.store.JobStore;
+import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
@@ -101,13 +101,13 @@ class PgQueueAutoConfigurationTests {
     @Test
     void backsOffForUserDefinedBeans() {
         QueueTemplate userTemplate = mock(QueueTemplate.class);
-        JobStore userStore = mock(JobStore.class);
+        QueueAdmin userAdmin = mock(QueueAdmin.class);
         runner.withBean("myTemplate", QueueTemplate.class, () -> userTemplate)
-            .withBean("myStore", JobStore.class, () -> userStore)
+            .withBean("myAdmin", QueueAdmin.class, () -> userAdmin)
             .run((context) -> {
                 assertThat(context).hasNotFailed();
                 assertThat(context.getBean(QueueTemplate.class)).isSameAs(userTemplate);
-                assertThat(context.getBean(JobStore.class)).isSameAs(userStore);
+                assertThat(context.getBean(QueueAdmin.class)).isSameAs(userAdmin);
             });
     }
 

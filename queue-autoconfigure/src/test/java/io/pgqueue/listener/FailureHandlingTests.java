@@ -12,7 +12,6 @@ import javax.sql.DataSource;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.listener.error.FailureDecision;
-import io.pgqueue.store.ClaimedJob;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
@@ -74,7 +73,7 @@ class FailureHandlingTests {
             .withBean(AlwaysFailing.class, () -> new AlwaysFailing(calls, attemptTimes))
             .withBean(JobObserver.class, () -> new JobObserver() {
                 @Override
-                public void failed(ClaimedJob job, Duration duration, Throwable error, FailureDecision decision) {
+                public void failed(JobContext job, Duration duration, Throwable error, FailureDecision decision) {
                     decisions.add(decision);
                 }
             })

@@ -11,7 +11,9 @@ import java.util.concurrent.TimeUnit;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.annotation.QueueListener;
-import io.pgqueue.store.ListenerStore;
+import io.pgqueue.internal.lifecycle.ClaimRequest;
+import io.pgqueue.internal.lifecycle.Repositories;
+import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
@@ -89,11 +91,12 @@ class LeaseAndRescueTests {
     void jobsOfANodeThatStopsHeartbeatingAreRescuedAndItsLateAcknowledgementDeletesNothing() {
         BlockingHandler stale = new BlockingHandler("stale");
         BlockingHandler rescuer = new BlockingHandler("rescuer");
-        runner.withBean(BlockingHandler.class, () -> stale).run((a) -> {
+        // the stale node's heartbeat stops after it registered, as if its heartbeat thread had frozen
+        runner.withPropertyValues("pgqueue.listener.heartbeat-interval=1h").withBean(BlockingHandler.class, () -> stale)
+            .run((a) -> {
             long id = a.getBean(QueueTemplate.class).send("long", new Task("rescue me"));
             assertThat(stale.started.await(10, TimeUnit.SECONDS)).isTrue();
             UUID staleNode = a.getBean(NodeRuntime.class).identity().id();
-            a.getBean(NodeRuntime.class).suspendHeartbeat();
             long frozenAt = System.nanoTime();
 
             runner.withBean(BlockingHandler.class, () -> rescuer).run((b) -> {
@@ -108,7 +111,7 @@ class LeaseAndRescueTests {
                 assertThat(row.get("attempts")).isEqualTo(2);
 
                 // the stale node finally tries to acknowledge attempt 1: nothing is deleted
-                assertThat(a.getBean(ListenerStore.class).complete(staleNode, new long[] { id }, new int[] { 1 }))
+                assertThat(a.getBean(Repositories.class).jobs().complete(staleNode, new long[] { id }, new int[] { 1 }))
                     .isZero();
                 stale.release.countDown();
                 await().atMost(Duration.ofSeconds(5)).until(() -> stale.runs.size() == 1);
@@ -124,18 +127,16 @@ class LeaseAndRescueTests {
 
     @Test
     void expiredLeaseIsRescuedEvenWhenItsNodeStillBeats() {
-        runner.run((context) -> {
+        // an idle listener of another queue keeps this node heart-beating (and rescuing) every 200 ms
+        runner.withBean(BlockingHandler.class, () -> new BlockingHandler("idle")).run((context) -> {
             long id = context.getBean(QueueTemplate.class).send("orphan", new Task("claimed elsewhere"));
-            ListenerStore store = context.getBean(ListenerStore.class);
             // claimed by a node that heart-beats (this one) but does not renew the job: e.g. a frozen handler
             UUID node = context.getBean(NodeRuntime.class).identity().id();
-            assertThat(store.claimWithLease("orphan", 1, node, 100, 5, true).jobs()).hasSize(1);
+            assertThat(context.getBean(Repositories.class).jobs()
+                .claimLeased(new ClaimRequest("orphan", 1, 5, true, node, 100))
+                .jobs()).hasSize(1);
 
-            context.getBean(NodeRuntime.class).beat();
-            await().atMost(Duration.ofSeconds(5)).until(() -> {
-                context.getBean(NodeRuntime.class).beat();
-                return "ready".equals(jobs.row(id).get("state"));
-            });
+            await().atMost(Duration.ofSeconds(5)).until(() -> "ready".equals(jobs.row(id).get("state")));
             assertThat((String) jobs.row(id).get("last_error")).isEqualTo("Attempt 1 lost: lease expired");
         });
     }

@@ -12,6 +12,7 @@ import java.util.stream.IntStream;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
@@ -63,8 +64,8 @@ class WakeupAndShutdownTests {
         runner.withPropertyValues("pgqueue.listener.poll-interval=10s")
             .withBean(Stopwatch.class, () -> stopwatch)
             .run((context) -> {
-                WakeupListener wakeup = context.getBean(QueueListenerContainerRegistry.class).wakeupListener();
-                await().atMost(Duration.ofSeconds(10)).until(wakeup::isConnected);
+                Wakeups wakeups = context.getBean(Wakeups.class);
+                await().atMost(Duration.ofSeconds(10)).until(wakeups::isListening);
                 // a second application without listeners publishes: only NOTIFY can reach the first one
                 runner.run((publisher) -> {
                     QueueTemplate template = publisher.getBean(QueueTemplate.class);
@@ -107,7 +108,7 @@ class WakeupAndShutdownTests {
         runner.withPropertyValues("pgqueue.listener.notify=false")
             .withBean(Stopwatch.class, () -> stopwatch)
             .run((context) -> {
-                assertThat(context.getBean(QueueListenerContainerRegistry.class).wakeupListener()).isNull();
+                assertThat(context.getBean(Wakeups.class).isListening()).isFalse();
                 // written behind pgqueue's back: neither a NOTIFY nor an in-process wake-up announces it
                 jobs.insertRaw("idle", "{\"n\": 2}", Ping.class.getName());
                 assertThat(stopwatch.started.await(5, TimeUnit.SECONDS)).isTrue();

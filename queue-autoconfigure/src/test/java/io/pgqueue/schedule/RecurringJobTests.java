@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.Map;
 
 import io.pgqueue.QueueTemplate;
-import io.pgqueue.store.ScheduleRow;
-import io.pgqueue.store.ScheduleStore;
+import io.pgqueue.internal.lifecycle.Repositories;
+import io.pgqueue.internal.lifecycle.ScheduleRecord;
+import io.pgqueue.internal.lifecycle.ScheduleRepository;
+import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
@@ -54,13 +56,13 @@ class RecurringJobTests {
     void missedTicksFireOnceOrAreSkipped() {
         runner.withPropertyValues("pgqueue.scheduler.enabled=false").run((context) -> {
             jobs.jdbc().update("DELETE FROM pgqueue.schedule");
-            ScheduleStore store = context.getBean(ScheduleStore.class);
-            QueueScheduler scheduler = new QueueScheduler(store, context.getBean(io.pgqueue.JobPayloadCodec.class),
-                    Duration.ofMillis(100), List.of());
+            ScheduleRepository store = context.getBean(Repositories.class).schedules();
+            QueueScheduler scheduler = new QueueScheduler(store, context.getBean(Wakeups.class),
+                    context.getBean(io.pgqueue.JobPayloadCodec.class), Duration.ofMillis(100), List.of());
             Instant longAgo = store.now().minus(Duration.ofHours(3));
-            store.declare(new ScheduleRow("hourly-once", "missed-once", "0 0 * * * *", null, "UTC", null, null,
+            store.declare(new ScheduleRecord("hourly-once", "missed-once", "0 0 * * * *", null, "UTC", null, null,
                     "FIRE_ONCE", longAgo, null));
-            store.declare(new ScheduleRow("hourly-skip", "missed-skip", "0 0 * * * *", null, "UTC", null, null,
+            store.declare(new ScheduleRecord("hourly-skip", "missed-skip", "0 0 * * * *", null, "UTC", null, null,
                     "SKIP", longAgo, null));
 
             assertThat(scheduler.fireDue()).isEqualTo(1);
@@ -82,12 +84,14 @@ class RecurringJobTests {
                 () -> RecurringJob.builder("nightly").queue("reports").cron("0 0 2 * * *").payload(Map.of("report", "x"))
                     .build())
             .run((context) -> {
-                List<ScheduleRow> schedules = context.getBean(io.pgqueue.admin.QueueAdmin.class).schedules();
-                assertThat(schedules).extracting(ScheduleRow::name).contains("nightly");
-                ScheduleRow nightly = schedules.stream().filter((s) -> s.name().equals("nightly")).findFirst()
+                List<ScheduleInfo> schedules = context.getBean(io.pgqueue.admin.QueueAdmin.class).schedules();
+                assertThat(schedules).extracting(ScheduleInfo::name).contains("nightly");
+                ScheduleInfo nightly = schedules.stream().filter((s) -> s.name().equals("nightly")).findFirst()
                     .orElseThrow();
                 assertThat(nightly.cron()).isEqualTo("0 0 2 * * *");
-                assertThat(nightly.payloadType()).isEqualTo(Map.of("report", "x").getClass().getName());
+                ScheduleRecord stored = context.getBean(Repositories.class).schedules().all().stream()
+                    .filter((s) -> s.name().equals("nightly")).findFirst().orElseThrow();
+                assertThat(stored.payloadType()).isEqualTo(Map.of("report", "x").getClass().getName());
                 assertThat(nightly.nextRunAt()).isAfter(Instant.now());
             });
     }

@@ -15,8 +15,8 @@ import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.autoconfigure.PgQueueAutoConfiguration;
 import io.pgqueue.listener.JobContext;
-import io.pgqueue.listener.NodeRuntime;
-import io.pgqueue.listener.QueueListenerContainerRegistry;
+import io.pgqueue.internal.node.NodeRuntime;
+import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.testsupport.RestartablePostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -105,8 +105,7 @@ class DatabaseOutageTests {
 
     private void runThrough(ApplicationContext context, Recorder recorder, Runnable fault) throws Exception {
         QueueTemplate template = context.getBean(QueueTemplate.class);
-        QueueListenerContainerRegistry registry = context.getBean(QueueListenerContainerRegistry.class);
-        await().atMost(Duration.ofSeconds(10)).until(() -> registry.wakeupListener().isConnected());
+        await().atMost(Duration.ofSeconds(10)).until(() -> context.getBean(Wakeups.class).isListening());
         Set<Long> sent = ConcurrentHashMap.newKeySet();
         List<Exception> failures = new CopyOnWriteArrayList<>();
         AtomicBoolean producing = new AtomicBoolean(true);
@@ -139,7 +138,7 @@ class DatabaseOutageTests {
         await().atMost(Duration.ofSeconds(60)).until(() -> recorder.handled.containsAll(sent));
         assertThat(failures).allSatisfy((failure) -> assertThat(failure).isInstanceOf(DataAccessException.class));
         // the LISTEN connection and the heartbeat came back by themselves
-        await().atMost(Duration.ofSeconds(20)).until(() -> registry.wakeupListener().isConnected());
+        await().atMost(Duration.ofSeconds(20)).until(() -> context.getBean(Wakeups.class).isListening());
         Timestamp before = heartbeat(context);
         await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> heartbeat(context).after(before));
         assertThat(admin.queryForObject("SELECT count(*) FROM pgqueue.job WHERE queue LIKE 'outage-%' AND state = 'dead'",

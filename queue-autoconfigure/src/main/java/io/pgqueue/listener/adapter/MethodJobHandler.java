@@ -9,7 +9,6 @@ import java.util.List;
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.listener.JobContext;
 import io.pgqueue.listener.error.PayloadConversionException;
-import io.pgqueue.store.ClaimedJob;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JavaType;
 
@@ -115,16 +114,16 @@ public final class MethodJobHandler {
     }
 
     /** Reads a job's payload into the parameter type. */
-    public @Nullable Object readPayload(ClaimedJob job) {
+    public @Nullable Object readPayload(long jobId, String payloadJson, @Nullable String payloadType) {
         if (payloadIndex < 0) {
             return null;
         }
-        JavaType type = typeFor(job.payloadType());
+        JavaType type = typeFor(payloadType);
         try {
-            return codec.readPayload(job.payloadJson(), type);
+            return codec.readPayload(payloadJson, type);
         }
         catch (RuntimeException ex) {
-            throw new PayloadConversionException("Payload of job " + job.id() + " cannot be read as "
+            throw new PayloadConversionException("Payload of job " + jobId + " cannot be read as "
                     + type.toCanonical() + ": " + ex.getMessage(), ex);
         }
     }

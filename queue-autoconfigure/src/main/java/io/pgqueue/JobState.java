@@ -1,0 +1,48 @@
+package io.pgqueue;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Where a job is in its life. A job row is in one of these states until it finishes (completes, or is
+ * purged); the full diagram of transitions is in the README ("Job lifecycle").
+ */
+public enum JobState {
+
+    /** Waiting for its run-at: a delay, or the backoff before a retry. */
+    SCHEDULED,
+
+    /** Runnable now: the next claim of its queue may take it. */
+    READY,
+
+    /** Claimed by a node and being handled (LEASE delivery; TRANSACTIONAL jobs are held by a transaction). */
+    RUNNING,
+
+    /** Out of attempts or not processable; kept with its last error until retried or purged. */
+    DEAD;
+
+    private static final List<JobState> ALL = List.of(values());
+
+    private final String sqlValue = name().toLowerCase(Locale.ROOT);
+
+    /** Every state, in the order they are shown (the order of a job's life). */
+    public static List<JobState> all() {
+        return ALL;
+    }
+
+    /** The value in the {@code state} column, the {@code state} tag of metrics and the endpoint's keys. */
+    public String value() {
+        return sqlValue;
+    }
+
+    /** The state whose {@link #value()} this is. */
+    public static JobState of(String value) {
+        for (JobState state : ALL) {
+            if (state.sqlValue.equals(value)) {
+                return state;
+            }
+        }
+        throw new IllegalArgumentException("Unknown job state '" + value + "': use one of scheduled, ready, "
+                + "running, dead");
+    }
+}

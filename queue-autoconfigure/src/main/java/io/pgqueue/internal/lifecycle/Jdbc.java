@@ -1,0 +1,129 @@
+package io.pgqueue.internal.lifecycle;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.ConnectionProxy;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+
+/**
+ * Runs {@link Sql} statements on the application's DataSource. Joins the caller's Spring-managed
+ * transaction when there is one; outside of one, every call commits its own work even when the pool hands
+ * out connections with auto-commit off, so no pgqueue write is lost to a pool setting and no transaction
+ * is left open on a pooled connection.
+ */
+final class Jdbc {
+
+    /** Binds a statement's parameters. */
+    @FunctionalInterface
+    interface Binder {
+
+        Binder NONE = (params) -> {
+        };
+
+        void bind(Params params) throws SQLException;
+    }
+
+    /** Reads one row. */
+    @FunctionalInterface
+    interface RowReader<T> {
+
+        T read(ResultSet row) throws SQLException;
+    }
+
+    /** Work on one connection, for statements that return several results. */
+    @FunctionalInterface
+    interface ConnectionWork<T> {
+
+        T run(Connection connection) throws SQLException;
+    }
+
+    private final DataSource dataSource;
+
+    private final JdbcTemplate template;
+
+    Jdbc(DataSource dataSource) {
+        this.dataSource = dataSource;
+        this.template = new JdbcTemplate(dataSource);
+    }
+
+    /** Runs the statement and reads every row it returns. */
+    <T> List<T> query(Sql sql, Binder binder, RowReader<T> reader) {
+        return execute((connection) -> {
+            try (PreparedStatement statement = prepare(connection, sql, binder);
+                    ResultSet rows = statement.executeQuery()) {
+                List<T> result = new ArrayList<>();
+                while (rows.next()) {
+                    result.add(reader.read(rows));
+                }
+                return result;
+            }
+        });
+    }
+
+    /** Runs a statement that returns one row with one number (e.g. {@code SELECT count(*) FROM changed}). */
+    long count(Sql sql, Binder binder) {
+        List<Long> counts = query(sql, binder, (row) -> row.getLong(1));
+        return counts.isEmpty() ? 0 : counts.get(0);
+    }
+
+    /** Runs a statement without a result set; returns the number of rows it changed. */
+    int update(Sql sql, Binder binder) {
+        return execute((connection) -> {
+            try (PreparedStatement statement = prepare(connection, sql, binder)) {
+                return statement.executeUpdate();
+            }
+        });
+    }
+
+    /** Prepares and binds a statement on the given connection. */
+    PreparedStatement prepare(Connection connection, Sql sql, Binder binder) throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(sql.jdbcSql());
+        try {
+            Params params = new Params(sql, connection, statement);
+            binder.bind(params);
+            params.checkComplete();
+            return statement;
+        }
+        catch (SQLException | RuntimeException ex) {
+            statement.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * Runs work on a connection of the current transaction or, outside of one, on a pooled connection whose
+     * work is committed before it goes back to the pool (rolled back if the work failed).
+     */
+    <T> T execute(ConnectionWork<T> work) {
+        T result = template.execute((Connection connection) -> {
+            // JdbcTemplate hands out a close-suppressing proxy: ask about the connection it wraps
+            Connection target = (connection instanceof ConnectionProxy proxy) ? proxy.getTargetConnection() : connection;
+            boolean ownCommit = !target.getAutoCommit() && !DataSourceUtils.isConnectionTransactional(target, dataSource);
+            try {
+                T value = work.run(connection);
+                if (ownCommit) {
+                    connection.commit();
+                }
+                return value;
+            }
+            catch (SQLException | RuntimeException ex) {
+                if (ownCommit) {
+                    connection.rollback();
+                }
+                throw ex;
+            }
+        });
+        if (result == null) {
+            throw new IllegalStateException("JDBC work returned no result");
+        }
+        return result;
+    }
+}

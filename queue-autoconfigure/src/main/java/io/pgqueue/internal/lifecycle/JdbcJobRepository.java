@@ -1,0 +1,686 @@
+package io.pgqueue.internal.lifecycle;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.function.Function;
+
+import javax.sql.DataSource;
+
+import io.pgqueue.admin.DeadJob;
+import io.pgqueue.listener.RateLimit;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The JDBC {@link JobRepository}: the SQL of the job table, one statement per transition, built once at
+ * startup for the features switched on (counters, history). Rows are found by primary key
+ * ({@code id = ANY(ARRAY(...))}) so that a busy or bloated table never turns a statement into a sequential
+ * scan.
+ */
+final class JdbcJobRepository implements JobRepository {
+
+    /** Due scheduled jobs a claim promotes before it claims. */
+    private static final int PROMOTE_PER_CLAIM = 1000;
+
+    /**
+     * The ready jobs a claim takes, in claim order, unless the queue is paused cluster-wide. A job with a
+     * group key is taken only when no job of its group is running and no earlier one is pending (a failed one
+     * waiting for its retry counts as pending when failures block the group).
+     */
+    private static final String READY_IDS = """
+            SELECT id FROM {schema}.job j
+            WHERE j.queue = :queue AND j.state = 'ready'
+              AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state s WHERE s.queue = :queue AND s.paused)
+              AND (j.group_key IS NULL OR NOT EXISTS (
+                    SELECT 1 FROM {schema}.job g
+                    WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.id <> j.id
+                      AND (g.state = 'running'
+                           OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+            ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED""";
+
+    /** The columns a claim returns. */
+    private static final String CLAIMED_COLUMNS = """
+            SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at
+            FROM claimed""";
+
+    /** Live jobs of one queue or all queues that a listener would pick up now (exact; for tests). */
+    private static final String PENDING = """
+            (state IN ('ready', 'running') OR (state = 'scheduled' AND run_at <= now()))""";
+
+    private final Jdbc jdbc;
+
+    private final Schema schema;
+
+    private final Counters counters;
+
+    private final boolean history;
+
+    private final TransactionTemplate transactions;
+
+    /** The insert statements by row shape, each without and with NOTIFY. */
+    private final Map<RowShape, Sql[]> enqueue = new EnumMap<>(RowShape.class);
+
+    private final Sql promoteDue;
+
+    private final Sql claimLeased;
+
+    private final Sql claimAndDelete;
+
+    private final Sql complete;
+
+    private final Sql fail;
+
+    private final Sql failAfterRollback;
+
+    private final Sql rescue;
+
+    private final Sql release;
+
+    private final Sql extendLease;
+
+    private final Sql retryDead;
+
+    private final Sql purgeDead;
+
+    private final Sql expireDead;
+
+    private final Sql expireHistory;
+
+    private final Sql throttleLock;
+
+    private final Sql countRunning;
+
+    private final Sql rateWindow;
+
+    private final Sql rateStarted;
+
+    private final Sql findLiveByDedupKey;
+
+    private final Sql deadIds;
+
+    private final Sql deadJobs;
+
+    private final Sql pendingNow;
+
+    private final Sql queuesWithPending;
+
+    JdbcJobRepository(DataSource dataSource, Schema schema, Counters counters, boolean history) {
+        this.jdbc = new Jdbc(dataSource);
+        this.schema = schema;
+        this.counters = counters;
+        this.history = history;
+        this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        for (RowShape shape : RowShape.values()) {
+            enqueue.put(shape, new Sql[] { schema.sql(enqueueStatement(shape, false)),
+                    schema.sql(enqueueStatement(shape, true)) });
+        }
+        this.promoteDue = schema.sql(promoteStatement(false, ":limit"));
+        this.claimLeased = schema.sql(promoteStatement(true, String.valueOf(PROMOTE_PER_CLAIM)) + ";\n"
+                + claimLeasedStatement());
+        this.claimAndDelete = schema.sql(promoteStatement(true, String.valueOf(PROMOTE_PER_CLAIM)) + ";\n"
+                + claimAndDeleteStatement());
+        this.complete = schema.sql(completeStatement());
+        this.fail = schema.sql(failStatement(Transition.FAIL));
+        this.failAfterRollback = schema.sql(failStatement(Transition.FAIL_AFTER_ROLLBACK));
+        this.rescue = schema.sql(rescueStatement());
+        this.release = schema.sql(releaseStatement());
+        this.extendLease = schema.sql("""
+                UPDATE {schema}.job SET lease_until = greatest(lease_until, now() + :lease_ms * interval '1 millisecond')
+                WHERE id = :id AND attempts = :attempt AND locked_by = :node AND state = 'running'
+                """);
+        this.retryDead = schema.sql(retryDeadStatement());
+        this.purgeDead = schema.sql(deleteDeadStatement(Transition.PURGE,
+                "queue = :queue AND state = 'dead' AND (id = :id OR :id::bigint IS NULL) ORDER BY id"));
+        this.expireDead = schema.sql(deleteDeadStatement(Transition.EXPIRE,
+                "state = 'dead' AND coalesce(dead_at, created_at) < now() - :retention_ms * interval '1 millisecond'"));
+        this.expireHistory = schema.sql("""
+                WITH expired AS (
+                    DELETE FROM {schema}.job_history WHERE id = ANY(ARRAY(
+                        SELECT id FROM {schema}.job_history
+                        WHERE finished_at < now() - :retention_ms * interval '1 millisecond'
+                        ORDER BY finished_at LIMIT :limit FOR UPDATE SKIP LOCKED))
+                    RETURNING id
+                )
+                SELECT count(*) FROM expired
+                """);
+        this.throttleLock = schema.sql("SELECT pg_advisory_xact_lock(hashtext(:key))");
+        this.countRunning = schema.sql("SELECT count(*) FROM {schema}.job WHERE queue = :queue AND state = 'running'");
+        this.rateWindow = schema.sql("""
+                INSERT INTO {schema}.queue_rate AS r (queue, window_start, started)
+                SELECT :queue, to_timestamp(floor(extract(epoch FROM now()) * 1000 / w) * w / 1000.0), 0
+                FROM (SELECT :window_ms::bigint AS w) AS window_length
+                ON CONFLICT (queue) DO UPDATE
+                    SET started = CASE WHEN r.window_start = excluded.window_start THEN r.started ELSE 0 END,
+                        window_start = excluded.window_start
+                RETURNING started
+                """);
+        this.rateStarted = schema.sql("UPDATE {schema}.queue_rate SET started = started + :started WHERE queue = :queue");
+        this.findLiveByDedupKey = schema.sql(
+                "SELECT id FROM {schema}.job WHERE queue = :queue AND dedup_key = :dedup_key AND state <> 'dead'");
+        this.deadIds = schema.sql("SELECT id FROM {schema}.job WHERE queue = :queue AND state = 'dead' ORDER BY id");
+        this.deadJobs = schema.sql("""
+                SELECT id, queue, attempts, last_error, payload::text AS payload, payload_type, created_at
+                FROM {schema}.job WHERE queue = :queue AND state = 'dead' ORDER BY id DESC OFFSET :offset LIMIT :limit
+                """);
+        this.pendingNow = schema.sql("SELECT count(*) FROM {schema}.job WHERE queue = :queue AND " + PENDING);
+        this.queuesWithPending = schema.sql(
+                "SELECT DISTINCT queue FROM {schema}.job WHERE " + PENDING + " ORDER BY queue");
+    }
+
+    // ---- statements, each generated once --------------------------------------------------------------
+
+    /**
+     * The insert of new jobs read from the CTE {@code input} (queue, payload, payload_type, headers, priority,
+     * due, max_attempts, dedup_key, group_key) as CTEs {@code inserted} (id, queue, state), its counter deltas
+     * and, with {@code notify}, {@code notified}: a NOTIFY of the queue delivered at commit, which the final
+     * select must reference. The one way a job row comes into being, for sends and recurring ticks alike; to
+     * follow a WITH clause that defines {@code input}.
+     */
+    String insertCtes(Counters.Rows rows, boolean notify) {
+        return Transition.ENQUEUE.tag() + """
+                , inserted AS (
+                    INSERT INTO {schema}.job (queue, state, priority, run_at, payload, payload_type, headers,
+                                              max_attempts, dedup_key, group_key)
+                    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+                           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key
+                    FROM input
+                    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+                    RETURNING id, queue, state
+                )""" + counters.deltaCte(Transition.ENQUEUE, "inserted", rows) + (notify ? """
+                , notified AS (
+                    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+                )""" : "");
+    }
+
+    private String enqueueStatement(RowShape shape, boolean notify) {
+        return """
+                WITH input AS (
+                    SELECT :queue::text AS queue, i.*,
+                           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+                    FROM %s AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                                 group_key)
+                )""".formatted(shape.rows) + insertCtes(shape.counted, notify)
+                + (notify ? "\nSELECT id FROM inserted LEFT JOIN notified ON true" : "\nSELECT id FROM inserted");
+    }
+
+    /** Promotes due scheduled jobs, of one queue (before its claims) or of all (maintenance). */
+    private String promoteStatement(boolean oneQueue, String limit) {
+        return Transition.PROMOTE.tag() + """
+                WITH promoted AS (
+                    UPDATE {schema}.job SET state = 'ready'
+                    WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job
+                                         WHERE %s state = 'scheduled' AND run_at <= now()
+                                         ORDER BY run_at LIMIT %s FOR UPDATE SKIP LOCKED))
+                    RETURNING queue
+                )""".formatted(oneQueue ? "queue = :queue AND" : "", limit)
+                + counters.deltaCte(Transition.PROMOTE, "promoted", Counters.Rows.MANY) + "\nSELECT count(*) FROM promoted";
+    }
+
+    private String claimLeasedStatement() {
+        return Transition.CLAIM_LEASE.tag() + """
+                WITH claimed AS (
+                    UPDATE {schema}.job j
+                    SET state = 'running', attempts = j.attempts + 1,
+                        max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+                        locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond'
+                    WHERE j.id = ANY(ARRAY(%s))
+                      AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+                    RETURNING j.id, j.queue, j.payload::text AS payload, j.payload_type, j.headers::text AS headers,
+                              j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at
+                )""".formatted(READY_IDS) + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)
+                + "\n" + CLAIMED_COLUMNS;
+    }
+
+    private String claimAndDeleteStatement() {
+        return Transition.CLAIM_DELETE.tag() + """
+                WITH claimed AS (
+                    DELETE FROM {schema}.job j
+                    WHERE j.id = ANY(ARRAY(%s))
+                    RETURNING j.id, j.queue, j.payload::text AS payload, j.payload_type, j.headers::text AS headers,
+                              j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+                              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at
+                )""".formatted(READY_IDS) + historyCte("claimed")
+                + counters.deltaCte(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY) + "\n" + CLAIMED_COLUMNS;
+    }
+
+    /**
+     * Deletes finished jobs that this node still owns in the attempt it ran. The (id, attempt) pairs are
+     * checked through a hashed sub-plan (the {@code IS TRUE} keeps the planner from turning it into a join,
+     * which it would plan as a nested loop over every pair when its statistics still say "no running jobs"
+     * during a backlog). No {@code state = 'running'} either: only running jobs have an owner, and that
+     * predicate would invite the partial lease index.
+     */
+    private String completeStatement() {
+        return Transition.COMPLETE.tag() + """
+                WITH done AS (
+                    DELETE FROM {schema}.job j
+                    WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node
+                      AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE
+                    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key,
+                              j.dedup_key, j.created_at
+                )""" + historyCte("done") + counters.deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY)
+                + "\nSELECT count(*) FROM done";
+    }
+
+    /** The copy of finished jobs into job_history, when history is on. */
+    private String historyCte(String finished) {
+        if (!history) {
+            return "";
+        }
+        return """
+                , archived AS (
+                    INSERT INTO {schema}.job_history (id, queue, payload, payload_type, headers, attempts, group_key,
+                                                      dedup_key, created_at)
+                    SELECT id, queue, payload::jsonb, payload_type, headers::jsonb, attempts, group_key, dedup_key,
+                           created_at
+                    FROM %s
+                )""".formatted(finished);
+    }
+
+    /**
+     * Records a failed attempt: dead, or back to scheduled/ready after the delay. A LEASE job must still be
+     * running under this node in that attempt; a TRANSACTIONAL job is ready again after its rollback, with
+     * the attempt not yet counted.
+     */
+    private String failStatement(Transition transition) {
+        boolean leased = transition == Transition.FAIL;
+        return transition.tag() + """
+                WITH failed AS (
+                    UPDATE {schema}.job
+                    SET state = CASE WHEN :dead::boolean THEN 'dead'
+                                     WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
+                        run_at = CASE WHEN :dead::boolean THEN run_at
+                                      ELSE now() + :delay_ms::bigint * interval '1 millisecond' END,
+                        attempts = :attempt, max_attempts = :max_attempts,
+                        locked_by = NULL, lease_until = NULL, last_error = :error,
+                        dead_at = CASE WHEN :dead::boolean THEN now() END
+                    WHERE id = :id AND %s
+                    RETURNING queue, state
+                )""".formatted(leased ? "attempts = :attempt AND state = 'running' AND locked_by = :node"
+                        : "attempts = :attempt - 1 AND state = 'ready' AND locked_by IS NULL")
+                + counters.deltaCte(transition, "failed", Counters.Rows.MANY) + "\nSELECT count(*) FROM failed";
+    }
+
+    /**
+     * Releases running jobs whose lease expired or whose node stopped heart-beating, and forgets stale nodes.
+     * The lost attempt stays counted: a job out of attempts goes dead instead. Every node runs this
+     * concurrently, so it never waits for a row another statement holds ({@code SKIP LOCKED}): two rescuers
+     * cannot deadlock, and a row being acknowledged right now is left to its owner.
+     */
+    private String rescueStatement() {
+        return Transition.RESCUE.tag() + """
+                WITH stale AS (
+                    DELETE FROM {schema}.node
+                    WHERE id = ANY(ARRAY(SELECT id FROM {schema}.node
+                                         WHERE heartbeat_at < now() - :node_timeout_ms * interval '1 millisecond'
+                                         FOR UPDATE SKIP LOCKED))
+                    RETURNING id
+                ), rescued AS (
+                    UPDATE {schema}.job j
+                    SET state = CASE WHEN j.attempts >= j.max_attempts THEN 'dead' ELSE 'ready' END,
+                        locked_by = NULL, lease_until = NULL,
+                        dead_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
+                        last_error = 'Attempt ' || j.attempts || ' lost: ' ||
+                                     CASE WHEN j.lease_until < now() THEN 'lease expired' ELSE 'node stopped' END
+                    WHERE j.id = ANY(ARRAY(
+                        SELECT r.id FROM {schema}.job r
+                        WHERE r.state = 'running'
+                          AND (r.lease_until < now()
+                               OR NOT EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = r.locked_by
+                                              AND n.id NOT IN (SELECT id FROM stale)))
+                        ORDER BY r.id FOR UPDATE SKIP LOCKED))
+                    RETURNING j.queue, j.state
+                )""" + counters.deltaCte(Transition.RESCUE, "rescued", Counters.Rows.MANY)
+                + "\nSELECT count(*) FROM rescued";
+    }
+
+    private String releaseStatement() {
+        return Transition.RELEASE.tag() + """
+                WITH released AS (
+                    UPDATE {schema}.job SET state = 'ready', attempts = attempts - 1, locked_by = NULL, lease_until = NULL
+                    WHERE id = ANY(:ids::bigint[]) AND locked_by = :node
+                    RETURNING queue
+                )""" + counters.deltaCte(Transition.RELEASE, "released", Counters.Rows.MANY)
+                + "\nSELECT count(*) FROM released";
+    }
+
+    /**
+     * Gives dead jobs of a queue (one, or all when the id is null) a fresh set of attempts. A dead job whose
+     * dedup key is held by a live job stays dead, and of several dead jobs sharing a key only the newest is
+     * retried.
+     */
+    private String retryDeadStatement() {
+        return Transition.RETRY_DEAD.tag() + """
+                WITH retried AS (
+                    UPDATE {schema}.job j SET state = 'ready', attempts = 0, run_at = now(), dead_at = NULL
+                    WHERE j.id IN (
+                        SELECT DISTINCT ON (coalesce(d.dedup_key, d.id::text)) d.id FROM {schema}.job d
+                        WHERE d.queue = :queue AND d.state = 'dead' AND (d.id = :id OR :id::bigint IS NULL)
+                          AND (d.dedup_key IS NULL OR NOT EXISTS (
+                                SELECT 1 FROM {schema}.job live
+                                WHERE live.queue = d.queue AND live.dedup_key = d.dedup_key AND live.state <> 'dead'))
+                        ORDER BY coalesce(d.dedup_key, d.id::text), d.id DESC)
+                      AND j.state = 'dead'
+                    RETURNING j.queue
+                )""" + counters.deltaCte(Transition.RETRY_DEAD, "retried", Counters.Rows.MANY)
+                + "\nSELECT count(*) FROM retried";
+    }
+
+    /** Deletes up to a batch of dead jobs matching a filter (admin purge, retention). */
+    private String deleteDeadStatement(Transition transition, String filter) {
+        return transition.tag() + """
+                WITH deleted AS (
+                    DELETE FROM {schema}.job WHERE id = ANY(ARRAY(
+                        SELECT id FROM {schema}.job WHERE %s LIMIT :limit FOR UPDATE SKIP LOCKED))
+                    RETURNING queue
+                )""".formatted(filter) + counters.deltaCte(transition, "deleted", Counters.Rows.MANY)
+                + "\nSELECT count(*) FROM deleted";
+    }
+
+    // ---- transitions ---------------------------------------------------------------------------------
+
+    @Override
+    public List<Long> enqueue(String queue, List<NewJob> jobs, boolean notify) {
+        if (jobs.isEmpty()) {
+            return List.of();
+        }
+        RowShape shape = RowShape.of(jobs);
+        return jdbc.query(enqueue.get(shape)[notify ? 1 : 0], (params) -> {
+            shape.bind(params, jobs);
+            params.text("queue", queue);
+            if (notify) {
+                params.text("channel", schema.notifyChannel());
+            }
+        }, (row) -> row.getLong(1));
+    }
+
+    @Override
+    public int promoteDue(int limit) {
+        return (int) jdbc.count(promoteDue, (params) -> params.int4("limit", limit));
+    }
+
+    @Override
+    public Claim claimLeased(ClaimRequest request) {
+        UUID node = Objects.requireNonNull(request.node(), "A LEASE claim needs a node");
+        return claim(claimLeased, request, (params) -> params.uuid("node", node).int8("lease_ms", request.leaseMillis()));
+    }
+
+    @Override
+    public Claim claimThrottled(ClaimRequest request, @Nullable Integer maxRunning, @Nullable RateLimit rate) {
+        Claim claim = transactions.execute((status) -> {
+            jdbc.count(throttleLock,
+                    (params) -> params.text("key", "pgqueue.throttle." + schema.name() + "." + request.queue()));
+            int allowed = request.limit();
+            if (maxRunning != null) {
+                allowed = Math.min(allowed,
+                        maxRunning - (int) jdbc.count(countRunning, (params) -> params.text("queue", request.queue())));
+            }
+            if (rate != null) {
+                long started = jdbc.count(rateWindow,
+                        (params) -> params.text("queue", request.queue()).int8("window_ms", rate.window().toMillis()));
+                allowed = Math.min(allowed, rate.permits() - (int) started);
+            }
+            if (allowed <= 0) {
+                return Claim.NONE;
+            }
+            Claim claimed = claimLeased(request.withLimit(allowed));
+            if (rate != null && !claimed.jobs().isEmpty()) {
+                jdbc.update(rateStarted,
+                        (params) -> params.int4("started", claimed.jobs().size()).text("queue", request.queue()));
+            }
+            return claimed;
+        });
+        return (claim != null) ? claim : Claim.NONE;
+    }
+
+    @Override
+    public Claim claimAndDelete(ClaimRequest request) {
+        return claim(claimAndDelete, request, Jdbc.Binder.NONE);
+    }
+
+    /** Runs a promote-then-claim pair of statements in one round trip: two results, promoted count first. */
+    private Claim claim(Sql sql, ClaimRequest request, Jdbc.Binder modeParameters) {
+        return jdbc.execute((Connection connection) -> {
+            try (PreparedStatement statement = jdbc.prepare(connection, sql, (params) -> {
+                params.text("queue", request.queue())
+                    .int4("limit", request.limit())
+                    .int4("default_max_attempts", request.defaultMaxAttempts())
+                    .bool("failures_block", request.groupFailuresBlock());
+                modeParameters.bind(params);
+            })) {
+                statement.execute();
+                long promoted;
+                try (ResultSet rows = statement.getResultSet()) {
+                    promoted = rows.next() ? rows.getLong(1) : 0;
+                }
+                if (!statement.getMoreResults()) {
+                    throw new IllegalStateException("A claim returned no claimed rows");
+                }
+                List<ClaimedJob> jobs = new ArrayList<>();
+                try (ResultSet rows = statement.getResultSet()) {
+                    while (rows.next()) {
+                        jobs.add(new ClaimedJob(rows.getLong("id"), rows.getString("queue"), rows.getString("payload"),
+                                rows.getString("payload_type"), rows.getString("headers"), rows.getInt("attempts"),
+                                rows.getInt("max_attempts"), rows.getTimestamp("created_at").toInstant(),
+                                rows.getTimestamp("run_at").toInstant(), rows.getTimestamp("claimed_at").toInstant()));
+                    }
+                }
+                return new Claim(jobs, promoted);
+            }
+        });
+    }
+
+    @Override
+    public int complete(UUID node, long[] ids, int[] attempts) {
+        return (int) jdbc.count(complete,
+                (params) -> params.int8Array("ids", ids).uuid("node", node).int4Array("attempts", attempts));
+    }
+
+    @Override
+    public boolean fail(UUID node, FailureUpdate failure) {
+        return failed(fail, failure, (params) -> params.uuid("node", node));
+    }
+
+    @Override
+    public boolean failAfterRollback(FailureUpdate failure) {
+        return failed(failAfterRollback, failure, Jdbc.Binder.NONE);
+    }
+
+    private boolean failed(Sql sql, FailureUpdate failure, Jdbc.Binder ownership) {
+        long delayMillis = (failure.retryDelay() != null) ? failure.retryDelay().toMillis() : 0L;
+        return jdbc.count(sql, (params) -> {
+            params.bool("dead", failure.dead())
+                .int8("delay_ms", delayMillis)
+                .int4("attempt", failure.attempt())
+                .int4("max_attempts", failure.maxAttempts())
+                .text("error", failure.error())
+                .int8("id", failure.jobId());
+            ownership.bind(params);
+        }) > 0;
+    }
+
+    @Override
+    public int rescue(Duration nodeTimeout) {
+        return (int) jdbc.count(rescue, (params) -> params.int8("node_timeout_ms", nodeTimeout.toMillis()));
+    }
+
+    @Override
+    public int release(UUID node, long[] ids) {
+        if (ids.length == 0) {
+            return 0;
+        }
+        return (int) jdbc.count(release, (params) -> params.int8Array("ids", ids).uuid("node", node));
+    }
+
+    @Override
+    public boolean extendLease(UUID node, long id, int attempt, Duration lease) {
+        return jdbc.update(extendLease, (params) -> params.int8("lease_ms", lease.toMillis())
+            .int8("id", id)
+            .int4("attempt", attempt)
+            .uuid("node", node)) > 0;
+    }
+
+    /**
+     * When a live job takes a dedup key concurrently, the jobs are retried one by one and the one that
+     * collides stays dead.
+     */
+    @Override
+    public int retryDead(String queue, @Nullable Long id) {
+        try {
+            return (int) jdbc.count(retryDead, (params) -> params.text("queue", queue).int8("id", id));
+        }
+        catch (DuplicateKeyException ex) {
+            if (id != null) {
+                return 0;
+            }
+            int retried = 0;
+            for (Long deadId : jdbc.query(deadIds, (params) -> params.text("queue", queue), (row) -> row.getLong(1))) {
+                retried += retryDead(queue, deadId);
+            }
+            return retried;
+        }
+    }
+
+    @Override
+    public int purgeDead(String queue, @Nullable Long id, int limit) {
+        return (int) jdbc.count(purgeDead, (params) -> params.text("queue", queue).int8("id", id).int4("limit", limit));
+    }
+
+    @Override
+    public int expireDead(Duration retention, int limit) {
+        return (int) jdbc.count(expireDead,
+                (params) -> params.int8("retention_ms", retention.toMillis()).int4("limit", limit));
+    }
+
+    @Override
+    public int expireHistory(Duration retention, int limit) {
+        return (int) jdbc.count(expireHistory,
+                (params) -> params.int8("retention_ms", retention.toMillis()).int4("limit", limit));
+    }
+
+    // ---- reads ---------------------------------------------------------------------------------------
+
+    @Override
+    public @Nullable Long findLiveByDedupKey(String queue, String dedupKey) {
+        List<Long> ids = jdbc.query(findLiveByDedupKey, (params) -> params.text("queue", queue).text("dedup_key", dedupKey),
+                (row) -> row.getLong(1));
+        return ids.isEmpty() ? null : ids.get(0);
+    }
+
+    @Override
+    public List<DeadJob> deadJobs(String queue, int offset, int limit) {
+        return jdbc.query(deadJobs, (params) -> params.text("queue", queue).int4("offset", offset).int4("limit", limit),
+                (row) -> new DeadJob(row.getLong("id"), row.getString("queue"), row.getInt("attempts"),
+                        row.getString("last_error"), row.getString("payload"), row.getString("payload_type"),
+                        row.getTimestamp("created_at").toInstant()));
+    }
+
+    @Override
+    public long pendingNow(String queue) {
+        return jdbc.count(pendingNow, (params) -> params.text("queue", queue));
+    }
+
+    @Override
+    public List<String> queuesWithPendingJobs() {
+        return jdbc.query(queuesWithPending, Jdbc.Binder.NONE, (row) -> row.getString(1));
+    }
+
+    /** Every statement of this repository, for checking them against the transition table. */
+    List<Sql> statements() {
+        List<Sql> all = new ArrayList<>();
+        enqueue.values().forEach((variants) -> all.addAll(List.of(variants)));
+        all.addAll(List.of(promoteDue, claimLeased, claimAndDelete, complete, fail, failAfterRollback, rescue, release,
+                extendLease, retryDead, purgeDead, expireDead, expireHistory, throttleLock, countRunning, rateWindow,
+                rateStarted, findLiveByDedupKey, deadIds, deadJobs, pendingNow, queuesWithPending));
+        return all;
+    }
+
+    /** How the rows of one insert travel as parameters. */
+    private enum RowShape {
+
+        /** A single send: plain parameters, cheaper to bind than nine one-element arrays. */
+        SINGLE("(VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, "
+                + ":delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text))", Counters.Rows.ONE),
+
+        /**
+         * A batch whose jobs differ only in payload (sendBatch with one SendOptions, the usual case): one array
+         * of payloads, every other column a single parameter.
+         */
+        UNIFORM("(SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN "
+                + "(VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, "
+                + ":delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text)) AS o)",
+                Counters.Rows.MANY),
+
+        /** Any batch: one array per column, expanded by unnest. */
+        MIXED("unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], "
+                + ":run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], "
+                + ":group_key::text[])", Counters.Rows.MANY);
+
+        private final String rows;
+
+        private final Counters.Rows counted;
+
+        RowShape(String rows, Counters.Rows counted) {
+            this.rows = rows;
+            this.counted = counted;
+        }
+
+        static RowShape of(List<NewJob> jobs) {
+            if (jobs.size() == 1) {
+                return SINGLE;
+            }
+            NewJob first = jobs.get(0);
+            return jobs.stream().allMatch(first::sameOptionsAs) ? UNIFORM : MIXED;
+        }
+
+        void bind(Params params, List<NewJob> jobs) throws SQLException {
+            if (this == MIXED) {
+                params.array("payload", "text", column(jobs, NewJob::payloadJson))
+                    .array("payload_type", "text", column(jobs, NewJob::payloadType))
+                    .array("headers", "text", column(jobs, NewJob::headersJson))
+                    .array("priority", "int2", column(jobs, NewJob::priority))
+                    .array("run_at_ms", "int8", column(jobs, NewJob::runAtMillis))
+                    .array("delay_ms", "int8", column(jobs, NewJob::delayMillis))
+                    .array("max_attempts", "int4", column(jobs, NewJob::maxAttempts))
+                    .array("dedup_key", "text", column(jobs, NewJob::dedupKey))
+                    .array("group_key", "text", column(jobs, NewJob::groupKey));
+                return;
+            }
+            NewJob job = jobs.get(0);
+            if (this == SINGLE) {
+                params.text("payload", job.payloadJson());
+            }
+            else {
+                params.array("payload", "text", column(jobs, NewJob::payloadJson));
+            }
+            params.text("payload_type", job.payloadType())
+                .text("headers", job.headersJson())
+                .int2("priority", job.priority())
+                .int8("run_at_ms", job.runAtMillis())
+                .int8("delay_ms", job.delayMillis())
+                .int4("max_attempts", job.maxAttempts())
+                .text("dedup_key", job.dedupKey())
+                .text("group_key", job.groupKey());
+        }
+
+        private static @Nullable Object[] column(List<NewJob> jobs, Function<NewJob, @Nullable Object> column) {
+            Object[] values = new Object[jobs.size()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = column.apply(jobs.get(i));
+            }
+            return values;
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.pgqueue.internal.lifecycle;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import io.pgqueue.admin.ClusterNode;
+
+/**
+ * The JDBC {@link NodeRepository}.
+ */
+final class JdbcNodeRepository implements NodeRepository {
+
+    private final Jdbc jdbc;
+
+    private final Sql heartbeat;
+
+    private final Sql unregister;
+
+    private final Sql nodes;
+
+    JdbcNodeRepository(DataSource dataSource, Schema schema) {
+        this.jdbc = new Jdbc(dataSource);
+        this.heartbeat = schema.sql("""
+                WITH alive AS (
+                    INSERT INTO {schema}.node (id, host, pid) VALUES (:node, :host, :pid)
+                    ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()
+                    RETURNING id
+                )
+                UPDATE {schema}.job SET lease_until = greatest(lease_until, now() + :lease_ms * interval '1 millisecond')
+                WHERE id = ANY(:ids::bigint[]) AND locked_by = (SELECT id FROM alive)
+                """);
+        this.unregister = schema.sql("DELETE FROM {schema}.node WHERE id = :node");
+        this.nodes = schema.sql("SELECT id, host, pid, started_at, heartbeat_at FROM {schema}.node ORDER BY started_at, id");
+    }
+
+    @Override
+    public void heartbeat(UUID node, String host, long pid, Duration lease, long[] runningJobIds) {
+        jdbc.update(heartbeat, (params) -> params.uuid("node", node)
+            .text("host", host)
+            .int8("pid", pid)
+            .int8("lease_ms", lease.toMillis())
+            .int8Array("ids", runningJobIds));
+    }
+
+    @Override
+    public void unregister(UUID node) {
+        jdbc.update(unregister, (params) -> params.uuid("node", node));
+    }
+
+    List<Sql> statements() {
+        return List.of(heartbeat, unregister, nodes);
+    }
+
+    @Override
+    public List<ClusterNode> nodes() {
+        return jdbc.query(nodes, Jdbc.Binder.NONE, (row) -> new ClusterNode(row.getObject("id", UUID.class),
+                row.getString("host"), row.getLong("pid"), row.getTimestamp("started_at").toInstant(),
+                row.getTimestamp("heartbeat_at").toInstant()));
+    }
+}

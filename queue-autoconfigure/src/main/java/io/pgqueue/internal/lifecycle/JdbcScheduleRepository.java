@@ -1,0 +1,141 @@
+package io.pgqueue.internal.lifecycle;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+/**
+ * The JDBC {@link ScheduleRepository}. A tick's job is inserted by the job repository's insert, so a
+ * recurring job is counted and notified exactly like a sent one.
+ */
+final class JdbcScheduleRepository implements ScheduleRepository {
+
+    private static final String COLUMNS = """
+            name, queue, cron, fixed_rate_ms, zone, payload::text AS payload, payload_type, missed, next_run_at,
+            last_run_at""";
+
+    /** Advances the schedule by compare-and-set on its next run; the winner's row feeds the job insert. */
+    private static final String FIRE = """
+            WITH advanced AS (
+                UPDATE {schema}.schedule SET next_run_at = :next, last_run_at = :tick, updated_at = now()
+                WHERE name = :name AND next_run_at = :expected
+                RETURNING name, queue, payload, payload_type
+            ), input AS (
+                SELECT queue, coalesce(payload, '{}'::jsonb) AS payload, payload_type,
+                       jsonb_build_object('schedule', name, 'tick', :tick_label::text) AS headers,
+                       0::smallint AS priority, now() AS due, NULL::int AS max_attempts, NULL::text AS dedup_key,
+                       NULL::text AS group_key
+                FROM advanced WHERE :enqueue::boolean
+            )""";
+
+    private final Jdbc jdbc;
+
+    private final Schema schema;
+
+    private final Sql declare;
+
+    private final Sql all;
+
+    private final Sql due;
+
+    private final Sql now;
+
+    private final Sql[] fire;
+
+    private final Sql delete;
+
+    JdbcScheduleRepository(DataSource dataSource, Schema schema, JdbcJobRepository jobs) {
+        this.jdbc = new Jdbc(dataSource);
+        this.schema = schema;
+        this.declare = schema.sql("""
+                INSERT INTO {schema}.schedule AS s (name, queue, cron, fixed_rate_ms, zone, payload, payload_type, missed,
+                                                    next_run_at)
+                VALUES (:name, :queue, :cron, :fixed_rate_ms, :zone, :payload::jsonb, :payload_type, :missed, :next_run_at)
+                ON CONFLICT (name) DO UPDATE SET
+                    queue = excluded.queue, cron = excluded.cron, fixed_rate_ms = excluded.fixed_rate_ms,
+                    zone = excluded.zone, payload = excluded.payload, payload_type = excluded.payload_type,
+                    missed = excluded.missed,
+                    next_run_at = CASE
+                        WHEN (s.queue, s.cron, s.fixed_rate_ms, s.zone, s.payload)
+                             IS NOT DISTINCT FROM (excluded.queue, excluded.cron, excluded.fixed_rate_ms, excluded.zone,
+                                                   excluded.payload)
+                        THEN s.next_run_at ELSE excluded.next_run_at END,
+                    updated_at = now()
+                """);
+        this.all = schema.sql("SELECT " + COLUMNS + " FROM {schema}.schedule ORDER BY name");
+        this.due = schema.sql("SELECT " + COLUMNS + " FROM {schema}.schedule WHERE next_run_at <= now() ORDER BY next_run_at");
+        this.now = schema.sql("SELECT now()");
+        this.fire = new Sql[] { fireStatement(jobs, false), fireStatement(jobs, true) };
+        this.delete = schema.sql("DELETE FROM {schema}.schedule WHERE name = :name");
+    }
+
+    private Sql fireStatement(JdbcJobRepository jobs, boolean notify) {
+        return schema.sql(FIRE + jobs.insertCtes(Counters.Rows.ONE, notify) + "\nSELECT (SELECT count(*) FROM advanced)"
+                + (notify ? " + 0 * (SELECT count(*) FROM notified)" : "") + " AS advanced");
+    }
+
+    @Override
+    public void declare(ScheduleRecord schedule) {
+        jdbc.update(declare, (params) -> params.text("name", schedule.name())
+            .text("queue", schedule.queue())
+            .text("cron", schedule.cron())
+            .int8("fixed_rate_ms", schedule.fixedRateMillis())
+            .text("zone", schedule.zone())
+            .text("payload", schedule.payloadJson())
+            .text("payload_type", schedule.payloadType())
+            .text("missed", schedule.missed())
+            .timestamp("next_run_at", schedule.nextRunAt()));
+    }
+
+    @Override
+    public List<ScheduleRecord> all() {
+        return jdbc.query(all, Jdbc.Binder.NONE, JdbcScheduleRepository::record);
+    }
+
+    @Override
+    public List<ScheduleRecord> due() {
+        return jdbc.query(due, Jdbc.Binder.NONE, JdbcScheduleRepository::record);
+    }
+
+    @Override
+    public Instant now() {
+        return jdbc.query(now, Jdbc.Binder.NONE, (row) -> row.getTimestamp(1).toInstant()).get(0);
+    }
+
+    @Override
+    public boolean fire(ScheduleRecord schedule, Instant tick, Instant next, boolean enqueue, boolean notify) {
+        return jdbc.count(fire[notify ? 1 : 0], (params) -> {
+            params.timestamp("next", next)
+                .timestamp("tick", tick)
+                .text("name", schedule.name())
+                .timestamp("expected", schedule.nextRunAt())
+                .text("tick_label", tick.toString())
+                .bool("enqueue", enqueue);
+            if (notify) {
+                params.text("channel", schema.notifyChannel());
+            }
+        }) > 0;
+    }
+
+    @Override
+    public boolean delete(String name) {
+        return jdbc.update(delete, (params) -> params.text("name", name)) > 0;
+    }
+
+    List<Sql> statements() {
+        return List.of(declare, all, due, now, fire[0], fire[1], delete);
+    }
+
+    private static ScheduleRecord record(ResultSet row) throws SQLException {
+        long rate = row.getLong("fixed_rate_ms");
+        Long fixedRate = row.wasNull() ? null : rate;
+        Timestamp last = row.getTimestamp("last_run_at");
+        return new ScheduleRecord(row.getString("name"), row.getString("queue"), row.getString("cron"), fixedRate,
+                row.getString("zone"), row.getString("payload"), row.getString("payload_type"), row.getString("missed"),
+                row.getTimestamp("next_run_at").toInstant(), (last != null) ? last.toInstant() : null);
+    }
+}

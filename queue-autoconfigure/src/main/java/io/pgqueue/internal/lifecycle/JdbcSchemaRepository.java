@@ -1,0 +1,56 @@
+package io.pgqueue.internal.lifecycle;
+
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The JDBC {@link SchemaRepository}.
+ */
+final class JdbcSchemaRepository implements SchemaRepository {
+
+    private final Jdbc jdbc;
+
+    private final Schema schema;
+
+    private final Sql missingTables;
+
+    private final Sql historyTableExists;
+
+    private final Sql version;
+
+    private final String qualifiedHistoryTable;
+
+    JdbcSchemaRepository(DataSource dataSource, Schema schema, String historyTable) {
+        this.jdbc = new Jdbc(dataSource);
+        this.schema = schema;
+        this.missingTables = Sql.parse("""
+                SELECT t FROM unnest(:tables::text[]) AS t
+                WHERE t NOT IN (SELECT table_name FROM information_schema.tables WHERE table_schema = :schema)
+                ORDER BY array_position(:tables::text[], t)
+                """);
+        String qualified = schema.qualify("{schema}.\"" + Schema.validateIdentifier(historyTable) + "\"");
+        this.historyTableExists = Sql.parse("SELECT count(*) FROM (SELECT to_regclass(:table) AS t) AS r WHERE t IS NOT NULL");
+        this.version = Sql.parse("SELECT version FROM " + qualified
+                + " WHERE success AND version IS NOT NULL ORDER BY installed_rank DESC LIMIT 1");
+        this.qualifiedHistoryTable = qualified;
+    }
+
+    @Override
+    public List<String> missingTables() {
+        return jdbc.query(missingTables,
+                (params) -> params.array("tables", "text", TABLES.toArray()).text("schema", schema.name()),
+                (row) -> row.getString(1));
+    }
+
+    @Override
+    public @Nullable String version() {
+        if (jdbc.count(historyTableExists, (params) -> params.text("table", qualifiedHistoryTable)) == 0) {
+            return null;
+        }
+        List<String> versions = jdbc.query(version, Jdbc.Binder.NONE, (row) -> row.getString(1));
+        return versions.isEmpty() ? null : versions.get(0);
+    }
+}

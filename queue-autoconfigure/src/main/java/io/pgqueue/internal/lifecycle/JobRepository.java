@@ -1,0 +1,92 @@
+package io.pgqueue.internal.lifecycle;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import io.pgqueue.admin.DeadJob;
+import io.pgqueue.listener.RateLimit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Every change of a job row, one method per {@link Transition} (each one statement, or one inside the
+ * caller's transaction), and the reads of job rows. The only code that writes the job table.
+ */
+public interface JobRepository {
+
+    /**
+     * {@link Transition#ENQUEUE}: inserts the jobs in one statement and returns the ids of the rows inserted;
+     * jobs whose dedup key is already live in the queue are skipped. With {@code notify}, the same statement
+     * sends a NOTIFY for the queue (delivered at commit) when it inserted anything.
+     */
+    List<Long> enqueue(String queue, List<NewJob> jobs, boolean notify);
+
+    /** {@link Transition#PROMOTE} of up to {@code limit} due scheduled jobs of any queue; returns how many. */
+    int promoteDue(int limit);
+
+    /**
+     * {@link Transition#PROMOTE} of the queue's due jobs, then {@link Transition#CLAIM_LEASE}: up to the limit
+     * of ready jobs, leased to the node. Its commit does not wait for the WAL flush: a claim lost in a crash
+     * leaves the jobs ready again, which at-least-once delivery allows.
+     */
+    Claim claimLeased(ClaimRequest request);
+
+    /**
+     * As {@link #claimLeased}, for a queue with a cluster-wide cap on running jobs and/or a rate: claims of
+     * one queue are serialised across the cluster for one short transaction that counts what is running and
+     * started, claims at most what both allow and records the starts.
+     */
+    Claim claimThrottled(ClaimRequest request, @Nullable Integer maxRunning, @Nullable RateLimit rate);
+
+    /**
+     * {@link Transition#PROMOTE}, then {@link Transition#CLAIM_DELETE} in the caller's transaction (a
+     * Spring-managed one on the same DataSource): the delete is the acknowledgement, committed or rolled back
+     * with the handler's writes.
+     */
+    Claim claimAndDelete(ClaimRequest request);
+
+    /** {@link Transition#COMPLETE} of the LEASE jobs this node still owns in the attempts given; returns how many. */
+    int complete(UUID node, long[] ids, int[] attempts);
+
+    /** {@link Transition#FAIL} of a LEASE attempt, if the node still owns the job in that attempt. */
+    boolean fail(UUID node, FailureUpdate failure);
+
+    /** {@link Transition#FAIL_AFTER_ROLLBACK}: counts the rolled-back TRANSACTIONAL attempt and records it. */
+    boolean failAfterRollback(FailureUpdate failure);
+
+    /**
+     * {@link Transition#RESCUE} of running jobs whose lease expired or whose node's heartbeat is older than
+     * the timeout (forgetting those nodes); returns how many jobs were released or sent dead.
+     */
+    int rescue(Duration nodeTimeout);
+
+    /** {@link Transition#RELEASE} of unfinished jobs of the node at shutdown, uncounting the attempt. */
+    int release(UUID node, long[] ids);
+
+    /** Extends one job's lease, if the node still owns it in that attempt (no state change). */
+    boolean extendLease(UUID node, long id, int attempt, Duration lease);
+
+    /** {@link Transition#RETRY_DEAD} of one dead job of the queue, or of all when {@code id} is null. */
+    int retryDead(String queue, @Nullable Long id);
+
+    /** {@link Transition#PURGE} of up to {@code limit} dead jobs of the queue; one when {@code id} is given. */
+    int purgeDead(String queue, @Nullable Long id, int limit);
+
+    /** {@link Transition#EXPIRE} of up to {@code limit} jobs dead for longer than {@code retention}. */
+    int expireDead(Duration retention, int limit);
+
+    /** Deletes up to {@code limit} history rows older than {@code retention}. */
+    int expireHistory(Duration retention, int limit);
+
+    /** The id of the live (not dead) job holding this dedup key, if any. */
+    @Nullable Long findLiveByDedupKey(String queue, String dedupKey);
+
+    /** A page of the queue's dead jobs, newest first. */
+    List<DeadJob> deadJobs(String queue, int offset, int limit);
+
+    /** Exact count of the queue's ready, running and due jobs (scans the queue's live jobs: for tests). */
+    long pendingNow(String queue);
+
+    /** Queues with ready, running or due jobs (scans the job table: for tests). */
+    List<String> queuesWithPendingJobs();
+}

@@ -1,0 +1,25 @@
+package io.pgqueue.internal.lifecycle;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import io.pgqueue.admin.ClusterNode;
+
+/**
+ * The node table: cluster membership.
+ */
+public interface NodeRepository {
+
+    /**
+     * Registers the node or marks it alive (registering it again if a rescue removed it after a long pause),
+     * and renews the leases of the given running jobs in the same statement, never shortening a lease a
+     * handler extended further.
+     */
+    void heartbeat(UUID node, String host, long pid, Duration lease, long[] runningJobIds);
+
+    void unregister(UUID node);
+
+    /** Every registered node, oldest first. */
+    List<ClusterNode> nodes();
+}

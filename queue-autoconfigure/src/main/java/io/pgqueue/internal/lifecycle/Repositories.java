@@ -1,0 +1,74 @@
+package io.pgqueue.internal.lifecycle;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+/**
+ * pgqueue's access to its tables, one repository per table, with the statements for the features switched
+ * on chosen once here. An implementation detail, not API: its methods change with the schema.
+ */
+public final class Repositories {
+
+    private final Schema schema;
+
+    private final JdbcJobRepository jobs;
+
+    private final JdbcNodeRepository nodes;
+
+    private final JdbcScheduleRepository schedules;
+
+    private final JdbcQueueStatsRepository stats;
+
+    private final JdbcSchemaRepository schemaInfo;
+
+    /**
+     * @param dataSource the application's DataSource
+     * @param schema the schema holding pgqueue's tables
+     * @param historyTable the name of pgqueue's Flyway history table in that schema
+     * @param counters whether statements append counter deltas
+     * @param history whether finished jobs are copied to job_history
+     */
+    public Repositories(DataSource dataSource, Schema schema, String historyTable, boolean counters, boolean history) {
+        Counters counterDeltas = new Counters(counters);
+        this.schema = schema;
+        this.jobs = new JdbcJobRepository(dataSource, schema, counterDeltas, history);
+        this.nodes = new JdbcNodeRepository(dataSource, schema);
+        this.schedules = new JdbcScheduleRepository(dataSource, schema, jobs);
+        this.stats = new JdbcQueueStatsRepository(dataSource, schema, counterDeltas);
+        this.schemaInfo = new JdbcSchemaRepository(dataSource, schema, historyTable);
+    }
+
+    public Schema schema() {
+        return schema;
+    }
+
+    public JobRepository jobs() {
+        return jobs;
+    }
+
+    public NodeRepository nodes() {
+        return nodes;
+    }
+
+    public ScheduleRepository schedules() {
+        return schedules;
+    }
+
+    public QueueStatsRepository stats() {
+        return stats;
+    }
+
+    public SchemaRepository schemaInfo() {
+        return schemaInfo;
+    }
+
+    /** The statements that carry out transitions of the job table, for checking them against the table. */
+    List<Sql> jobTableStatements() {
+        List<Sql> all = new ArrayList<>(jobs.statements());
+        all.addAll(schedules.statements());
+        all.addAll(nodes.statements());
+        return all;
+    }
+}

@@ -1,0 +1,52 @@
+package io.pgqueue.internal.lifecycle;
+
+import java.util.regex.Pattern;
+
+/**
+ * The schema that holds pgqueue's tables. Its name is the only identifier pgqueue puts into SQL text: it is
+ * validated here and quoted; every value is a bind parameter.
+ */
+public final class Schema {
+
+    private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+    private final String name;
+
+    private final String quoted;
+
+    public Schema(String name) {
+        this.name = validateIdentifier(name);
+        this.quoted = "\"" + name + "\"";
+    }
+
+    /**
+     * Returns the name unchanged when it is a lower-case, unquoted PostgreSQL identifier of at most 63
+     * characters ({@code [a-z_][a-z0-9_]*}); throws otherwise.
+     */
+    public static String validateIdentifier(String name) {
+        if (name == null || !IDENTIFIER.matcher(name).matches()) {
+            throw new IllegalArgumentException("Invalid schema name '" + name
+                    + "': use 1 to 63 characters from [a-z0-9_], not starting with a digit");
+        }
+        return name;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The LISTEN/NOTIFY channel of this schema's queues; notifications carry the queue name. */
+    public String notifyChannel() {
+        return "pgqueue_" + name;
+    }
+
+    /** Replaces every {@code {schema}} of a SQL text by the quoted schema name. */
+    String qualify(String sql) {
+        return sql.replace("{schema}", quoted);
+    }
+
+    /** Parses a statement after qualifying its table names. */
+    Sql sql(String sql) {
+        return Sql.parse(qualify(sql));
+    }
+}

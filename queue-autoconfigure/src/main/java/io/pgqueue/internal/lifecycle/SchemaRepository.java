@@ -1,0 +1,20 @@
+package io.pgqueue.internal.lifecycle;
+
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Questions about the schema itself: for checking it when pgqueue does not migrate it, and for operators.
+ */
+public interface SchemaRepository {
+
+    /** The tables the runtime reads and writes. */
+    List<String> TABLES = List.of("job", "queue_counter", "queue_counter_delta", "queue_state", "node", "schedule");
+
+    /** The runtime's tables that do not exist in the schema. */
+    List<String> missingTables();
+
+    /** The last applied migration version, or null when pgqueue's Flyway history table does not exist. */
+    @Nullable String version();
+}

@@ -1,0 +1,117 @@
+package io.pgqueue.internal.listener;
+
+import java.time.Duration;
+
+import io.pgqueue.listener.ContainerOptions;
+import io.pgqueue.listener.QueueListenerContainer;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * What both delivery modes share: options, the wait between polls, start/stop state and error pacing.
+ */
+abstract class AbstractQueueListenerContainer implements QueueListenerContainer {
+
+    /** Pause after a failed poll, doubling up to {@link #MAX_ERROR_BACKOFF} while the database is away. */
+    private static final Duration MIN_ERROR_BACKOFF = Duration.ofMillis(100);
+
+    private static final Duration MAX_ERROR_BACKOFF = Duration.ofSeconds(5);
+
+    protected final Log logger = LogFactory.getLog(getClass());
+
+    protected final ContainerOptions options;
+
+    protected final JobExecutor executor;
+
+    protected final PollWaiter waiter = new PollWaiter();
+
+    protected volatile boolean running;
+
+    AbstractQueueListenerContainer(ContainerOptions options, JobExecutor executor) {
+        this.options = options;
+        this.executor = executor;
+    }
+
+    @Override
+    public String id() {
+        return options.id();
+    }
+
+    @Override
+    public String queue() {
+        return options.queue();
+    }
+
+    @Override
+    public ContainerOptions options() {
+        return options;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public final synchronized void start() {
+        if (running) {
+            return;
+        }
+        running = true;
+        doStart();
+    }
+
+    /** Starts the container's threads; {@link #running} is already true, so their loops run. */
+    protected abstract void doStart();
+
+    @Override
+    public final synchronized void stop() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        waiter.wakeUp();
+        doStop();
+    }
+
+    /** Waits for the threads to finish within the shutdown timeout; polling has already been told to stop. */
+    protected abstract void doStop();
+
+    @Override
+    public void wakeUp() {
+        waiter.wakeUp();
+    }
+
+    /** After a poll: go again at once when it came back full or made scheduled jobs ready, else wait. */
+    protected void afterPoll(int requested, int claimed, long promoted) throws InterruptedException {
+        if (claimed < requested && promoted == 0 && running) {
+            waiter.await(options.pollInterval());
+        }
+    }
+
+    /** Logs a failed poll and waits before the next one; returns the next backoff. */
+    protected Duration afterPollError(RuntimeException error, Duration backoff) throws InterruptedException {
+        logger.warn("Container '" + id() + "' could not poll queue '" + queue() + "' (retrying in " + backoff.toMillis()
+                + " ms): " + error.getMessage());
+        waiter.pause(backoff);
+        Duration next = backoff.multipliedBy(2);
+        return (next.compareTo(MAX_ERROR_BACKOFF) > 0) ? MAX_ERROR_BACKOFF : next;
+    }
+
+    protected static Duration initialErrorBackoff() {
+        return MIN_ERROR_BACKOFF;
+    }
+
+    /**
+     * Container threads are not daemons: like a web server's, they keep a worker-only application alive until
+     * its context is closed (which stops them).
+     */
+    protected Thread newThread(Runnable task, String suffix) {
+        return new Thread(task, "pgqueue-" + id() + "-" + suffix);
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + options + "]";
+    }
+}

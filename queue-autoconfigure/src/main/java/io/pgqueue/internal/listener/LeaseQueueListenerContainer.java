@@ -1,0 +1,251 @@
+package io.pgqueue.internal.listener;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.pgqueue.internal.lifecycle.Claim;
+import io.pgqueue.internal.lifecycle.ClaimRequest;
+import io.pgqueue.internal.node.NodeRuntime;
+import io.pgqueue.listener.ContainerOptions;
+import io.pgqueue.listener.GroupFailurePolicy;
+import io.pgqueue.internal.lifecycle.ClaimedJob;
+import io.pgqueue.internal.lifecycle.JobRepository;
+
+/**
+ * LEASE delivery: one poller thread claims as many jobs as there are free worker slots (never more), with a
+ * lease, and commits; while claims come back full (a backlog), a second poller claims alongside it, so
+ * that the claim round trip does not cap throughput. Workers run the handler outside any transaction;
+ * finished jobs are deleted through the {@link AckBatcher}, failed ones are rescheduled or sent dead. Every
+ * completion and failure is conditional on this node still owning the job in that attempt.
+ */
+final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
+
+    private final JobRepository jobs;
+
+    private final NodeRuntime node;
+
+    private final Map<Long, ClaimedJob> inFlight = new ConcurrentHashMap<>();
+
+    private Semaphore slots;
+
+    private WorkerPool workers;
+
+    private AckBatcher acks;
+
+    private Thread poller;
+
+    private Thread helper;
+
+    /** Set while claims come back full; the helper poller claims only then. */
+    private volatile boolean backlog;
+
+    private final PollWaiter backlogSignal = new PollWaiter();
+
+    private final ClaimRequest claimRequest;
+
+    LeaseQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobRepository jobs, NodeRuntime node) {
+        super(options, executor);
+        this.jobs = jobs;
+        this.node = node;
+        this.claimRequest = new ClaimRequest(options.queue(), options.batchSize(), options.maxAttempts(),
+                options.groupFailure() == GroupFailurePolicy.BLOCK, node.identity().id(),
+                node.settings().leaseDuration().toMillis());
+    }
+
+    @Override
+    protected void doStart() {
+        slots = new Semaphore(options.concurrency());
+        AtomicInteger workerCount = new AtomicInteger();
+        workers = new WorkerPool(options.concurrency(),
+                (task) -> newThread(task, "worker-" + workerCount.incrementAndGet()));
+        node.track(this, inFlight.keySet());
+        acks = new AckBatcher(jobs, node.identity().id(), "pgqueue-" + id() + "-acks");
+        acks.start();
+        poller = newThread(() -> pollLoop(false), "poller");
+        poller.start();
+        helper = newThread(() -> pollLoop(true), "poller-backlog");
+        helper.start();
+    }
+
+    @Override
+    protected void doStop() {
+        Duration timeout = node.settings().shutdownTimeout();
+        try {
+            backlogSignal.wakeUp();
+            poller.join(timeout.toMillis());
+            helper.join(timeout.toMillis());
+            workers.shutdown();
+            boolean finished = workers.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            acks.stop(timeout);
+            if (!finished) {
+                releaseUnfinished();
+                workers.shutdownNow();
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            releaseUnfinished();
+            workers.shutdownNow();
+        }
+        finally {
+            node.untrack(this);
+        }
+    }
+
+    private void releaseUnfinished() {
+        long[] ids = inFlight.keySet().stream().mapToLong(Long::longValue).toArray();
+        if (ids.length > 0) {
+            int released = node.release(ids);
+            logger.info("Container '" + id() + "' released " + released + " unfinished job(s) at shutdown");
+        }
+    }
+
+    /** The helper loop claims only while the last claim of either loop came back full. */
+    private void pollLoop(boolean backlogHelper) {
+        Duration errorBackoff = initialErrorBackoff();
+        while (running) {
+            try {
+                if (backlogHelper && !backlog) {
+                    backlogSignal.await(options.pollInterval());
+                    continue;
+                }
+                int slotsTaken = takeSlots();
+                if (slotsTaken == 0) {
+                    continue;
+                }
+                int requested = executor.isBatch() ? options.batchSize() : slotsTaken;
+                Claim claim;
+                try {
+                    claim = claim(requested);
+                }
+                catch (RuntimeException ex) {
+                    slots.release(slotsTaken);
+                    errorBackoff = afterPollError(ex, errorBackoff);
+                    continue;
+                }
+                errorBackoff = initialErrorBackoff();
+                dispatch(claim.jobs(), slotsTaken);
+                // every slot it asked for came back filled: more jobs are probably waiting than one poller
+                // can claim; a short claim ends the backlog
+                boolean full = claim.jobs().size() >= requested;
+                if (full && !backlog) {
+                    backlog = true;
+                    backlogSignal.wakeUp();
+                }
+                else if (!full) {
+                    backlog = false;
+                }
+                if (!backlogHelper) {
+                    afterPoll(requested, claim.jobs().size(), claim.promoted());
+                }
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private Claim claim(int requested) {
+        ClaimRequest request = claimRequest.withLimit(requested);
+        if (options.throttled()) {
+            return jobs.claimThrottled(request, options.maxRunning(), options.rate());
+        }
+        return jobs.claimLeased(request);
+    }
+
+    /**
+     * Waits until enough worker slots are free for a worthwhile claim (half a batch, at most half the
+     * workers), then takes up to a batch of free ones; a batch listener takes one slot per batch. Never more
+     * than the free slots: no job waits in memory for a worker.
+     */
+    private int takeSlots() throws InterruptedException {
+        int threshold = executor.isBatch() ? 1 : Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 2);
+        if (!slots.tryAcquire(threshold, 100, TimeUnit.MILLISECONDS)) {
+            return 0;
+        }
+        if (!running) {
+            slots.release(threshold);
+            return 0;
+        }
+        int taken = threshold;
+        while (!executor.isBatch() && taken < options.batchSize() && slots.tryAcquire()) {
+            taken++;
+        }
+        return taken;
+    }
+
+    private void dispatch(List<ClaimedJob> jobs, int slotsTaken) {
+        for (ClaimedJob job : jobs) {
+            inFlight.put(job.id(), job);
+        }
+        if (executor.isBatch()) {
+            if (jobs.isEmpty()) {
+                slots.release(slotsTaken);
+            }
+            else {
+                workers.execute(() -> runBatch(jobs));
+            }
+            return;
+        }
+        slots.release(slotsTaken - jobs.size());
+        for (ClaimedJob job : jobs) {
+            workers.execute(() -> runOne(job));
+        }
+    }
+
+    private void runOne(ClaimedJob job) {
+        try {
+            JobExecutor.Failure failure = executor.run(job,
+                    (claimed, duration) -> node.extendLease(claimed.id(), claimed.attempt(), duration));
+            if (failure == null) {
+                acks.acknowledge(job);
+            }
+            else {
+                recordFailure(failure);
+            }
+        }
+        finally {
+            finished(job);
+            slots.release();
+        }
+    }
+
+    private void runBatch(List<ClaimedJob> jobs) {
+        try {
+            List<JobExecutor.Failure> failures = executor.runBatch(jobs);
+            for (ClaimedJob job : jobs) {
+                if (failures.stream().noneMatch((failure) -> failure.job().id() == job.id())) {
+                    acks.acknowledge(job);
+                }
+            }
+            failures.forEach(this::recordFailure);
+        }
+        finally {
+            jobs.forEach(this::finished);
+            slots.release();
+        }
+    }
+
+    private void recordFailure(JobExecutor.Failure failure) {
+        try {
+            if (!jobs.fail(node.identity().id(), failure.update())) {
+                logger.info("Job " + failure.job().id() + " failed after this node lost it (lease expired or node "
+                        + "rescued); its new owner decides");
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Could not record the failure of job " + failure.job().id()
+                    + "; it will be rescued when its lease expires: " + ex.getMessage());
+        }
+    }
+
+    private void finished(ClaimedJob job) {
+        inFlight.remove(job.id());
+    }
+}

@@ -1,0 +1,60 @@
+package io.pgqueue.internal.listener;
+
+import io.pgqueue.internal.lifecycle.JobRepository;
+import io.pgqueue.internal.node.NodeRuntime;
+import io.pgqueue.listener.ContainerOptions;
+import io.pgqueue.listener.DeliveryMode;
+import io.pgqueue.listener.JobObserver;
+import io.pgqueue.listener.QueueListenerContainer;
+import io.pgqueue.listener.adapter.MethodJobHandler;
+import io.pgqueue.listener.error.QueueErrorHandler;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Builds the engine of a listener: the container of its delivery mode around an executor that runs the
+ * handler and turns what happened into outcomes. The only public type of the engine.
+ */
+public final class ListenerContainers {
+
+    private final JobRepository jobs;
+
+    private final NodeRuntime node;
+
+    private final JsonMapper mapper;
+
+    private final QueueErrorHandler errorHandler;
+
+    private final JobObserver observer;
+
+    public ListenerContainers(JobRepository jobs, NodeRuntime node, JsonMapper mapper, QueueErrorHandler errorHandler,
+            JobObserver observer) {
+        this.jobs = jobs;
+        this.node = node;
+        this.mapper = mapper;
+        this.errorHandler = errorHandler;
+        this.observer = observer;
+    }
+
+    /**
+     * @param transactionManager the application's transaction manager, needed by TRANSACTIONAL delivery
+     * @throws IllegalStateException naming the method when TRANSACTIONAL delivery has no transaction manager
+     */
+    public QueueListenerContainer create(ContainerOptions options, MethodJobHandler handler,
+            @Nullable PlatformTransactionManager transactionManager) {
+        JobExecutor executor = new JobExecutor(handler, errorHandler, options.backoff(), mapper, observer);
+        if (options.mode() == DeliveryMode.LEASE) {
+            return new LeaseQueueListenerContainer(options, executor, jobs, node);
+        }
+        if (transactionManager == null) {
+            throw new IllegalStateException("@QueueListener method " + handler.describe()
+                    + " uses TRANSACTIONAL delivery, which needs a single PlatformTransactionManager bean on the "
+                    + "queue's DataSource; none was found");
+        }
+        return new TransactionalQueueListenerContainer(options, executor, jobs, new TransactionTemplate(transactionManager),
+                node.settings().shutdownTimeout());
+    }
+}

@@ -1,0 +1,132 @@
+package io.pgqueue.internal.listener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.pgqueue.internal.lifecycle.Claim;
+import io.pgqueue.internal.lifecycle.ClaimRequest;
+import io.pgqueue.listener.ContainerOptions;
+import io.pgqueue.listener.GroupFailurePolicy;
+import io.pgqueue.internal.lifecycle.ClaimedJob;
+import io.pgqueue.internal.lifecycle.JobRepository;
+
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * TRANSACTIONAL delivery: each of {@code concurrency} workers loops over one transaction that deletes up to
+ * a batch of ready jobs, runs the listener on them and commits, so the listener's own writes on the same
+ * DataSource commit exactly with the acknowledgement. If a job fails, the transaction rolls back (every job
+ * of the batch is ready again, none of their writes remain) and the failure is recorded in a separate short
+ * transaction.
+ */
+final class TransactionalQueueListenerContainer extends AbstractQueueListenerContainer {
+
+    private final JobRepository jobs;
+
+    private final ClaimRequest claimRequest;
+
+    private final TransactionTemplate transactions;
+
+    private final Duration shutdownTimeout;
+
+    private final List<Thread> workers = new ArrayList<>();
+
+    TransactionalQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobRepository jobs,
+            TransactionTemplate transactions, Duration shutdownTimeout) {
+        super(options, executor);
+        this.jobs = jobs;
+        this.claimRequest = new ClaimRequest(options.queue(), options.batchSize(), options.maxAttempts(),
+                options.groupFailure() == GroupFailurePolicy.BLOCK, null, 0);
+        this.transactions = transactions;
+        this.shutdownTimeout = shutdownTimeout;
+    }
+
+    @Override
+    protected void doStart() {
+        for (int i = 1; i <= options.concurrency(); i++) {
+            Thread worker = newThread(this::workLoop, "worker-" + i);
+            workers.add(worker);
+            worker.start();
+        }
+    }
+
+    @Override
+    protected void doStop() {
+        long deadline = System.nanoTime() + shutdownTimeout.toNanos();
+        try {
+            for (Thread worker : workers) {
+                worker.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        // a handler still running holds an open transaction: interrupting it lets that roll back, and its
+        // jobs are ready again at once
+        workers.stream().filter(Thread::isAlive).forEach(Thread::interrupt);
+        workers.clear();
+    }
+
+    private void workLoop() {
+        Duration errorBackoff = initialErrorBackoff();
+        while (running) {
+            try {
+                Batch batch;
+                try {
+                    batch = transactions.execute((status) -> {
+                        Claim claim = jobs.claimAndDelete(claimRequest);
+                        List<JobExecutor.Failure> failures = run(claim.jobs());
+                        if (!failures.isEmpty()) {
+                            status.setRollbackOnly();
+                        }
+                        return new Batch(claim, failures);
+                    });
+                }
+                catch (RuntimeException ex) {
+                    errorBackoff = afterPollError(ex, errorBackoff);
+                    continue;
+                }
+                errorBackoff = initialErrorBackoff();
+                if (batch != null) {
+                    batch.failures().forEach(this::recordFailure);
+                    afterPoll(options.batchSize(), batch.claim().jobs().size(), batch.claim().promoted());
+                }
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private List<JobExecutor.Failure> run(List<ClaimedJob> jobs) {
+        if (jobs.isEmpty()) {
+            return List.of();
+        }
+        if (executor.isBatch()) {
+            return executor.runBatch(jobs);
+        }
+        for (ClaimedJob job : jobs) {
+            JobExecutor.Failure failure = executor.run(job, JobContextImpl.LeaseExtender.NONE);
+            if (failure != null) {
+                // the rest of the batch rolls back with it and runs again later, uncounted
+                return List.of(failure);
+            }
+        }
+        return List.of();
+    }
+
+    private void recordFailure(JobExecutor.Failure failure) {
+        try {
+            jobs.failAfterRollback(failure.update());
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Could not record the failure of job " + failure.job().id()
+                    + "; it is ready again and will be retried: " + ex.getMessage());
+        }
+    }
+
+    private record Batch(Claim claim, List<JobExecutor.Failure> failures) {
+    }
+}

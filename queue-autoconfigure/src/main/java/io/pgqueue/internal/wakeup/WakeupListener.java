@@ -1,0 +1,98 @@
+package io.pgqueue.internal.wakeup;
+
+import java.sql.SQLException;
+import java.util.List;
+import java.util.function.Consumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * The application's single LISTEN connection: turns notifications into container wake-ups, and reconnects
+ * by itself after a failure (waking every container then, since notifications may have been missed).
+ */
+final class WakeupListener {
+
+    private static final Log logger = LogFactory.getLog(WakeupListener.class);
+
+    private static final int POLL_MILLIS = 500;
+
+    private final NotificationChannel store;
+
+    private final Consumer<String> wakeQueue;
+
+    private final Runnable wakeAll;
+
+    private volatile boolean running;
+
+    private volatile boolean connected;
+
+    private Thread thread;
+
+    WakeupListener(NotificationChannel store, Consumer<String> wakeQueue, Runnable wakeAll) {
+        this.store = store;
+        this.wakeQueue = wakeQueue;
+        this.wakeAll = wakeAll;
+    }
+
+    synchronized void start() {
+        if (running) {
+            return;
+        }
+        running = true;
+        thread = new Thread(this::listenLoop, "pgqueue-notify-listener");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    synchronized void stop() {
+        running = false;
+        if (thread != null) {
+            try {
+                thread.join(2L * POLL_MILLIS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            thread = null;
+        }
+    }
+
+    /** Whether the listening connection is currently open. */
+    boolean isConnected() {
+        return connected;
+    }
+
+    private void listenLoop() {
+        long backoff = 100;
+        while (running) {
+            try (NotificationChannel.Subscription subscription = store.subscribe()) {
+                connected = true;
+                backoff = 100;
+                wakeAll.run();
+                while (running) {
+                    List<String> queues = subscription.poll(POLL_MILLIS);
+                    queues.stream().distinct().forEach(wakeQueue);
+                }
+            }
+            catch (SQLException | RuntimeException ex) {
+                connected = false;
+                if (running) {
+                    logger.warn("LISTEN connection on " + store.channel() + " failed, reconnecting in " + backoff
+                            + " ms: " + ex.getMessage());
+                    try {
+                        Thread.sleep(backoff);
+                    }
+                    catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                    backoff = Math.min(backoff * 2, 5000);
+                }
+            }
+            finally {
+                connected = false;
+            }
+        }
+    }
+}

@@ -1,0 +1,237 @@
+package io.pgqueue.internal.wakeup;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import javax.sql.DataSource;
+
+import io.pgqueue.internal.lifecycle.Schema;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Every wake-up of a listener container, and the only code that decides to NOTIFY. After an enqueue (a send
+ * or a recurring tick), listener containers of this JVM are woken in-process once the jobs are committed, at
+ * no cost to the database; other JVMs learn of new jobs through NOTIFY, which this JVM receives on its one
+ * LISTEN connection while it runs containers. PostgreSQL serialises
+ * committing transactions that notified on one global lock, so pgqueue sends at most one notification per
+ * queue per transaction, and at most one per queue per debounce window across the JVM. A skipped
+ * notification is replaced by one trailing notification sent after the window (and after the skipping
+ * transaction committed), so no committed job waits for the poll interval because of the debounce.
+ */
+public final class Wakeups implements DisposableBean {
+
+    /** What an insert should do about notifying. */
+    public enum Decision {
+
+        /** The insert statement itself notifies. */
+        WITH_INSERT,
+
+        /** Debounced: a trailing notification follows after the window. */
+        TRAILING,
+
+        /** Notifications are off: only listeners of this JVM are woken. */
+        LOCAL_ONLY,
+
+        /** Nothing to do: an earlier insert of this transaction took care of this queue. */
+        SKIP
+    }
+
+    private static final Log logger = LogFactory.getLog(Wakeups.class);
+
+    private final NotificationChannel channel;
+
+    private final boolean enabled;
+
+    private final long debounceNanos;
+
+    private final Map<String, Long> lastSent = new ConcurrentHashMap<>();
+
+    private final Set<String> trailingScheduled = ConcurrentHashMap.newKeySet();
+
+    private final List<Consumer<String>> localListeners = new CopyOnWriteArrayList<>();
+
+    private final List<Runnable> wakeAllListeners = new CopyOnWriteArrayList<>();
+
+    private final WakeupListener listener;
+
+    private volatile @Nullable ScheduledExecutorService trailing;
+
+    /**
+     * @param dataSource the application's DataSource
+     * @param schema the queue schema, whose channel is used
+     * @param enabled whether to NOTIFY and LISTEN (off behind PgBouncer in transaction pooling mode)
+     * @param debounce shortest time between two notifications for one queue from this JVM
+     */
+    public Wakeups(DataSource dataSource, Schema schema, boolean enabled, Duration debounce) {
+        this.channel = new NotificationChannel(dataSource, schema);
+        this.enabled = enabled;
+        this.debounceNanos = debounce.toNanos();
+        this.listener = new WakeupListener(channel, this::wakeLocal, this::wakeAllLocal);
+    }
+
+    /**
+     * Registers the containers of this JVM: {@code wakeQueue} is told the queue name when jobs of that queue
+     * were committed here or a NOTIFY arrived; {@code wakeAll} when notifications may have been missed.
+     */
+    public void addLocalListener(Consumer<String> wakeQueue, Runnable wakeAll) {
+        localListeners.add(wakeQueue);
+        wakeAllListeners.add(wakeAll);
+    }
+
+    /** Whether inserts notify other JVMs (and this one listens). */
+    public boolean notifying() {
+        return enabled;
+    }
+
+    /** Opens the LISTEN connection, when notifications are on; it reconnects by itself after failures. */
+    public void startListening() {
+        if (enabled) {
+            listener.start();
+        }
+    }
+
+    public void stopListening() {
+        listener.stop();
+    }
+
+    /** Whether the LISTEN connection is open (false when notifications are off). */
+    public boolean isListening() {
+        return listener.isConnected();
+    }
+
+    private void wakeLocal(String queue) {
+        for (Consumer<String> local : localListeners) {
+            local.accept(queue);
+        }
+    }
+
+    private void wakeAllLocal() {
+        wakeAllListeners.forEach(Runnable::run);
+    }
+
+    public Decision decide(String queue) {
+        if (inTransaction() && !notifiedQueuesOfTransaction().add(queue)) {
+            return Decision.SKIP;
+        }
+        if (!enabled) {
+            return Decision.LOCAL_ONLY;
+        }
+        long now = System.nanoTime();
+        boolean[] claimed = new boolean[1];
+        // atomically: only one sender per window gets to notify with its insert
+        lastSent.compute(queue, (name, last) -> {
+            if (debounceNanos > 0 && last != null && now - last < debounceNanos) {
+                return last;
+            }
+            claimed[0] = true;
+            return now;
+        });
+        return claimed[0] ? Decision.WITH_INSERT : Decision.TRAILING;
+    }
+
+    /** Called after the insert statement returned. */
+    public void afterInsert(String queue, Decision decision) {
+        if (decision == Decision.SKIP || (decision != Decision.TRAILING && localListeners.isEmpty())) {
+            return;
+        }
+        if (inTransaction()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCommit() {
+                    committed(queue, decision);
+                }
+            });
+        }
+        else {
+            committed(queue, decision);
+        }
+    }
+
+    private void committed(String queue, Decision decision) {
+        wakeLocal(queue);
+        if (decision == Decision.TRAILING) {
+            scheduleTrailing(queue);
+        }
+    }
+
+    private void scheduleTrailing(String queue) {
+        if (!trailingScheduled.add(queue)) {
+            return;
+        }
+        executor().schedule(() -> {
+            trailingScheduled.remove(queue);
+            lastSent.put(queue, System.nanoTime());
+            try {
+                channel.notifyQueue(queue);
+            }
+            catch (RuntimeException ex) {
+                logger.debug("Trailing NOTIFY for queue '" + queue + "' failed; pollers will find the jobs: "
+                        + ex.getMessage());
+            }
+        }, debounceNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private ScheduledExecutorService executor() {
+        ScheduledExecutorService current = trailing;
+        if (current == null) {
+            synchronized (this) {
+                current = trailing;
+                if (current == null) {
+                    current = Executors.newSingleThreadScheduledExecutor((runnable) -> {
+                        Thread thread = new Thread(runnable, "pgqueue-notify-debounce");
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+                    trailing = current;
+                }
+            }
+        }
+        return current;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Set<String> notifiedQueuesOfTransaction() {
+        Object bound = TransactionSynchronizationManager.getResource(this);
+        if (bound != null) {
+            return (Set<String>) bound;
+        }
+        Set<String> queues = new HashSet<>();
+        TransactionSynchronizationManager.bindResource(this, queues);
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void afterCompletion(int status) {
+                TransactionSynchronizationManager.unbindResourceIfPossible(Wakeups.this);
+            }
+        });
+        return queues;
+    }
+
+    private static boolean inTransaction() {
+        return TransactionSynchronizationManager.isSynchronizationActive()
+                && TransactionSynchronizationManager.isActualTransactionActive();
+    }
+
+    @Override
+    public void destroy() {
+        listener.stop();
+        ScheduledExecutorService current = trailing;
+        if (current != null) {
+            current.shutdownNow();
+        }
+    }
+}

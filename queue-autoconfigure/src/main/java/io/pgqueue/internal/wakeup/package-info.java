@@ -1,0 +1,9 @@
+/**
+ * Wake-ups of listener containers: in-process after a commit in this JVM, NOTIFY (debounced) to other JVMs,
+ * and the one LISTEN connection that receives theirs. The only code that sends NOTIFY or wakes a container.
+ * Internal; depends on {@code internal.lifecycle} for the schema's channel name.
+ */
+@NullMarked
+package io.pgqueue.internal.wakeup;
+
+import org.jspecify.annotations.NullMarked;

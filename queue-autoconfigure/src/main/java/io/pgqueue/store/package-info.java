@@ -1,4 +1,0 @@
-@NullMarked
-package io.pgqueue.store;
-
-import org.jspecify.annotations.NullMarked;
