@@ -92,7 +92,9 @@ class LeaseAndRescueTests {
         BlockingHandler stale = new BlockingHandler("stale");
         BlockingHandler rescuer = new BlockingHandler("rescuer");
         // the stale node's heartbeat stops after it registered, as if its heartbeat thread had frozen
-        runner.withPropertyValues("pgqueue.listener.heartbeat-interval=1h").withBean(BlockingHandler.class, () -> stale)
+        runner.withPropertyValues("pgqueue.listener.heartbeat-interval=30m", "pgqueue.listener.lease-duration=1h",
+                "pgqueue.listener.node-timeout=1h")
+            .withBean(BlockingHandler.class, () -> stale)
             .run((a) -> {
             long id = a.getBean(QueueTemplate.class).send("long", new Task("rescue me"));
             assertThat(stale.started.await(10, TimeUnit.SECONDS)).isTrue();

@@ -155,7 +155,7 @@ final class JdbcJobRepository implements JobRepository {
                 )
                 SELECT count(*) FROM expired
                 """);
-        this.throttleLock = schema.sql("SELECT pg_advisory_xact_lock(hashtext(:key))");
+        this.throttleLock = schema.sql("SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtext(:key))) AS locked");
         this.countRunning = schema.sql("SELECT count(*) FROM {schema}.job WHERE queue = :queue AND state = 'running'");
         this.rateWindow = schema.sql("""
                 INSERT INTO {schema}.queue_rate AS r (queue, window_start, started)
