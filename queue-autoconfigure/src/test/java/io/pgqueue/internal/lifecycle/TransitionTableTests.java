@@ -1,0 +1,116 @@
+package io.pgqueue.internal.lifecycle;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.pgqueue.JobState;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Every statement that can change a job's state is declared in the transition table and carries the counter
+ * deltas generated from it; the deltas of each transition follow from its from- and to-states. (That the
+ * declared states are the ones the statements really produce is checked on a real database by
+ * CounterConsistencyTests, through a trigger.)
+ */
+class TransitionTableTests {
+
+    private static final Pattern WRITES_JOB = Pattern
+        .compile("(INSERT INTO \"pgqueue\"\\.job \\(|DELETE FROM \"pgqueue\"\\.job\\b|UPDATE \"pgqueue\"\\.job\\b[^;]*?\\bSET\\b(.*?)\\bWHERE\\b)",
+                Pattern.DOTALL);
+
+    private static final Pattern TAG = Pattern.compile("/\\* pgqueue:([a-z_]+) \\*/");
+
+    private final Repositories repositories = new Repositories(new SimpleDriverDataSource(), new Schema("pgqueue"),
+            "pgqueue_schema_history", true, true);
+
+    @Test
+    void everyStatementThatChangesAJobsStateIsATransitionWithItsGeneratedDeltas() {
+        List<String> checked = new ArrayList<>();
+        for (Sql sql : repositories.jobTableStatements()) {
+            String text = sql.jdbcSql();
+            for (String statement : text.split(";\n")) {
+                if (!changesState(statement)) {
+                    continue;
+                }
+                Matcher tag = TAG.matcher(statement);
+                assertThat(tag.find()).as("transition tag of %s", statement).isTrue();
+                Transition transition = Transition.valueOf(tag.group(1).toUpperCase(java.util.Locale.ROOT));
+                String deltas = new Counters(true).deltaCte(transition, "changed", Counters.Rows.MANY)
+                    .replace("FROM changed", "");
+                String insertIntoDeltas = deltas.substring(0, deltas.indexOf("SELECT"));
+                assertThat(statement).as("deltas of %s in %s", transition, statement)
+                    .contains(insertIntoDeltas.replace("{schema}", "\"pgqueue\""));
+                checked.add(transition.name());
+            }
+        }
+        assertThat(checked).as("state-changing statements found").hasSizeGreaterThanOrEqualTo(Transition.values().length);
+        for (Transition transition : Transition.values()) {
+            assertThat(checked).as("statements of " + transition).contains(transition.name());
+        }
+    }
+
+    @Test
+    void statementsThatOnlyRenewLeasesOrReadAreNotTransitions() {
+        long untagged = repositories.jobTableStatements().stream()
+            .map(Sql::jdbcSql)
+            .filter((sql) -> !TAG.matcher(sql).find())
+            .peek((sql) -> assertThat(changesState(sql)).as("untagged statement changes state: %s", sql).isFalse())
+            .count();
+        assertThat(untagged).isPositive();
+    }
+
+    @Test
+    void deltasFollowFromTheTable() {
+        Counters counters = new Counters(true);
+        assertThat(counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY))
+            .contains("(queue, ready, running)")
+            .contains("SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue");
+        assertThat(counters.deltaCte(Transition.FAIL_AFTER_ROLLBACK, "failed", Counters.Rows.MANY))
+            .contains("(queue, scheduled, ready, dead, failed, dead_lettered)")
+            .contains("count(*) FILTER (WHERE state = 'ready') - count(*)");
+        assertThat(counters.deltaCte(Transition.ENQUEUE, "inserted", Counters.Rows.ONE))
+            .contains("(queue, scheduled, ready, enqueued)")
+            .contains("SELECT queue, (state = 'scheduled')::int, (state = 'ready')::int, 1 FROM inserted")
+            .doesNotContain("GROUP BY");
+        assertThat(counters.deltaCte(Transition.PURGE, "deleted", Counters.Rows.MANY))
+            .contains("(queue, dead)")
+            .contains("SELECT queue, -count(*) FROM deleted");
+        assertThat(new Counters(false).deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY)).isEmpty();
+    }
+
+    @Test
+    void everyTransitionMovesJobsBetweenDifferentPlacesOrCountsSomething() {
+        for (Transition transition : Transition.values()) {
+            assertThat(transition.from() != null || !transition.to().isEmpty()).as(transition.name()).isTrue();
+            assertThat(transition.to()).as(transition.name()).allSatisfy((state) -> assertThat(state).isIn(JobState.all()));
+        }
+    }
+
+    @Test
+    void namedParametersBindAtEveryPlaceAndLeaveCastsAndLiteralsAlone() {
+        Sql sql = Sql.parse("SELECT :a::text, ':not_a_parameter', \":quoted\", :b, :a -- :comment\n/* :also */");
+        assertThat(sql.jdbcSql()).isEqualTo("SELECT ?::text, ':not_a_parameter', \":quoted\", ?, ? -- :comment\n/* :also */");
+        assertThat(sql.positions("a")).containsExactly(1, 3);
+        assertThat(sql.positions("b")).containsExactly(2);
+        assertThatIllegalArgumentException().isThrownBy(() -> sql.positions("c")).withMessageContaining(":c");
+        assertThatIllegalArgumentException().isThrownBy(() -> Sql.parse("SELECT ?"));
+    }
+
+    private static boolean changesState(String statement) {
+        Matcher matcher = WRITES_JOB.matcher(statement);
+        while (matcher.find()) {
+            String set = matcher.group(2);
+            if (set == null || Pattern.compile("\\bstate\\s*=").matcher(set).find()) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
