@@ -1,7 +1,9 @@
 package io.pgqueue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
@@ -15,15 +17,55 @@ public class JobPayloadCodec {
 
     private final JsonMapper mapper;
 
+    /** JDK packages of plain values, trusted as recorded payload types (the package itself, not below it). */
+    private static final Set<String> VALUE_PACKAGES = Set.of("java.lang", "java.util", "java.time", "java.math");
+
     private final long maxPayloadBytes;
+
+    private final List<String> trustedPackages;
 
     /**
      * @param mapper the application's mapper
      * @param maxPayloadBytes largest serialised payload accepted at send, in UTF-8 bytes
      */
     public JobPayloadCodec(JsonMapper mapper, long maxPayloadBytes) {
+        this(mapper, maxPayloadBytes, List.of());
+    }
+
+    /**
+     * @param mapper the application's mapper
+     * @param maxPayloadBytes largest serialised payload accepted at send, in UTF-8 bytes
+     * @param trustedPackages packages (with their sub-packages) whose classes a listener declared with an open
+     * type ({@code Object}, an interface, an abstract class) may receive as the type recorded with a job
+     */
+    public JobPayloadCodec(JsonMapper mapper, long maxPayloadBytes, List<String> trustedPackages) {
         this.mapper = mapper;
         this.maxPayloadBytes = maxPayloadBytes;
+        this.trustedPackages = List.copyOf(trustedPackages);
+    }
+
+    /**
+     * Whether a listener of the given class, declared with an open payload type, may receive a payload as
+     * the class a job's row names. Anyone who can write a row can name any class, and reading JSON into some
+     * classes runs code: only the listener's own package (and below), plain JDK value types and the
+     * configured packages are trusted.
+     */
+    public boolean isTrusted(String className, Class<?> listenerClass) {
+        String packageName = packageOf(className);
+        if (VALUE_PACKAGES.contains(packageName)) {
+            return true;
+        }
+        return within(packageName, listenerClass.getPackageName())
+                || trustedPackages.stream().anyMatch((trusted) -> within(packageName, trusted));
+    }
+
+    private static boolean within(String packageName, String trusted) {
+        return !trusted.isEmpty() && (packageName.equals(trusted) || packageName.startsWith(trusted + "."));
+    }
+
+    private static String packageOf(String className) {
+        int dot = className.lastIndexOf('.');
+        return (dot < 0) ? "" : className.substring(0, dot);
     }
 
     public JsonMapper mapper() {

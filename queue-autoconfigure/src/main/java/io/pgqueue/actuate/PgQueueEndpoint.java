@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
@@ -18,7 +19,10 @@ import io.pgqueue.admin.DeadJob;
 import io.pgqueue.schedule.ScheduleInfo;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -27,18 +31,30 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 /**
  * {@code /actuator/pgqueue}: every queue's counts, lag and pause state, this node's containers, the cluster's
  * nodes and the schema version; one queue with a page of its dead jobs; and the write operations pause,
- * resume, retry-dead and purge-dead.
+ * resume, retry-dead and purge-dead. Read-only unless {@code management.endpoint.pgqueue.access=unrestricted};
+ * dead jobs' payloads and errors are masked unless {@code management.endpoint.pgqueue.show-values} shows
+ * them (as Boot's {@code env} endpoint does with its values).
  */
-@Endpoint(id = "pgqueue")
+@Endpoint(id = "pgqueue", defaultAccess = Access.READ_ONLY)
 public class PgQueueEndpoint {
+
+    /** What a masked value reads as. */
+    static final String MASK = "******";
 
     private final QueueAdmin admin;
 
     private final @Nullable QueueListenerContainerRegistry registry;
 
-    public PgQueueEndpoint(QueueAdmin admin, @Nullable QueueListenerContainerRegistry registry) {
+    private final Show showValues;
+
+    private final Set<String> roles;
+
+    public PgQueueEndpoint(QueueAdmin admin, @Nullable QueueListenerContainerRegistry registry, Show showValues,
+            Set<String> roles) {
         this.admin = admin;
         this.registry = registry;
+        this.showValues = showValues;
+        this.roles = Set.copyOf(roles);
     }
 
     @ReadOperation
@@ -50,15 +66,20 @@ public class PgQueueEndpoint {
     }
 
     @ReadOperation
-    public @Nullable QueueDetailDescriptor queue(@Selector String queue, @Nullable Integer deadOffset,
-            @Nullable Integer deadLimit) {
+    public @Nullable QueueDetailDescriptor queue(SecurityContext securityContext, @Selector String queue,
+            @Nullable Integer deadOffset, @Nullable Integer deadLimit) {
         QueueStats stats = admin.queue(queue).orElse(null);
         if (stats == null) {
             return null;
         }
         int offset = (deadOffset != null) ? deadOffset : 0;
         int limit = (deadLimit != null) ? deadLimit : 20;
-        return new QueueDetailDescriptor(describe(stats), admin.deadJobs(queue, offset, limit), offset, limit);
+        boolean show = showValues.isShown(securityContext, roles);
+        List<DeadJobDescriptor> deadJobs = admin.deadJobs(queue, offset, limit)
+            .stream()
+            .map((job) -> DeadJobDescriptor.of(job, show))
+            .toList();
+        return new QueueDetailDescriptor(describe(stats), deadJobs, offset, limit);
     }
 
     /**
@@ -162,8 +183,28 @@ public class PgQueueEndpoint {
      * @param deadOffset the page's offset
      * @param deadLimit the page's size
      */
-    public record QueueDetailDescriptor(QueueDescriptor queue, List<DeadJob> deadJobs, int deadOffset, int deadLimit)
-            implements OperationResponseBody {
+    public record QueueDetailDescriptor(QueueDescriptor queue, List<DeadJobDescriptor> deadJobs, int deadOffset,
+            int deadLimit) implements OperationResponseBody {
+    }
+
+    /**
+     * A dead job; payload and error are masked unless shown on purpose.
+     *
+     * @param id job id
+     * @param queue queue name
+     * @param attempts attempts made
+     * @param lastError why it is dead, or the mask
+     * @param payload payload as JSON text, or the mask
+     * @param payloadType Java type recorded at send
+     * @param enqueuedAt when it was sent
+     */
+    public record DeadJobDescriptor(long id, String queue, int attempts, @Nullable String lastError, String payload,
+            @Nullable String payloadType, Instant enqueuedAt) {
+
+        static DeadJobDescriptor of(DeadJob job, boolean show) {
+            return new DeadJobDescriptor(job.id(), job.queue(), job.attempts(), show ? job.lastError() : MASK,
+                    show ? job.payload() : MASK, job.payloadType(), job.enqueuedAt());
+        }
     }
 
     /**

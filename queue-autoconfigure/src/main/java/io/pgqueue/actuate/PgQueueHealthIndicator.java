@@ -53,8 +53,16 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator {
         }
         List<String> stopped = stoppedContainers();
         builder.withDetail("lagSeconds", lags);
+        Duration heartbeatAge = (registry != null) ? registry.heartbeatAge() : null;
+        if (heartbeatAge != null) {
+            builder.withDetail("heartbeatAgeSeconds", heartbeatAge.toMillis() / 1000.0);
+        }
         if (!stopped.isEmpty()) {
             builder.down().withDetail("stoppedContainers", stopped);
+        }
+        else if (heartbeatAge != null && !registry.isNodeAlive()) {
+            builder.down().withDetail("heartbeat", "older than the node timeout: this node has stopped claiming and "
+                    + "the cluster may rescue its jobs");
         }
         else if (!lagging.isEmpty()) {
             builder.status(lagStatus).withDetail("laggingQueues", lagging).withDetail("maxLagSeconds",

@@ -68,9 +68,9 @@ public final class PgQueueAutoConfiguration {
     }
 
     @Bean
-    Wakeups pgqueueWakeups(DataSource dataSource, Repositories repositories, PgQueueProperties properties) {
+    Wakeups pgqueueWakeups(Repositories repositories, PgQueueProperties properties) {
         PgQueueProperties.Listener listener = properties.getListener();
-        return new Wakeups(dataSource, repositories.schema(), listener.isNotify(), listener.getNotifyDebounce());
+        return new Wakeups(repositories.notifications(), listener.isNotify(), listener.getNotifyDebounce());
     }
 
     @Bean
@@ -78,7 +78,8 @@ public final class PgQueueAutoConfiguration {
     JobPayloadCodec jobPayloadCodec(ObjectProvider<JsonMapper> jsonMapper, PgQueueProperties properties) {
         // the application's mapper when it has one; a private default otherwise, never registered as a bean
         JsonMapper mapper = jsonMapper.getIfUnique(() -> JsonMapper.builder().findAndAddModules().build());
-        return new JobPayloadCodec(mapper, properties.getTemplate().getMaxPayloadSize().toBytes());
+        return new JobPayloadCodec(mapper, properties.getTemplate().getMaxPayloadSize().toBytes(),
+                properties.getListener().getTrustedPackages());
     }
 
     @Bean

@@ -499,6 +499,13 @@ public class PgQueueProperties implements InitializingBean {
          */
         private List<Class<? extends Throwable>> notRetryable = new ArrayList<>();
 
+        /**
+         * Packages (with their sub-packages) whose classes a listener declared with Object, an interface or an
+         * abstract type may receive as the type recorded with a job, beside the listener's own package and
+         * plain JDK value types. Other recorded types send the job dead instead of being instantiated.
+         */
+        private List<String> trustedPackages = new ArrayList<>();
+
         public Listener() {
             setConcurrency(ContainerOptions.DEFAULT_CONCURRENCY);
             setBatchSize(ContainerOptions.DEFAULT_BATCH_SIZE);
@@ -514,6 +521,14 @@ public class PgQueueProperties implements InitializingBean {
 
         public boolean isAutoStartup() {
             return autoStartup;
+        }
+
+        public List<String> getTrustedPackages() {
+            return trustedPackages;
+        }
+
+        public void setTrustedPackages(List<String> trustedPackages) {
+            this.trustedPackages = trustedPackages;
         }
 
         public void setAutoStartup(boolean autoStartup) {

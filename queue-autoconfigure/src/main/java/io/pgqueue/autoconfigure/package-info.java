@@ -1,3 +1,7 @@
+/**
+ * Spring Boot auto-configuration and the {@code pgqueue.*} properties: wires every other package together.
+ * The only package that knows all the others.
+ */
 @NullMarked
 package io.pgqueue.autoconfigure;
 

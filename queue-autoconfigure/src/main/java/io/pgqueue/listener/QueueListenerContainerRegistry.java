@@ -1,5 +1,6 @@
 package io.pgqueue.listener;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -102,6 +103,19 @@ public class QueueListenerContainerRegistry implements SmartLifecycle {
 
     public void wakeUpAll() {
         ordered.forEach(QueueListenerContainer::wakeUp);
+    }
+
+    /**
+     * Time since this node's last successful heartbeat, or null when it does not run listeners. Older than
+     * the node timeout, the node stops claiming: the cluster may consider it gone.
+     */
+    public @Nullable Duration heartbeatAge() {
+        return (running && !ordered.isEmpty()) ? node.heartbeatAge() : null;
+    }
+
+    /** Whether this node's containers may claim (its heartbeat is younger than the node timeout). */
+    public boolean isNodeAlive() {
+        return node.mayClaim();
     }
 
     @Override

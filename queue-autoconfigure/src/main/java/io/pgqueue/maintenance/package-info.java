@@ -1,3 +1,7 @@
+/**
+ * Periodic, cluster-safe upkeep: promotion of due jobs, folding and reconciling the counters, retention.
+ * Depends on {@code admin} and {@code internal.lifecycle}.
+ */
 @NullMarked
 package io.pgqueue.maintenance;
 

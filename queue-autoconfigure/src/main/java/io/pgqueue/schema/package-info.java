@@ -1,3 +1,7 @@
+/**
+ * pgqueue's own schema: migration with a private Flyway (its own history table, ordered before the
+ * application's initialisers) or validation when migration is off. Depends on {@code internal.lifecycle}.
+ */
 @NullMarked
 package io.pgqueue.schema;
 

@@ -33,6 +33,7 @@ import static org.awaitility.Awaitility.await;
 
 @SpringBootTest(classes = PgQueueEndpointTests.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = { "management.endpoints.web.exposure.include=health,metrics,pgqueue",
+                "management.endpoint.pgqueue.access=unrestricted", "management.endpoint.pgqueue.show-values=always",
                 "management.endpoint.health.show-details=always", "pgqueue.metrics.refresh-interval=100ms",
                 "pgqueue.maintenance.interval=100ms", "pgqueue.listener.poll-interval=200ms",
                 "pgqueue.listener.heartbeat-interval=200ms", "pgqueue.listener.node-timeout=2s",

@@ -173,6 +173,38 @@ class CounterConsistencyTests {
     }
 
     @Test
+    void concurrentReconcilesOnSeveralNodesRepairDriftOnce() throws Exception {
+        runner.run((context) -> {
+            context.getBean(QueueTemplate.class).sendBatch("twice", List.of(1, 2, 3, 4, 5));
+            jdbc.update("DELETE FROM pgqueue.job WHERE queue = 'twice'");
+            QueueAdmin admin = context.getBean(QueueAdmin.class);
+            int nodes = 4;
+            ExecutorService pool = Executors.newFixedThreadPool(nodes);
+            CountDownLatch start = new CountDownLatch(1);
+            try {
+                List<Future<List<QueueCounts>>> reconciles = new ArrayList<>();
+                for (int i = 0; i < nodes; i++) {
+                    reconciles.add(pool.submit(() -> {
+                        start.await();
+                        return admin.reconcile();
+                    }));
+                }
+                start.countDown();
+                long corrections = 0;
+                for (Future<List<QueueCounts>> reconcile : reconciles) {
+                    corrections += reconcile.get(30, TimeUnit.SECONDS).size();
+                }
+                assertThat(corrections).as("reconciles that found the drift").isOne();
+            }
+            finally {
+                pool.shutdownNow();
+            }
+            assertThat(admin.queue("twice").orElseThrow().counts().ready()).isZero();
+            assertThat(countersByState(context)).isEqualTo(countStar());
+        });
+    }
+
+    @Test
     void concurrentEnqueuesIntoOneQueueDoNotWaitForEachOther() {
         runner.run((context) -> {
             QueueTemplate template = context.getBean(QueueTemplate.class);

@@ -1,5 +1,7 @@
 package io.pgqueue.listener;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.List;
@@ -10,6 +12,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.pgqueue.QueueTemplate;
+import io.pgqueue.actuate.PgQueueHealthIndicator;
+import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.internal.lifecycle.ClaimRequest;
 import io.pgqueue.internal.lifecycle.Repositories;
@@ -20,6 +24,7 @@ import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -125,6 +130,38 @@ class LeaseAndRescueTests {
         });
         assertThat(stale.runs).containsExactly("stale#1");
         assertThat(rescuer.runs).containsExactly("rescuer#2");
+    }
+
+    @Test
+    void aNodeWhoseHeartbeatStalledStopsClaimingAndSaysSoInHealth() throws Exception {
+        BlockingHandler handler = new BlockingHandler("stalled");
+        handler.release.countDown();
+        runner.withBean(BlockingHandler.class, () -> handler).run((context) -> {
+            UUID node = context.getBean(NodeRuntime.class).identity().id();
+            QueueListenerContainerRegistry registry = context.getBean(QueueListenerContainerRegistry.class);
+            PgQueueHealthIndicator health = new PgQueueHealthIndicator(context.getBean(QueueAdmin.class), registry, null,
+                    Status.OUT_OF_SERVICE);
+            // a lock on the node's row stalls its heartbeat statement, as a starved pool or half-open socket would
+            try (Connection locker = database.dataSource().getConnection()) {
+                locker.setAutoCommit(false);
+                try (PreparedStatement lock = locker.prepareStatement("SELECT * FROM pgqueue.node WHERE id = ? FOR UPDATE")) {
+                    lock.setObject(1, node);
+                    lock.executeQuery().close();
+                }
+                await().atMost(Duration.ofSeconds(5)).until(() -> health.health().getStatus().equals(Status.DOWN));
+                assertThat(registry.isNodeAlive()).isFalse();
+                assertThat(health.health().getDetails()).containsKey("heartbeat");
+
+                long id = context.getBean(QueueTemplate.class).send("long", new Task("must wait"));
+                await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+                    .until(() -> "ready".equals(jobs.row(id).get("state")));
+                assertThat(handler.runs).isEmpty();
+                locker.rollback();
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> jobs.count("long") == 0);
+            assertThat(handler.runs).containsExactly("stalled#1");
+            assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+        });
     }
 
     @Test

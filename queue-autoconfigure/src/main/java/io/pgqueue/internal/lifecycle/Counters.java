@@ -136,7 +136,9 @@ final class Counters {
      * Compares the state counts with COUNT(*) of the job table and appends the difference as a correction
      * delta. One statement sees one snapshot, in which rows and deltas agree exactly unless something changed
      * the table behind pgqueue's back; later changes carry their own deltas, so the correction is exact under
-     * concurrent traffic too. Scans the job table: run it rarely.
+     * concurrent traffic too, provided one reconciler runs at a time (two that compared the same snapshot
+     * would both append the same correction): run it after taking {@link #reconcileLockStatement()} in the
+     * same transaction. Scans the job table: run it rarely.
      */
     String reconcileStatement() {
         List<String> states = JobState.all().stream().map(JobState::value).toList();
@@ -168,6 +170,11 @@ final class Counters {
                 )
                 SELECT queue, %3$s FROM corrected ORDER BY queue
                 """.formatted(actual, sums(states), columns, drift, changed);
+    }
+
+    /** Serialises reconciliation across the cluster until the end of the transaction. */
+    String reconcileLockStatement() {
+        return "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtext(:lock))) AS locked";
     }
 
     private static String sums(List<String> columns) {

@@ -74,6 +74,8 @@ final class JdbcJobRepository implements JobRepository {
 
     private final Sql promoteDue;
 
+    private final Sql promoteDueOfQueue;
+
     private final Sql claimLeased;
 
     private final Sql claimAndDelete;
@@ -126,11 +128,10 @@ final class JdbcJobRepository implements JobRepository {
             enqueue.put(shape, new Sql[] { schema.sql(enqueueStatement(shape, false)),
                     schema.sql(enqueueStatement(shape, true)) });
         }
-        this.promoteDue = schema.sql(promoteStatement(false, ":limit"));
-        this.claimLeased = schema.sql(promoteStatement(true, String.valueOf(PROMOTE_PER_CLAIM)) + ";\n"
-                + claimLeasedStatement());
-        this.claimAndDelete = schema.sql(promoteStatement(true, String.valueOf(PROMOTE_PER_CLAIM)) + ";\n"
-                + claimAndDeleteStatement());
+        this.promoteDue = schema.sql(promoteStatement(false));
+        this.promoteDueOfQueue = schema.sql(promoteStatement(true));
+        this.claimLeased = schema.sql(promoteStatement(true) + ";\n" + claimLeasedStatement());
+        this.claimAndDelete = schema.sql(claimAndDeleteStatement());
         this.complete = schema.sql(completeStatement());
         this.fail = schema.sql(failStatement(Transition.FAIL));
         this.failAfterRollback = schema.sql(failStatement(Transition.FAIL_AFTER_ROLLBACK));
@@ -216,15 +217,15 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     /** Promotes due scheduled jobs, of one queue (before its claims) or of all (maintenance). */
-    private String promoteStatement(boolean oneQueue, String limit) {
+    private String promoteStatement(boolean oneQueue) {
         return Transition.PROMOTE.tag() + """
                 WITH promoted AS (
                     UPDATE {schema}.job SET state = 'ready'
                     WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job
                                          WHERE %s state = 'scheduled' AND run_at <= now()
-                                         ORDER BY run_at LIMIT %s FOR UPDATE SKIP LOCKED))
+                                         ORDER BY run_at LIMIT :promote_limit FOR UPDATE SKIP LOCKED))
                     RETURNING queue
-                )""".formatted(oneQueue ? "queue = :queue AND" : "", limit)
+                )""".formatted(oneQueue ? "queue = :queue AND" : "")
                 + counters.deltaCte(Transition.PROMOTE, "promoted", Counters.Rows.MANY) + "\nSELECT count(*) FROM promoted";
     }
 
@@ -236,6 +237,7 @@ final class JdbcJobRepository implements JobRepository {
                         max_attempts = coalesce(j.max_attempts, :default_max_attempts),
                         locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond'
                     WHERE j.id = ANY(ARRAY(%s))
+                      AND EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = :node)
                       AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
                     RETURNING j.id, j.queue, j.payload::text AS payload, j.payload_type, j.headers::text AS headers,
                               j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at
@@ -408,13 +410,37 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public int promoteDue(int limit) {
-        return (int) jdbc.count(promoteDue, (params) -> params.int4("limit", limit));
+        return (int) jdbc.count(promoteDue, (params) -> params.int4("promote_limit", limit));
+    }
+
+    @Override
+    public int promoteDue(String queue) {
+        return (int) jdbc.count(promoteDueOfQueue,
+                (params) -> params.text("queue", queue).int4("promote_limit", PROMOTE_PER_CLAIM));
     }
 
     @Override
     public Claim claimLeased(ClaimRequest request) {
         UUID node = Objects.requireNonNull(request.node(), "A LEASE claim needs a node");
-        return claim(claimLeased, request, (params) -> params.uuid("node", node).int8("lease_ms", request.leaseMillis()));
+        return jdbc.execute((Connection connection) -> {
+            try (PreparedStatement statement = jdbc.prepare(connection, claimLeased, (params) -> {
+                bindClaim(params, request);
+                params.int4("promote_limit", PROMOTE_PER_CLAIM).uuid("node", node).int8("lease_ms", request.leaseMillis());
+            })) {
+                // two results: how many jobs the first statement promoted, then the claimed rows
+                statement.execute();
+                long promoted;
+                try (ResultSet rows = statement.getResultSet()) {
+                    promoted = rows.next() ? rows.getLong(1) : 0;
+                }
+                if (!statement.getMoreResults()) {
+                    throw new IllegalStateException("A claim returned no claimed rows");
+                }
+                try (ResultSet rows = statement.getResultSet()) {
+                    return new Claim(claimedJobs(rows), promoted);
+                }
+            }
+        });
     }
 
     @Override
@@ -447,39 +473,30 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public Claim claimAndDelete(ClaimRequest request) {
-        return claim(claimAndDelete, request, Jdbc.Binder.NONE);
-    }
-
-    /** Runs a promote-then-claim pair of statements in one round trip: two results, promoted count first. */
-    private Claim claim(Sql sql, ClaimRequest request, Jdbc.Binder modeParameters) {
         return jdbc.execute((Connection connection) -> {
-            try (PreparedStatement statement = jdbc.prepare(connection, sql, (params) -> {
-                params.text("queue", request.queue())
-                    .int4("limit", request.limit())
-                    .int4("default_max_attempts", request.defaultMaxAttempts())
-                    .bool("failures_block", request.groupFailuresBlock());
-                modeParameters.bind(params);
-            })) {
-                statement.execute();
-                long promoted;
-                try (ResultSet rows = statement.getResultSet()) {
-                    promoted = rows.next() ? rows.getLong(1) : 0;
-                }
-                if (!statement.getMoreResults()) {
-                    throw new IllegalStateException("A claim returned no claimed rows");
-                }
-                List<ClaimedJob> jobs = new ArrayList<>();
-                try (ResultSet rows = statement.getResultSet()) {
-                    while (rows.next()) {
-                        jobs.add(new ClaimedJob(rows.getLong("id"), rows.getString("queue"), rows.getString("payload"),
-                                rows.getString("payload_type"), rows.getString("headers"), rows.getInt("attempts"),
-                                rows.getInt("max_attempts"), rows.getTimestamp("created_at").toInstant(),
-                                rows.getTimestamp("run_at").toInstant(), rows.getTimestamp("claimed_at").toInstant()));
-                    }
-                }
-                return new Claim(jobs, promoted);
+            try (PreparedStatement statement = jdbc.prepare(connection, claimAndDelete,
+                    (params) -> bindClaim(params, request)); ResultSet rows = statement.executeQuery()) {
+                return new Claim(claimedJobs(rows), 0);
             }
         });
+    }
+
+    private static void bindClaim(Params params, ClaimRequest request) throws SQLException {
+        params.text("queue", request.queue())
+            .int4("limit", request.limit())
+            .int4("default_max_attempts", request.defaultMaxAttempts())
+            .bool("failures_block", request.groupFailuresBlock());
+    }
+
+    private static List<ClaimedJob> claimedJobs(ResultSet rows) throws SQLException {
+        List<ClaimedJob> jobs = new ArrayList<>();
+        while (rows.next()) {
+            jobs.add(new ClaimedJob(rows.getLong("id"), rows.getString("queue"), rows.getString("payload"),
+                    rows.getString("payload_type"), rows.getString("headers"), rows.getInt("attempts"),
+                    rows.getInt("max_attempts"), rows.getTimestamp("created_at").toInstant(),
+                    rows.getTimestamp("run_at").toInstant(), rows.getTimestamp("claimed_at").toInstant()));
+        }
+        return jobs;
     }
 
     @Override
@@ -601,7 +618,7 @@ final class JdbcJobRepository implements JobRepository {
     List<Sql> statements() {
         List<Sql> all = new ArrayList<>();
         enqueue.values().forEach((variants) -> all.addAll(List.of(variants)));
-        all.addAll(List.of(promoteDue, claimLeased, claimAndDelete, complete, fail, failAfterRollback, rescue, release,
+        all.addAll(List.of(promoteDue, promoteDueOfQueue, claimLeased, claimAndDelete, complete, fail, failAfterRollback, rescue, release,
                 extendLease, retryDead, purgeDead, expireDead, expireHistory, throttleLock, countRunning, rateWindow,
                 rateStarted, findLiveByDedupKey, deadIds, deadJobs, pendingNow, queuesWithPending));
         return all;

@@ -15,6 +15,9 @@ import javax.sql.DataSource;
 import io.pgqueue.JobState;
 import io.pgqueue.admin.QueueCounts;
 
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
 /**
  * The JDBC {@link QueueStatsRepository}.
  */
@@ -34,7 +37,11 @@ final class JdbcQueueStatsRepository implements QueueStatsRepository {
 
     private final Sql squeeze;
 
+    private final Sql reconcileLock;
+
     private final Sql reconcile;
+
+    private final TransactionTemplate transactions;
 
     JdbcQueueStatsRepository(DataSource dataSource, Schema schema, Counters counters) {
         this.jdbc = new Jdbc(dataSource);
@@ -49,7 +56,9 @@ final class JdbcQueueStatsRepository implements QueueStatsRepository {
                 """);
         this.paused = schema.sql("SELECT queue FROM {schema}.queue_state WHERE paused");
         this.squeeze = schema.sql(counters.squeezeStatement());
+        this.reconcileLock = schema.sql(counters.reconcileLockStatement());
         this.reconcile = schema.sql(counters.reconcileStatement());
+        this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
     }
 
     @Override
@@ -88,8 +97,13 @@ final class JdbcQueueStatsRepository implements QueueStatsRepository {
 
     @Override
     public List<QueueCounts> reconcile() {
-        return jdbc.query(reconcile, Jdbc.Binder.NONE,
-                (row) -> new QueueCounts(row.getString("queue"), states(row), 0, 0, 0, 0));
+        // the comparison takes its snapshot only once the lock is held, so it sees every earlier correction
+        List<QueueCounts> drift = transactions.execute((status) -> {
+            jdbc.count(reconcileLock, (params) -> params.text("lock", "pgqueue.reconcile." + schema.name()));
+            return jdbc.query(reconcile, Jdbc.Binder.NONE,
+                    (row) -> new QueueCounts(row.getString("queue"), states(row), 0, 0, 0, 0));
+        });
+        return (drift != null) ? drift : List.of();
     }
 
     private static Map<JobState, Long> states(ResultSet row) throws SQLException {

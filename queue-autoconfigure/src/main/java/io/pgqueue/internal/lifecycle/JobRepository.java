@@ -24,10 +24,14 @@ public interface JobRepository {
     /** {@link Transition#PROMOTE} of up to {@code limit} due scheduled jobs of any queue; returns how many. */
     int promoteDue(int limit);
 
+    /** {@link Transition#PROMOTE} of a batch of the queue's due scheduled jobs; returns how many. */
+    int promoteDue(String queue);
+
     /**
      * {@link Transition#PROMOTE} of the queue's due jobs, then {@link Transition#CLAIM_LEASE}: up to the limit
-     * of ready jobs, leased to the node. Its commit does not wait for the WAL flush: a claim lost in a crash
-     * leaves the jobs ready again, which at-least-once delivery allows.
+     * of ready jobs, leased to the node, which must be registered (a node whose row a rescue removed claims
+     * nothing until its heartbeat registers it again). Its commit does not wait for the WAL flush: a claim
+     * lost in a crash leaves the jobs ready again, which at-least-once delivery allows.
      */
     Claim claimLeased(ClaimRequest request);
 
@@ -39,9 +43,10 @@ public interface JobRepository {
     Claim claimThrottled(ClaimRequest request, @Nullable Integer maxRunning, @Nullable RateLimit rate);
 
     /**
-     * {@link Transition#PROMOTE}, then {@link Transition#CLAIM_DELETE} in the caller's transaction (a
-     * Spring-managed one on the same DataSource): the delete is the acknowledgement, committed or rolled back
-     * with the handler's writes.
+     * {@link Transition#CLAIM_DELETE} in the caller's transaction (a Spring-managed one on the same
+     * DataSource): the delete is the acknowledgement, committed or rolled back with the handler's writes. It
+     * promotes nothing: rows promoted inside a handler's long transaction would be hidden from every other
+     * worker until it commits ({@link #promoteDue(String)} runs before, in a transaction of its own).
      */
     Claim claimAndDelete(ClaimRequest request);
 

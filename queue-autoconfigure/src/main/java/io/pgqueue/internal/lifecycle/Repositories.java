@@ -6,7 +6,7 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * pgqueue's access to its tables, one repository per table, with the statements for the features switched
+ * pgqueue's access to its tables (one repository per table) and its notification channel, with the statements for the features switched
  * on chosen once here. An implementation detail, not API: its methods change with the schema.
  */
 public final class Repositories {
@@ -23,6 +23,8 @@ public final class Repositories {
 
     private final JdbcSchemaRepository schemaInfo;
 
+    private final JdbcNotificationRepository notifications;
+
     /**
      * @param dataSource the application's DataSource
      * @param schema the schema holding pgqueue's tables
@@ -38,6 +40,7 @@ public final class Repositories {
         this.schedules = new JdbcScheduleRepository(dataSource, schema, jobs);
         this.stats = new JdbcQueueStatsRepository(dataSource, schema, counterDeltas);
         this.schemaInfo = new JdbcSchemaRepository(dataSource, schema, historyTable);
+        this.notifications = new JdbcNotificationRepository(dataSource, schema);
     }
 
     public Schema schema() {
@@ -62,6 +65,10 @@ public final class Repositories {
 
     public SchemaRepository schemaInfo() {
         return schemaInfo;
+    }
+
+    public NotificationRepository notifications() {
+        return notifications;
     }
 
     /** The statements that carry out transitions of the job table, for checking them against the table. */

@@ -12,10 +12,16 @@ import io.pgqueue.internal.lifecycle.JobRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.TransientDataAccessException;
+
 /**
  * Deletes finished LEASE jobs in batches without delaying them: one thread flushes whatever has accumulated
  * while the previous flush ran, so an idle system acknowledges each job at once and a busy one sends many
- * ids per statement.
+ * ids per statement. While the database is unreachable a batch is retried; a batch the database refuses
+ * for another reason is split until the rows it refuses are isolated, and those are left to their leases
+ * (they are rescued like any job whose node lost it), so one bad row never holds back the others. The
+ * pending list is bounded: when it is full, finishing workers wait, and no more jobs are claimed.
  */
 final class AckBatcher {
 
@@ -23,13 +29,16 @@ final class AckBatcher {
 
     private static final int MAX_BATCH = 1000;
 
+    /** Finished jobs waiting for their acknowledgement at most. */
+    static final int MAX_PENDING = 10_000;
+
     private final JobRepository jobs;
 
     private final UUID node;
 
     private final String name;
 
-    private final LinkedBlockingQueue<ClaimedJob> pending = new LinkedBlockingQueue<>();
+    private final LinkedBlockingQueue<ClaimedJob> pending = new LinkedBlockingQueue<>(MAX_PENDING);
 
     private volatile boolean running;
 
@@ -48,8 +57,15 @@ final class AckBatcher {
         flusher.start();
     }
 
+    /** Queues a finished job for deletion; waits while the pending list is full. */
     void acknowledge(ClaimedJob job) {
-        pending.add(job);
+        try {
+            pending.put(job);
+        }
+        catch (InterruptedException ex) {
+            // shutting down: the job keeps its lease and is rescued if nobody acknowledges it
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Flushes what is pending, waiting at most {@code timeout}, and stops the flusher thread. */
@@ -82,27 +98,47 @@ final class AckBatcher {
     }
 
     private void flush(List<ClaimedJob> batch) throws InterruptedException {
-        long[] ids = new long[batch.size()];
-        int[] attempts = new int[batch.size()];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = batch.get(i).id();
-            attempts[i] = batch.get(i).attempt();
-        }
         long backoff = 100;
         while (true) {
             try {
-                jobs.complete(node, ids, attempts);
+                complete(batch);
                 return;
             }
-            catch (RuntimeException ex) {
+            catch (TransientDataAccessException | DataAccessResourceFailureException ex) {
                 // the jobs stay leased; retry until the database answers or their leases run out
-                logger.warn("Could not acknowledge " + ids.length + " job(s), retrying: " + ex.getMessage());
+                logger.warn("Could not acknowledge " + batch.size() + " job(s), retrying: " + ex.getMessage());
                 if (!running && backoff > 1600) {
                     return;
                 }
                 Thread.sleep(backoff);
                 backoff = Math.min(backoff * 2, 5000);
             }
+            catch (RuntimeException ex) {
+                refused(batch, ex);
+                return;
+            }
         }
+    }
+
+    /** The database refused the batch: halve it until the refused rows are found; the rest is deleted. */
+    private void refused(List<ClaimedJob> batch, RuntimeException error) throws InterruptedException {
+        if (batch.size() == 1) {
+            logger.warn("Job " + batch.get(0).id() + " could not be acknowledged and is left to its lease: "
+                    + error.getMessage());
+            return;
+        }
+        int half = batch.size() / 2;
+        flush(batch.subList(0, half));
+        flush(batch.subList(half, batch.size()));
+    }
+
+    private void complete(List<ClaimedJob> batch) {
+        long[] ids = new long[batch.size()];
+        int[] attempts = new int[batch.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = batch.get(i).id();
+            attempts[i] = batch.get(i).attempt();
+        }
+        jobs.complete(node, ids, attempts);
     }
 }

@@ -109,6 +109,11 @@ final class JobExecutor {
         return failures;
     }
 
+    /** The failure of a job whose handler succeeded but whose outcome could not be committed. */
+    Failure failed(ClaimedJob job, Throwable error) {
+        return failure(new JobContextImpl(job, mapper, JobContextImpl.LeaseExtender.NONE), error, System.nanoTime());
+    }
+
     private Failure failure(JobContextImpl context, Throwable error, long start) {
         ClaimedJob job = context.job();
         FailureDecision decision = decide(job, error);
@@ -123,7 +128,8 @@ final class JobExecutor {
         observer.failed(context, Duration.ofNanos(System.nanoTime() - start), error, decision);
         String text = (decision.isDead() ? decision.reason() + "\n" : "") + stackTrace(error);
         return new Failure(job, decision,
-                new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), decision.retryDelay(), truncate(text)));
+                new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), decision.retryDelay(), truncate(text)),
+                error);
     }
 
     private FailureDecision decide(ClaimedJob job, Throwable error) {
@@ -150,8 +156,10 @@ final class JobExecutor {
         return writer.toString();
     }
 
+    /** Bounded, and without NUL characters, which a PostgreSQL text value cannot hold. */
     private static String truncate(String text) {
-        return (text.length() <= MAX_ERROR_LENGTH) ? text : text.substring(0, MAX_ERROR_LENGTH);
+        String bounded = (text.length() <= MAX_ERROR_LENGTH) ? text : text.substring(0, MAX_ERROR_LENGTH);
+        return bounded.replace('\u0000', '\uFFFD');
     }
 
     /**
@@ -161,6 +169,11 @@ final class JobExecutor {
      * @param decision retry or dead
      * @param update the row update that records it
      */
-    record Failure(ClaimedJob job, FailureDecision decision, FailureUpdate update) {
+    record Failure(ClaimedJob job, FailureDecision decision, FailureUpdate update, Throwable error) {
+
+        /** Whether the handler stopped because its thread was interrupted (a container stopping). */
+        boolean interrupted() {
+            return error instanceof InterruptedException || error.getCause() instanceof InterruptedException;
+        }
     }
 }

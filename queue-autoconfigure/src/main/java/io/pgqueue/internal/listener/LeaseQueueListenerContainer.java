@@ -3,6 +3,7 @@ package io.pgqueue.internal.listener;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +31,9 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     private final NodeRuntime node;
 
     private final Map<Long, ClaimedJob> inFlight = new ConcurrentHashMap<>();
+
+    /** Jobs whose handlers stopped because the container was stopping: given back, not failed. */
+    private final Set<Long> interrupted = ConcurrentHashMap.newKeySet();
 
     private Semaphore slots;
 
@@ -72,6 +76,12 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         helper.start();
     }
 
+    /**
+     * Stops claiming and lets running handlers finish within the shutdown timeout; then interrupts the rest
+     * and waits as long again for them to stop. A job is given back (its attempt uncounted) only once its
+     * handler has stopped; a handler still running keeps its job's lease, so no other node can run the job
+     * while it does.
+     */
     @Override
     protected void doStop() {
         Duration timeout = node.settings().shutdownTimeout();
@@ -80,29 +90,43 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
             poller.join(timeout.toMillis());
             helper.join(timeout.toMillis());
             workers.shutdown();
-            boolean finished = workers.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            acks.stop(timeout);
-            if (!finished) {
-                releaseUnfinished();
+            if (!workers.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 workers.shutdownNow();
+                workers.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
             }
+            acks.stop(timeout);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            releaseUnfinished();
             workers.shutdownNow();
         }
         finally {
-            node.untrack(this);
+            releaseStopped();
+            if (inFlight.isEmpty()) {
+                node.untrack(this);
+            }
+            else {
+                logger.warn("Container '" + id() + "' stopped with " + inFlight.size() + " handler(s) still running; "
+                        + "their jobs keep their leases and are rescued when those expire");
+            }
         }
     }
 
-    private void releaseUnfinished() {
-        long[] ids = inFlight.keySet().stream().mapToLong(Long::longValue).toArray();
-        if (ids.length > 0) {
+    /** Gives back the jobs whose handlers were interrupted by the shutdown and have stopped. */
+    private void releaseStopped() {
+        long[] ids = interrupted.stream().mapToLong(Long::longValue).toArray();
+        if (ids.length == 0) {
+            return;
+        }
+        try {
             int released = node.release(ids);
             logger.info("Container '" + id() + "' released " + released + " unfinished job(s) at shutdown");
         }
+        catch (RuntimeException ex) {
+            logger.warn("Container '" + id() + "' could not release " + ids.length + " unfinished job(s); they are "
+                    + "rescued when their leases expire: " + ex.getMessage());
+        }
+        interrupted.clear();
     }
 
     /** The helper loop claims only while the last claim of either loop came back full. */
@@ -112,6 +136,11 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
             try {
                 if (backlogHelper && !backlog) {
                     backlogSignal.await(options.pollInterval());
+                    continue;
+                }
+                if (!node.mayClaim()) {
+                    // this node's heartbeat is stale: the others may already be rescuing what it holds
+                    waiter.await(options.pollInterval());
                     continue;
                 }
                 int slotsTaken = takeSlots();
@@ -206,6 +235,9 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
             if (failure == null) {
                 acks.acknowledge(job);
             }
+            else if (!running && failure.interrupted()) {
+                interrupted.add(job.id());
+            }
             else {
                 recordFailure(failure);
             }
@@ -224,7 +256,14 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                     acks.acknowledge(job);
                 }
             }
-            failures.forEach(this::recordFailure);
+            for (JobExecutor.Failure failure : failures) {
+                if (!running && failure.interrupted()) {
+                    interrupted.add(failure.job().id());
+                }
+                else {
+                    recordFailure(failure);
+                }
+            }
         }
         finally {
             jobs.forEach(this::finished);

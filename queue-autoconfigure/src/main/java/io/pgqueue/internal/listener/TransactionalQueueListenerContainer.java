@@ -3,6 +3,7 @@ package io.pgqueue.internal.listener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.pgqueue.internal.lifecycle.Claim;
 import io.pgqueue.internal.lifecycle.ClaimRequest;
@@ -70,27 +71,47 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
 
     private void workLoop() {
         Duration errorBackoff = initialErrorBackoff();
+        boolean lastClaimFull = false;
         while (running) {
             try {
+                // due jobs become ready in a short transaction of their own, visible to every worker; under a
+                // backlog (full claims) maintenance promotes them instead
+                long promoted = 0;
+                AtomicReference<List<ClaimedJob>> succeeded = new AtomicReference<>();
                 Batch batch;
                 try {
+                    promoted = lastClaimFull ? 0 : jobs.promoteDue(queue());
                     batch = transactions.execute((status) -> {
                         Claim claim = jobs.claimAndDelete(claimRequest);
                         List<JobExecutor.Failure> failures = run(claim.jobs());
                         if (!failures.isEmpty()) {
                             status.setRollbackOnly();
                         }
+                        else {
+                            succeeded.set(claim.jobs());
+                        }
                         return new Batch(claim, failures);
                     });
                 }
                 catch (RuntimeException ex) {
-                    errorBackoff = afterPollError(ex, errorBackoff);
+                    List<ClaimedJob> uncommitted = succeeded.get();
+                    if (uncommitted != null && !uncommitted.isEmpty()) {
+                        // the handlers returned but the commit failed (a deferred constraint, a handler that
+                        // swallowed an SQL error, a lost connection): their attempts failed like any other
+                        uncommitted.forEach((job) -> recordFailure(executor.failed(job, ex)));
+                        errorBackoff = initialErrorBackoff();
+                    }
+                    else {
+                        errorBackoff = afterPollError(ex, errorBackoff);
+                    }
+                    lastClaimFull = false;
                     continue;
                 }
                 errorBackoff = initialErrorBackoff();
                 if (batch != null) {
                     batch.failures().forEach(this::recordFailure);
-                    afterPoll(options.batchSize(), batch.claim().jobs().size(), batch.claim().promoted());
+                    lastClaimFull = batch.claim().jobs().size() >= options.batchSize();
+                    afterPoll(options.batchSize(), batch.claim().jobs().size(), promoted);
                 }
             }
             catch (InterruptedException ex) {

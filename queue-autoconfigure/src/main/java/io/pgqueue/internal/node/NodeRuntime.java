@@ -35,6 +35,12 @@ public class NodeRuntime {
 
     private ScheduledExecutorService scheduler;
 
+    /** When the current run of successful heartbeats began (System.nanoTime), or -1 after a failure. */
+    private volatile long aliveSince = -1;
+
+    /** When the last heartbeat succeeded (System.nanoTime), or -1 before the first. */
+    private volatile long lastHeartbeat = -1;
+
     public NodeRuntime(NodeRepository nodes, JobRepository jobs, NodeIdentity identity, NodeSettings settings) {
         this.nodes = nodes;
         this.jobs = jobs;
@@ -65,13 +71,22 @@ public class NodeRuntime {
         scheduler.scheduleWithFixedDelay(this::beat, period, period, TimeUnit.MILLISECONDS);
     }
 
-    /** Stops heart-beating and removes the node row; its jobs must have been finished or released. */
+    /**
+     * Stops heart-beating and removes the node row, once its containers finished or released their jobs. If
+     * a handler is still running (it ignored its interruption), the row stays: the job is rescued when its
+     * lease and this node's heartbeat have expired, not at once.
+     */
     public synchronized void stop() {
         if (scheduler == null) {
             return;
         }
         scheduler.shutdownNow();
         scheduler = null;
+        if (running.values().stream().anyMatch((jobIds) -> !jobIds.isEmpty())) {
+            logger.warn("Node " + identity.id() + " stops with handlers still running; it stays registered until "
+                    + "its heartbeat expires, so that their jobs are not handed out while they run");
+            return;
+        }
         try {
             nodes.unregister(identity.id());
         }
@@ -99,22 +114,51 @@ public class NodeRuntime {
         return jobs.release(identity.id(), jobIds);
     }
 
-    /** One heartbeat and one rescue pass. */
+    /**
+     * Whether this node may claim jobs: its last heartbeat is younger than the node timeout. A node whose
+     * heartbeat stalled (a starved pool, a half-open socket, a dead thread) looks gone to the others, who
+     * will rescue what it holds; it must not take more.
+     */
+    public boolean mayClaim() {
+        long last = lastHeartbeat;
+        return last >= 0 && System.nanoTime() - last < settings.nodeTimeout().toNanos();
+    }
+
+    /** Time since the last successful heartbeat, or null before the first. */
+    public Duration heartbeatAge() {
+        long last = lastHeartbeat;
+        return (last < 0) ? null : Duration.ofNanos(System.nanoTime() - last);
+    }
+
+    /**
+     * One heartbeat and, once this node has been alive without a break for a full node timeout, one rescue
+     * pass. A node that has just reconnected after an outage cannot judge the others by heartbeats they
+     * could not write during it: it gives them a node timeout to beat again (and renew their leases) first.
+     */
     private void beat() {
         try {
             heartbeat();
-            int rescued = jobs.rescue(settings.nodeTimeout());
-            if (rescued > 0) {
-                logger.info("Released " + rescued + " job(s) whose node stopped or whose lease expired");
+            if (System.nanoTime() - aliveSince >= settings.nodeTimeout().toNanos()) {
+                int rescued = jobs.rescue(settings.nodeTimeout());
+                if (rescued > 0) {
+                    logger.info("Released " + rescued + " job(s) whose node stopped or whose lease expired");
+                }
             }
         }
-        catch (RuntimeException ex) {
-            logger.warn("pgqueue heartbeat failed (will retry): " + ex.getMessage());
+        catch (Throwable ex) {
+            // nothing may end the heartbeat schedule: an exception escaping it would stop it silently
+            aliveSince = -1;
+            logger.warn("pgqueue heartbeat failed (will retry): " + ex, (ex instanceof Error) ? ex : null);
         }
     }
 
     private void heartbeat() {
         long[] ids = running.values().stream().flatMap(Collection::stream).mapToLong(Long::longValue).toArray();
         nodes.heartbeat(identity.id(), identity.host(), identity.pid(), settings.leaseDuration(), ids);
+        long now = System.nanoTime();
+        if (aliveSince < 0) {
+            aliveSince = now;
+        }
+        lastHeartbeat = now;
     }
 }

@@ -4,6 +4,8 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.function.Consumer;
 
+import io.pgqueue.internal.lifecycle.NotificationRepository;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -17,7 +19,7 @@ final class WakeupListener {
 
     private static final int POLL_MILLIS = 500;
 
-    private final NotificationChannel store;
+    private final NotificationRepository store;
 
     private final Consumer<String> wakeQueue;
 
@@ -29,7 +31,7 @@ final class WakeupListener {
 
     private Thread thread;
 
-    WakeupListener(NotificationChannel store, Consumer<String> wakeQueue, Runnable wakeAll) {
+    WakeupListener(NotificationRepository store, Consumer<String> wakeQueue, Runnable wakeAll) {
         this.store = store;
         this.wakeQueue = wakeQueue;
         this.wakeAll = wakeAll;
@@ -66,7 +68,7 @@ final class WakeupListener {
     private void listenLoop() {
         long backoff = 100;
         while (running) {
-            try (NotificationChannel.Subscription subscription = store.subscribe()) {
+            try (NotificationRepository.Subscription subscription = store.subscribe()) {
                 connected = true;
                 backoff = 100;
                 wakeAll.run();

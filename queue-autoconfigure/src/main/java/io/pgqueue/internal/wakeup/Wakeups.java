@@ -12,9 +12,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-import javax.sql.DataSource;
-
-import io.pgqueue.internal.lifecycle.Schema;
+import io.pgqueue.internal.lifecycle.NotificationRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -53,7 +51,7 @@ public final class Wakeups implements DisposableBean {
 
     private static final Log logger = LogFactory.getLog(Wakeups.class);
 
-    private final NotificationChannel channel;
+    private final NotificationRepository channel;
 
     private final boolean enabled;
 
@@ -72,13 +70,12 @@ public final class Wakeups implements DisposableBean {
     private volatile @Nullable ScheduledExecutorService trailing;
 
     /**
-     * @param dataSource the application's DataSource
-     * @param schema the queue schema, whose channel is used
+     * @param channel the queue schema's notification channel
      * @param enabled whether to NOTIFY and LISTEN (off behind PgBouncer in transaction pooling mode)
      * @param debounce shortest time between two notifications for one queue from this JVM
      */
-    public Wakeups(DataSource dataSource, Schema schema, boolean enabled, Duration debounce) {
-        this.channel = new NotificationChannel(dataSource, schema);
+    public Wakeups(NotificationRepository channel, boolean enabled, Duration debounce) {
+        this.channel = channel;
         this.enabled = enabled;
         this.debounceNanos = debounce.toNanos();
         this.listener = new WakeupListener(channel, this::wakeLocal, this::wakeAllLocal);

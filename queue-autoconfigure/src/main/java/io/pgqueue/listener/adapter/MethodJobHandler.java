@@ -118,7 +118,7 @@ public final class MethodJobHandler {
         if (payloadIndex < 0) {
             return null;
         }
-        JavaType type = typeFor(payloadType);
+        JavaType type = typeFor(jobId, payloadType);
         try {
             return codec.readPayload(payloadJson, type);
         }
@@ -161,13 +161,27 @@ public final class MethodJobHandler {
         }
     }
 
-    private JavaType typeFor(@Nullable String recordedType) {
+    /**
+     * The type to read a payload into: the declared one, or for an open declared type ({@code Object}, an
+     * interface, an abstract class) the type recorded at send when it is on the classpath, fits and is
+     * trusted. A recorded type that fits but is not trusted fails the job: it goes dead with the reason.
+     */
+    private JavaType typeFor(long jobId, @Nullable String recordedType) {
         boolean open = payloadClass.equals(Object.class) || payloadClass.isInterface()
                 || Modifier.isAbstract(payloadClass.getModifiers());
-        if (!open || recordedType == null || !ClassUtils.isPresent(recordedType, bean.getClass().getClassLoader())) {
+        ClassLoader loader = bean.getClass().getClassLoader();
+        if (!open || recordedType == null || !ClassUtils.isPresent(recordedType, loader)) {
             return payloadType;
         }
-        Class<?> recorded = ClassUtils.resolveClassName(recordedType, bean.getClass().getClassLoader());
-        return payloadClass.isAssignableFrom(recorded) ? codec.mapper().constructType(recorded) : payloadType;
+        Class<?> recorded = ClassUtils.resolveClassName(recordedType, loader);
+        if (!payloadClass.isAssignableFrom(recorded)) {
+            return payloadType;
+        }
+        if (!codec.isTrusted(recordedType, ClassUtils.getUserClass(bean))) {
+            throw new PayloadConversionException("Payload of job " + jobId + " names type " + recordedType
+                    + ", which is not trusted for listener " + describe() + ": add its package to "
+                    + "pgqueue.listener.trusted-packages if it is yours");
+        }
+        return codec.mapper().constructType(recorded);
     }
 }

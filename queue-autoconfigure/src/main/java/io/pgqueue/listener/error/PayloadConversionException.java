@@ -8,6 +8,10 @@ public class PayloadConversionException extends NonRetryableException {
 
     private static final long serialVersionUID = 1L;
 
+    public PayloadConversionException(String message) {
+        super(message);
+    }
+
     public PayloadConversionException(String message, Throwable cause) {
         super(message, cause);
     }

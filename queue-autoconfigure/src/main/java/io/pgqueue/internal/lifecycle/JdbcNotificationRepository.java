@@ -1,4 +1,4 @@
-package io.pgqueue.internal.wakeup;
+package io.pgqueue.internal.lifecycle;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -8,42 +8,42 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
-import io.pgqueue.internal.lifecycle.Schema;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
-import org.springframework.jdbc.core.JdbcTemplate;
-
 
 /**
- * The LISTEN/NOTIFY channel of a queue schema ({@code pgqueue_<schema>}), the queue name as payload. The
- * insert statements that notify with their jobs use the same channel.
+ * The JDBC {@link NotificationRepository}.
  */
-final class NotificationChannel {
+final class JdbcNotificationRepository implements NotificationRepository {
 
     private final DataSource dataSource;
 
-    private final JdbcTemplate jdbc;
+    private final Jdbc jdbc;
+
+    private final Sql notify;
 
     private final String channel;
 
-    NotificationChannel(DataSource dataSource, Schema schema) {
+    JdbcNotificationRepository(DataSource dataSource, Schema schema) {
         this.dataSource = dataSource;
-        this.jdbc = new JdbcTemplate(dataSource);
+        this.jdbc = new Jdbc(dataSource);
+        this.notify = Sql.parse("SELECT count(*) FROM (SELECT pg_notify(:channel, :queue)) AS notified");
         this.channel = schema.notifyChannel();
     }
 
-    String channel() {
+    @Override
+    public String channel() {
         return channel;
     }
 
-    /** Sends a wake-up for the queue now, outside any transaction of the caller. */
-    void notifyQueue(String queue) {
-        jdbc.queryForList("SELECT pg_notify(?, ?)", channel, queue);
+    @Override
+    public void notifyQueue(String queue) {
+        jdbc.count(notify, (params) -> params.text("channel", channel).text("queue", queue));
     }
 
-    /** Opens a dedicated connection listening on the channel. */
-    Subscription subscribe() throws SQLException {
+    @Override
+    public Subscription subscribe() throws SQLException {
         Connection connection = dataSource.getConnection();
         try {
             connection.setAutoCommit(true);
@@ -51,7 +51,7 @@ final class NotificationChannel {
                 // the channel is built from a validated schema identifier
                 statement.execute("LISTEN " + channel);
             }
-            return new Subscription(connection, connection.unwrap(PGConnection.class));
+            return new PgSubscription(connection, connection.unwrap(PGConnection.class));
         }
         catch (SQLException | RuntimeException ex) {
             connection.close();
@@ -59,20 +59,19 @@ final class NotificationChannel {
         }
     }
 
-    /** A listening connection. */
-    static final class Subscription implements AutoCloseable {
+    private static final class PgSubscription implements Subscription {
 
         private final Connection connection;
 
         private final PGConnection pgConnection;
 
-        private Subscription(Connection connection, PGConnection pgConnection) {
+        private PgSubscription(Connection connection, PGConnection pgConnection) {
             this.connection = connection;
             this.pgConnection = pgConnection;
         }
 
-        /** Waits up to {@code timeoutMillis} for notifications and returns their payloads (queue names). */
-        List<String> poll(int timeoutMillis) throws SQLException {
+        @Override
+        public List<String> poll(int timeoutMillis) throws SQLException {
             PGNotification[] notifications = pgConnection.getNotifications(timeoutMillis);
             if (notifications == null) {
                 return List.of();

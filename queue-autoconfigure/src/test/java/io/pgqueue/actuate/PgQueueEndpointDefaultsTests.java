@@ -1,0 +1,95 @@
+package io.pgqueue.actuate;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+import io.pgqueue.QueueTemplate;
+import io.pgqueue.SendOptions;
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.support.Jobs;
+import io.pgqueue.testsupport.TestDatabase;
+import io.pgqueue.testsupport.TestPostgres;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The endpoint as an application gets it without configuring it: exposed on purpose, it reads, but its
+ * write operations are refused and dead jobs' payloads and errors are masked.
+ */
+@SpringBootTest(classes = PgQueueEndpointTests.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = { "management.endpoints.web.exposure.include=pgqueue", "pgqueue.listener.poll-interval=200ms" })
+class PgQueueEndpointDefaultsTests {
+
+    private static final TestDatabase database = TestPostgres.createDatabase(PgQueueEndpointDefaultsTests.class);
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", database::jdbcUrl);
+        registry.add("spring.datasource.username", database::username);
+        registry.add("spring.datasource.password", database::password);
+    }
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    QueueTemplate template;
+
+    @Autowired
+    QueueAdmin admin;
+
+    @Autowired
+    JsonMapper json;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private final Jobs jobs = new Jobs(database.dataSource());
+
+    @Test
+    void writeOperationsAreRefusedUnlessAccessIsUnrestricted() throws Exception {
+        template.send("orders", new PgQueueEndpointTests.Order("book", false));
+
+        HttpResponse<String> pause = http.send(HttpRequest.newBuilder(uri("/actuator/pgqueue/orders"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString("{\"action\": \"pause\"}"))
+            .build(), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(pause.statusCode()).as(pause.body()).isGreaterThanOrEqualTo(400);
+        assertThat(admin.isPaused("orders")).isFalse();
+        assertThat(http.send(HttpRequest.newBuilder(uri("/actuator/pgqueue")).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void deadJobsPayloadsAndErrorsAreMaskedUnlessShown() throws Exception {
+        long id = template.send("orders", new PgQueueEndpointTests.Order("secret card number", true),
+                SendOptions.builder().maxAttempts(1).build()).jobId();
+        await().atMost(Duration.ofSeconds(10)).until(() -> "dead".equals(jobs.row(id).get("state")));
+
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri("/actuator/pgqueue/orders")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        JsonNode detail = json.readTree(response.body());
+
+        assertThat(detail.at("/deadJobs/0/id").asLong()).isEqualTo(id);
+        assertThat(detail.at("/deadJobs/0/payload").asString()).isEqualTo("******");
+        assertThat(detail.at("/deadJobs/0/lastError").asString()).isEqualTo("******");
+        assertThat(response.body()).doesNotContain("secret card number").doesNotContain("order rejected");
+    }
+
+    private URI uri(String path) {
+        return URI.create("http://localhost:" + port + path);
+    }
+}
