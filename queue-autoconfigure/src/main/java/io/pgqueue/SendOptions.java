@@ -98,6 +98,12 @@ public final class SendOptions {
                 + ", maxAttempts=" + maxAttempts + ", groupKey=" + groupKey + ", headers=" + headers + "]";
     }
 
+    /** Longest dedup key or group key, in characters: keys live in indexes, whose entries are bounded. */
+    public static final int MAX_KEY_LENGTH = 512;
+
+    /** Most characters of all header names and values together. */
+    public static final int MAX_HEADERS_LENGTH = 16_384;
+
     /** Builder for {@link SendOptions}. */
     public static final class Builder {
 
@@ -150,7 +156,7 @@ public final class SendOptions {
          * same key inserts nothing.
          */
         public Builder dedupKey(String dedupKey) {
-            this.dedupKey = requireText(dedupKey, "dedupKey");
+            this.dedupKey = requireKey(dedupKey, "dedupKey");
             return this;
         }
 
@@ -165,12 +171,18 @@ public final class SendOptions {
 
         /** Jobs of one queue with the same group key run one at a time, in the order they were sent. */
         public Builder groupKey(String groupKey) {
-            this.groupKey = requireText(groupKey, "groupKey");
+            this.groupKey = requireKey(groupKey, "groupKey");
             return this;
         }
 
         public Builder header(String name, String value) {
             this.headers.put(requireText(name, "header name"), Objects.requireNonNull(value, "header value"));
+            int length = headers.entrySet().stream().mapToInt((e) -> e.getKey().length() + e.getValue().length()).sum();
+            if (length > MAX_HEADERS_LENGTH) {
+                this.headers.remove(name);
+                throw new IllegalArgumentException("headers must not exceed " + MAX_HEADERS_LENGTH
+                        + " characters in all; adding '" + name + "' makes " + length);
+            }
             return this;
         }
 
@@ -181,6 +193,15 @@ public final class SendOptions {
 
         public SendOptions build() {
             return new SendOptions(this);
+        }
+
+        private static String requireKey(String value, String what) {
+            requireText(value, what);
+            if (value.length() > MAX_KEY_LENGTH) {
+                throw new IllegalArgumentException(what + " must not exceed " + MAX_KEY_LENGTH + " characters, was "
+                        + value.length());
+            }
+            return value;
         }
 
         private static String requireText(String value, String what) {

@@ -64,27 +64,42 @@ public class QueueScheduler extends PeriodicLifecycle {
         return store.all().stream().map(ScheduleRecord::info).toList();
     }
 
-    /** Fires every due schedule once; returns how many jobs this node enqueued. */
+    /**
+     * Fires every due schedule once; returns how many jobs this node enqueued. A schedule that cannot be
+     * fired (e.g. a row with an invalid cron expression) is logged and skipped; it holds back no other.
+     */
     public int fireDue() {
         int enqueued = 0;
         for (ScheduleRecord schedule : store.due()) {
-            Instant now = store.now();
-            ScheduleTicks ticks = ScheduleTicks.of(schedule);
-            Instant tick = ticks.latest(schedule.nextRunAt(), now);
-            boolean missedTicks = !tick.equals(schedule.nextRunAt());
-            boolean enqueue = MissedTickPolicy.valueOf(schedule.missed()) == MissedTickPolicy.FIRE_ONCE
-                    || Duration.between(tick, now).compareTo(grace) <= 0;
-            Wakeups.Decision wakeup = enqueue ? wakeups.decide(schedule.queue()) : Wakeups.Decision.SKIP;
-            if (store.fire(schedule, tick, ticks.next(now), enqueue, wakeup == Wakeups.Decision.WITH_INSERT)) {
-                wakeups.afterInsert(schedule.queue(), wakeup);
-                if (missedTicks) {
-                    logger.info("Recurring job '" + schedule.name() + "' missed ticks from " + schedule.nextRunAt()
-                            + (enqueue ? "; enqueued one job for " + tick : "; skipped them"));
-                }
-                enqueued += enqueue ? 1 : 0;
+            try {
+                enqueued += fire(schedule) ? 1 : 0;
+            }
+            catch (RuntimeException ex) {
+                logger.warn("Recurring job '" + schedule.name() + "' could not be fired and is skipped: "
+                        + ex.getMessage());
             }
         }
         return enqueued;
+    }
+
+    /** Fires one due schedule; returns whether this node enqueued its tick's job. */
+    private boolean fire(ScheduleRecord schedule) {
+        Instant now = store.now();
+        ScheduleTicks ticks = ScheduleTicks.of(schedule);
+        Instant tick = ticks.latest(schedule.nextRunAt(), now);
+        boolean missedTicks = !tick.equals(schedule.nextRunAt());
+        boolean enqueue = MissedTickPolicy.valueOf(schedule.missed()) == MissedTickPolicy.FIRE_ONCE
+                || Duration.between(tick, now).compareTo(grace) <= 0;
+        Wakeups.Decision wakeup = enqueue ? wakeups.decide(schedule.queue()) : Wakeups.Decision.SKIP;
+        if (store.fire(schedule, tick, ticks.next(now), enqueue, wakeup == Wakeups.Decision.WITH_INSERT)) {
+            wakeups.afterInsert(schedule.queue(), wakeup);
+            if (missedTicks) {
+                logger.info("Recurring job '" + schedule.name() + "' missed ticks from " + schedule.nextRunAt()
+                        + (enqueue ? "; enqueued one job for " + tick : "; skipped them"));
+            }
+            return enqueue;
+        }
+        return false;
     }
 
     @Override

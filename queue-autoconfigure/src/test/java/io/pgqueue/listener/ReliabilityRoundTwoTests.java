@@ -25,6 +25,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -276,6 +277,83 @@ class ReliabilityRoundTwoTests {
 
             assertThat(jobs.row(id).get("attempts")).isEqualTo(2);
             assertThat((String) jobs.row(id).get("last_error")).contains("device sent a bad").contains("byte");
+        });
+    }
+
+    static class Pinged {
+
+        final CountDownLatch received = new CountDownLatch(1);
+
+        @QueueListener(queue = "long-schema")
+        void handle(Item item) {
+            received.countDown();
+        }
+    }
+
+    @Test
+    void aSchemaNameOfMaximumLengthStillNotifies() {
+        String schema = "s".repeat(63);
+        Pinged pinged = new Pinged();
+        ApplicationContextRunner longSchema = runner.withPropertyValues("pgqueue.schema.name=" + schema,
+                "pgqueue.listener.poll-interval=30s");
+        longSchema.withBean(Pinged.class, () -> pinged).run((listening) -> {
+            await().atMost(Duration.ofSeconds(10)).until(
+                    () -> listening.getBean(io.pgqueue.internal.wakeup.Wakeups.class).isListening());
+            // sent from another application: only a NOTIFY can wake the listener before its 30 s poll
+            longSchema.run((sending) -> sending.getBean(QueueTemplate.class).send("long-schema", new Item("x")));
+            assertThat(pinged.received.await(10, TimeUnit.SECONDS)).isTrue();
+        });
+    }
+
+    @Test
+    void anUnparsableScheduleRowHoldsBackNoOtherSchedule() {
+        runner.withPropertyValues("pgqueue.scheduler.poll-interval=100ms").run((context) -> {
+            jobs.jdbc().update("INSERT INTO pgqueue.schedule (name, queue, cron, zone, next_run_at, missed) "
+                    + "VALUES ('a-broken', 'broken', 'not a cron', 'UTC', now() - interval '2 minutes', 'FIRE_ONCE')");
+            jobs.jdbc().update("INSERT INTO pgqueue.schedule (name, queue, fixed_rate_ms, zone, next_run_at, missed) "
+                    + "VALUES ('b-healthy', 'healthy', 60000, 'UTC', now() - interval '1 minute', 'FIRE_ONCE')");
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> jobs.count("healthy") == 1);
+            assertThat(jobs.count("broken")).isZero();
+        });
+    }
+
+    @Test
+    void keysAndHeadersBeyondTheirLimitsAreRefusedWithTheLimit() {
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> io.pgqueue.SendOptions.builder().dedupKey("k".repeat(513)))
+            .withMessageContaining("dedupKey must not exceed 512 characters");
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> io.pgqueue.SendOptions.builder().groupKey("g".repeat(513)))
+            .withMessageContaining("groupKey must not exceed 512 characters");
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> io.pgqueue.SendOptions.builder().header("big", "v".repeat(20_000)))
+            .withMessageContaining("headers must not exceed 16384 characters");
+    }
+
+    static class Fatal {
+
+        @QueueListener(queue = "fatal", concurrency = "1")
+        void handle(Item item) {
+            throw new StackOverflowError("handler recursed forever");
+        }
+    }
+
+    @Test
+    void aContainerThreadKilledByAnErrorShowsInHealth() {
+        runner.withBean(Fatal.class).run((context) -> {
+            io.pgqueue.listener.QueueListenerContainerRegistry registry = context
+                .getBean(io.pgqueue.listener.QueueListenerContainerRegistry.class);
+            io.pgqueue.actuate.PgQueueHealthIndicator health = new io.pgqueue.actuate.PgQueueHealthIndicator(
+                    context.getBean(io.pgqueue.admin.QueueAdmin.class), registry, null,
+                    org.springframework.boot.health.contributor.Status.OUT_OF_SERVICE);
+            assertThat(health.health().getStatus()).isEqualTo(org.springframework.boot.health.contributor.Status.UP);
+
+            context.getBean(QueueTemplate.class).send("fatal", new Item("boom"));
+
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> health.health().getStatus().equals(org.springframework.boot.health.contributor.Status.DOWN));
+            assertThat(health.health().getDetails()).containsKey("stoppedContainers");
         });
     }
 }

@@ -84,6 +84,11 @@ final class JdbcNotificationRepository implements NotificationRepository {
         }
 
         @Override
+        public boolean isAlive(int timeoutSeconds) throws SQLException {
+            return connection.isValid(timeoutSeconds);
+        }
+
+        @Override
         public void close() throws SQLException {
             connection.close();
         }

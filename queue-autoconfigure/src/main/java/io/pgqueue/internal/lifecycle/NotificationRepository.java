@@ -23,6 +23,9 @@ public interface NotificationRepository {
         /** Waits up to {@code timeoutMillis} for notifications and returns their payloads (queue names). */
         List<String> poll(int timeoutMillis) throws SQLException;
 
+        /** Whether the connection still answers (a half-open socket receives nothing and fails nothing). */
+        boolean isAlive(int timeoutSeconds) throws SQLException;
+
         @Override
         void close() throws SQLException;
     }

@@ -35,9 +35,16 @@ public final class Schema {
         return name;
     }
 
-    /** The LISTEN/NOTIFY channel of this schema's queues; notifications carry the queue name. */
+    /**
+     * The LISTEN/NOTIFY channel of this schema's queues; notifications carry the queue name. A channel is an
+     * identifier of at most 63 bytes: for a long schema name it ends with a hash of the name instead.
+     */
     public String notifyChannel() {
-        return "pgqueue_" + name;
+        String channel = "pgqueue_" + name;
+        if (channel.length() <= 63) {
+            return channel;
+        }
+        return channel.substring(0, 54) + "_" + String.format("%08x", name.hashCode());
     }
 
     /** Replaces every {@code {schema}} of a SQL text by the quoted schema name. */

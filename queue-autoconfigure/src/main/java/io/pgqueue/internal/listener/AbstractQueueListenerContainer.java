@@ -6,6 +6,7 @@ import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.QueueListenerContainer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What both delivery modes share: options, the wait between polls, start/stop state and error pacing.
@@ -27,6 +28,9 @@ abstract class AbstractQueueListenerContainer implements QueueListenerContainer 
 
     protected volatile boolean running;
 
+    /** What killed one of the container's threads, if anything did. */
+    private volatile @Nullable Throwable failure;
+
     AbstractQueueListenerContainer(ContainerOptions options, JobExecutor executor) {
         this.options = options;
         this.executor = executor;
@@ -47,9 +51,10 @@ abstract class AbstractQueueListenerContainer implements QueueListenerContainer 
         return options;
     }
 
+    /** Whether the container runs with all of its threads (false once one of them died). */
     @Override
     public boolean isRunning() {
-        return running;
+        return running && failure == null;
     }
 
     @Override
@@ -104,10 +109,22 @@ abstract class AbstractQueueListenerContainer implements QueueListenerContainer 
 
     /**
      * Container threads are not daemons: like a web server's, they keep a worker-only application alive until
-     * its context is closed (which stops them).
+     * its context is closed (which stops them). A thread that dies of something its loop does not handle (an
+     * {@code Error} of a handler, a bug) marks the container as not running, which health reports, instead
+     * of leaving it silently short of that thread.
      */
     protected Thread newThread(Runnable task, String suffix) {
-        return new Thread(task, "pgqueue-" + id() + "-" + suffix);
+        return new Thread(() -> {
+            try {
+                task.run();
+            }
+            catch (Throwable ex) {
+                failure = ex;
+                logger.error("Container '" + id() + "' is broken: its thread " + Thread.currentThread().getName()
+                        + " died", ex);
+                throw ex;
+            }
+        }, "pgqueue-" + id() + "-" + suffix);
     }
 
     @Override

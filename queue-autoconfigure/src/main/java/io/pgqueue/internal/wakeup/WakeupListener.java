@@ -19,6 +19,11 @@ final class WakeupListener {
 
     private static final int POLL_MILLIS = 500;
 
+    /** Quiet time after which the connection is checked. */
+    private static final long LIVENESS_CHECK_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+
+    private static final int LIVENESS_TIMEOUT_SECONDS = 5;
+
     private final NotificationRepository store;
 
     private final Consumer<String> wakeQueue;
@@ -72,9 +77,20 @@ final class WakeupListener {
                 connected = true;
                 backoff = 100;
                 wakeAll.run();
+                long quietSince = System.nanoTime();
                 while (running) {
                     List<String> queues = subscription.poll(POLL_MILLIS);
                     queues.stream().distinct().forEach(wakeQueue);
+                    if (!queues.isEmpty()) {
+                        quietSince = System.nanoTime();
+                    }
+                    else if (System.nanoTime() - quietSince > LIVENESS_CHECK_NANOS) {
+                        // a half-open connection delivers nothing and reports nothing: ask it
+                        if (!subscription.isAlive(LIVENESS_TIMEOUT_SECONDS)) {
+                            throw new SQLException("LISTEN connection does not answer");
+                        }
+                        quietSince = System.nanoTime();
+                    }
                 }
             }
             catch (SQLException | RuntimeException ex) {
