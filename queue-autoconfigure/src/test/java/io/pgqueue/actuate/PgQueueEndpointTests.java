@@ -81,7 +81,7 @@ class PgQueueEndpointTests {
         assertThat(orders.at("/containers/0/mode").asString()).isEqualTo("LEASE");
         assertThat(orders.at("/containers/0/running").asBoolean()).isTrue();
         assertThat(body.at("/nodes").size()).isGreaterThanOrEqualTo(1);
-        assertThat(body.at("/schemaVersion").asString()).isEqualTo("4");
+        assertThat(body.at("/schemaVersion").asString()).isEqualTo("5");
     }
 
     @Test

@@ -184,6 +184,27 @@ class PgQueueAutoConfigurationTests {
     }
 
     @Test
+    void withMigrationOffAnOlderOrNewerSchemaFailsStartupNamingBothVersions() throws Exception {
+        runner.withPropertyValues("pgqueue.schema.name=versioned").run((context) -> assertThat(context).hasNotFailed());
+        JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+
+        jdbc.execute("DROP FUNCTION versioned.schema_version()");
+        runner.withPropertyValues("pgqueue.schema.migrate=false", "pgqueue.schema.name=versioned").run((context) -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                .hasMessageContaining("schema 'versioned' is at version 4 or older, and this pgqueue needs version 5")
+                .hasMessageContaining("from V5 on");
+        });
+
+        jdbc.execute("CREATE FUNCTION versioned.schema_version() RETURNS integer LANGUAGE sql AS 'SELECT 99'");
+        runner.withPropertyValues("pgqueue.schema.migrate=false", "pgqueue.schema.name=versioned").run((context) -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                .hasMessageContaining("schema 'versioned' is at version 99, newer than this pgqueue knows (version 5)");
+        });
+    }
+
+    @Test
     void withoutFlywayOnTheClasspathTheSchemaIsValidated() {
         runner.withClassLoader(new FilteredClassLoader(Flyway.class))
             .withPropertyValues("pgqueue.schema.name=no_flyway")

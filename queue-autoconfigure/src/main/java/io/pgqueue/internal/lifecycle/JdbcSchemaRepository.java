@@ -23,6 +23,10 @@ final class JdbcSchemaRepository implements SchemaRepository {
 
     private final String qualifiedHistoryTable;
 
+    private final Sql versionFunctionExists;
+
+    private final Sql statedVersion;
+
     JdbcSchemaRepository(DataSource dataSource, Schema schema, String historyTable) {
         this.jdbc = new Jdbc(dataSource);
         this.schema = schema;
@@ -36,6 +40,9 @@ final class JdbcSchemaRepository implements SchemaRepository {
         this.version = Sql.parse("SELECT version FROM " + qualified
                 + " WHERE success AND version IS NOT NULL ORDER BY installed_rank DESC LIMIT 1");
         this.qualifiedHistoryTable = qualified;
+        this.versionFunctionExists = Sql.parse(
+                "SELECT count(*) FROM (SELECT to_regprocedure(:function) AS f) AS r WHERE f IS NOT NULL");
+        this.statedVersion = schema.sql("SELECT {schema}.schema_version()");
     }
 
     @Override
@@ -43,6 +50,15 @@ final class JdbcSchemaRepository implements SchemaRepository {
         return jdbc.query(missingTables,
                 (params) -> params.array("tables", "text", TABLES.toArray()).text("schema", schema.name()),
                 (row) -> row.getString(1));
+    }
+
+    @Override
+    public @Nullable Integer statedVersion() {
+        if (jdbc.count(versionFunctionExists,
+                (params) -> params.text("function", schema.qualify("{schema}.schema_version()"))) == 0) {
+            return null;
+        }
+        return (int) jdbc.count(statedVersion, Jdbc.Binder.NONE);
     }
 
     @Override

@@ -17,4 +17,10 @@ public interface SchemaRepository {
 
     /** The last applied migration version, or null when pgqueue's Flyway history table does not exist. */
     @Nullable String version();
+
+    /**
+     * The version the schema states ({@code schema_version()}, from version 5 on), or null when it states none:
+     * a schema older than version 5, or none at all.
+     */
+    @Nullable Integer statedVersion();
 }
