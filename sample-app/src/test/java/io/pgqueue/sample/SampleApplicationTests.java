@@ -114,6 +114,32 @@ class SampleApplicationTests {
         assertThat(get("/actuator/prometheus").body()).contains("pgqueue_jobs_completed_jobs_total");
     }
 
+    @Test
+    void onlyAnOperatorMayChangeQueuesOrSeeDeadPayloads() throws Exception {
+        String pause = "{\"action\": \"pause\"}";
+        HttpResponse<String> anonymous = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port
+                + "/actuator/pgqueue/usage")).header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(pause)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(anonymous.statusCode()).isEqualTo(401);
+
+        postReading(13, "1");
+        await().atMost(Duration.ofSeconds(30)).until(() -> !queues.deadJobs("bills").isEmpty());
+        String asAnonymous = get("/actuator/pgqueue/bills").body();
+        String operator = "Basic " + java.util.Base64.getEncoder().encodeToString("ops:ops-sample-password".getBytes());
+        String asOperator = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port
+                + "/actuator/pgqueue/bills")).header("Authorization", operator).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(json.readTree(asAnonymous).at("/deadJobs/0/payload").asString()).isEqualTo("******");
+        assertThat(json.readTree(asOperator).at("/deadJobs/0/lastError").asString()).contains("no email address");
+
+        HttpResponse<String> resume = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port
+                + "/actuator/pgqueue/usage")).header("Content-Type", "application/json")
+            .header("Authorization", operator)
+            .POST(HttpRequest.BodyPublishers.ofString("{\"action\": \"resume\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(resume.statusCode()).isEqualTo(200);
+    }
+
     private HttpResponse<String> get(String path) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
                 HttpResponse.BodyHandlers.ofString());
