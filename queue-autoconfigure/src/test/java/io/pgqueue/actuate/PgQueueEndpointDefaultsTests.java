@@ -10,6 +10,7 @@ import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.support.Jobs;
+import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
@@ -37,9 +38,7 @@ class PgQueueEndpointDefaultsTests {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
-        registry.add("spring.datasource.url", database::jdbcUrl);
-        registry.add("spring.datasource.username", database::username);
-        registry.add("spring.datasource.password", database::password);
+        QueueContextRunners.registerDataSource(registry, database);
     }
 
     @LocalServerPort

@@ -44,9 +44,7 @@ class PgQueueEndpointTests {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
-        registry.add("spring.datasource.url", database::jdbcUrl);
-        registry.add("spring.datasource.username", database::username);
-        registry.add("spring.datasource.password", database::password);
+        QueueContextRunners.registerDataSource(registry, database);
     }
 
     @LocalServerPort

@@ -10,6 +10,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
  * Context runners with the auto-configurations a Boot application has around pgqueue, on a test database.
@@ -27,6 +28,13 @@ public final class QueueContextRunners {
         dataSource.setPassword(database.password());
         dataSource.setMaximumPoolSize(4);
         return dataSource;
+    }
+
+    /** Points a {@code @SpringBootTest}'s DataSource at the test database. */
+    public static void registerDataSource(DynamicPropertyRegistry registry, TestDatabase database) {
+        registry.add("spring.datasource.url", database::jdbcUrl);
+        registry.add("spring.datasource.username", database::username);
+        registry.add("spring.datasource.password", database::password);
     }
 
     public static ApplicationContextRunner on(TestDatabase database) {

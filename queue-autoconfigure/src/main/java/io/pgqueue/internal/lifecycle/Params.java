@@ -33,66 +33,40 @@ final class Params {
     }
 
     Params text(String name, @Nullable String value) throws SQLException {
-        for (int at : positions(name)) {
-            statement.setString(at, value);
-        }
-        return this;
+        return set(name, (at) -> statement.setString(at, value));
     }
 
     Params int4(String name, int value) throws SQLException {
-        for (int at : positions(name)) {
-            statement.setInt(at, value);
-        }
-        return this;
+        return set(name, (at) -> statement.setInt(at, value));
     }
 
     Params int4(String name, @Nullable Integer value) throws SQLException {
-        for (int at : positions(name)) {
-            statement.setObject(at, value, Types.INTEGER);
-        }
-        return this;
+        return set(name, (at) -> statement.setObject(at, value, Types.INTEGER));
     }
 
     Params int2(String name, short value) throws SQLException {
-        for (int at : positions(name)) {
-            statement.setShort(at, value);
-        }
-        return this;
+        return set(name, (at) -> statement.setShort(at, value));
     }
 
     Params int8(String name, long value) throws SQLException {
-        for (int at : positions(name)) {
-            statement.setLong(at, value);
-        }
-        return this;
+        return set(name, (at) -> statement.setLong(at, value));
     }
 
     Params int8(String name, @Nullable Long value) throws SQLException {
-        for (int at : positions(name)) {
-            statement.setObject(at, value, Types.BIGINT);
-        }
-        return this;
+        return set(name, (at) -> statement.setObject(at, value, Types.BIGINT));
     }
 
     Params bool(String name, boolean value) throws SQLException {
-        for (int at : positions(name)) {
-            statement.setBoolean(at, value);
-        }
-        return this;
+        return set(name, (at) -> statement.setBoolean(at, value));
     }
 
     Params uuid(String name, @Nullable UUID value) throws SQLException {
-        for (int at : positions(name)) {
-            statement.setObject(at, value);
-        }
-        return this;
+        return set(name, (at) -> statement.setObject(at, value));
     }
 
     Params timestamp(String name, @Nullable Instant value) throws SQLException {
-        for (int at : positions(name)) {
-            statement.setTimestamp(at, (value != null) ? Timestamp.from(value) : null);
-        }
-        return this;
+        Timestamp timestamp = (value != null) ? Timestamp.from(value) : null;
+        return set(name, (at) -> statement.setTimestamp(at, timestamp));
     }
 
     Params int8Array(String name, long[] values) throws SQLException {
@@ -114,10 +88,7 @@ final class Params {
     /** An array parameter of the given PostgreSQL element type ({@code text}, {@code int8}, ...). */
     Params array(String name, String elementType, @Nullable Object[] values) throws SQLException {
         Array array = connection.createArrayOf(elementType, values);
-        for (int at : positions(name)) {
-            statement.setArray(at, array);
-        }
-        return this;
+        return set(name, (at) -> statement.setArray(at, array));
     }
 
     /** Throws naming the statement when a parameter was left unbound. */
@@ -127,11 +98,18 @@ final class Params {
         }
     }
 
-    private int[] positions(String name) {
-        int[] at = sql.positions(name);
-        for (int position : at) {
-            bound.set(position - 1);
+    /** Sets the parameter at each of its positions. */
+    private Params set(String name, PositionSetter setter) throws SQLException {
+        for (int at : sql.positions(name)) {
+            setter.set(at);
+            bound.set(at - 1);
         }
-        return at;
+        return this;
+    }
+
+    @FunctionalInterface
+    private interface PositionSetter {
+
+        void set(int position) throws SQLException;
     }
 }
