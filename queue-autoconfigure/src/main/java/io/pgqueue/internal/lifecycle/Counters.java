@@ -15,6 +15,9 @@ import io.pgqueue.JobState;
  */
 final class Counters {
 
+    /** The counter tables: the folded counts, and the deltas not folded yet. */
+    static final List<String> TABLES = List.of("queue_counter", "queue_counter_delta");
+
     /** Columns of both counter tables: one per job state, then the totals. */
     static final List<String> COLUMNS;
 

@@ -10,7 +10,10 @@ import org.jspecify.annotations.Nullable;
 public interface SchemaRepository {
 
     /** The tables the runtime reads and writes. */
-    List<String> TABLES = List.of("job", "queue_counter", "queue_counter_delta", "queue_state", "node", "schedule");
+    List<String> TABLES = java.util.stream.Stream
+        .of(List.of("job"), Counters.TABLES, List.of("queue_state", "node", "schedule"))
+        .flatMap(List::stream)
+        .toList();
 
     /** The runtime's tables that do not exist in the schema. */
     List<String> missingTables();
