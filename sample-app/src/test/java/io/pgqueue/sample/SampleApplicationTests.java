@@ -75,7 +75,7 @@ class SampleApplicationTests {
             .queryForObject("SELECT count(*) FROM meter_reading WHERE job_id = ?", Long.class, jobId) == 1);
         assertThat(jdbc.queryForObject("SELECT balance FROM account WHERE id = 42", BigDecimal.class))
             .isEqualByComparingTo("1.05");
-        // the test helper of the autoconfigure jar: wait until both queues are drained
+        // the test artifact pgqueue-spring-boot-test: wait until both queues are drained
         queues.awaitDrained("meter-readings", Duration.ofSeconds(20));
         queues.awaitDrained("bills", Duration.ofSeconds(20));
         // history is on in the sample: the finished reading job is kept there
