@@ -63,7 +63,9 @@ class ReliabilityRoundTwoTests {
             this.jdbc = new JdbcTemplate(dataSource);
         }
 
-        @QueueListener(queue = "commit-fails", mode = "TRANSACTIONAL", maxAttempts = "3")
+        // one worker: several would also race for the job between a rollback and its recording (see the note
+        // in TransactionalQueueListenerContainer), which this test does not measure
+        @QueueListener(queue = "commit-fails", mode = "TRANSACTIONAL", maxAttempts = "3", concurrency = "1")
         void handle(Item item) {
             calls.incrementAndGet();
             jdbc.update("INSERT INTO child (parent_id) VALUES (42)");

@@ -119,10 +119,10 @@ abstract class AbstractQueueListenerContainer implements QueueListenerContainer 
                 task.run();
             }
             catch (Throwable ex) {
+                // the thread ends here either way; say so once, loudly, and let health report it
                 failure = ex;
                 logger.error("Container '" + id() + "' is broken: its thread " + Thread.currentThread().getName()
                         + " died", ex);
-                throw ex;
             }
         }, "pgqueue-" + id() + "-" + suffix);
     }

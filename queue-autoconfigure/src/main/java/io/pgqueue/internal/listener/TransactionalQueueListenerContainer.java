@@ -138,6 +138,12 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
         return List.of();
     }
 
+    /**
+     * Records a failed attempt once its transaction rolled back. Between that rollback and this statement the
+     * job is ready, and another worker may claim and run it at once, without its backoff (its attempt is then
+     * counted by whichever recording matches). Closing that window needs the failure written inside the
+     * rolled-back transaction (a savepoint per claim, a round trip on the hot path); not done yet.
+     */
     private void recordFailure(JobExecutor.Failure failure) {
         try {
             jobs.failAfterRollback(failure.update());
