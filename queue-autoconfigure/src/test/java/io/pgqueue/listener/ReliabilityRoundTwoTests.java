@@ -123,7 +123,8 @@ class ReliabilityRoundTwoTests {
                 await().atMost(Duration.ofSeconds(20)).until(() -> jobs.count("acks") == 1);
                 assertThat(jobs.rows("acks")).singleElement()
                     .satisfies((row) -> assertThat((String) row.get("payload").toString()).contains("poisoned"));
-                assertThat(recorder.handled).hasSize(201);
+                // the refused one may have run again already, once its lease expired and it was rescued
+                assertThat(new java.util.HashSet<>(recorder.handled)).hasSize(201).contains("poisoned");
             });
         }
         finally {

@@ -39,7 +39,7 @@ import static org.awaitility.Awaitility.await;
  */
 class LongOutageTests {
 
-    private static final Duration NODE_TIMEOUT = Duration.ofSeconds(2);
+    private static final Duration NODE_TIMEOUT = Duration.ofSeconds(3);
 
     private static RestartablePostgres postgres;
 
@@ -85,7 +85,7 @@ class LongOutageTests {
                     "spring.datasource.username=postgres", "spring.datasource.hikari.connection-timeout=500",
                     "spring.datasource.hikari.maximum-pool-size=6", "pgqueue.listener.poll-interval=200ms",
                     "pgqueue.listener.heartbeat-interval=200ms", "pgqueue.listener.node-timeout=" + NODE_TIMEOUT.toMillis() + "ms",
-                    "pgqueue.listener.lease-duration=4s", "pgqueue.maintenance.enabled=false")
+                    "pgqueue.listener.lease-duration=5s", "pgqueue.maintenance.enabled=false")
             .withBean(LongHandler.class, () -> handler);
     }
 
