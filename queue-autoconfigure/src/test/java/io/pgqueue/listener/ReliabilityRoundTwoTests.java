@@ -100,20 +100,21 @@ class ReliabilityRoundTwoTests {
 
     @Test
     void anAcknowledgementTheDatabaseRefusesHoldsBackNoOtherJob() {
-        jobs.jdbc().execute("""
-                CREATE FUNCTION refuse_poisoned_delete() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN
-                    IF OLD.payload ->> 'name' = 'poisoned' THEN
-                        RAISE EXCEPTION 'this row refuses to go';
-                    END IF;
-                    RETURN OLD;
-                END $$;
-                CREATE TRIGGER refuse_poisoned_delete BEFORE DELETE ON pgqueue.job
-                    FOR EACH ROW EXECUTE FUNCTION refuse_poisoned_delete();
-                """);
-        try {
-            Recorder recorder = new Recorder();
-            runner.withBean(Recorder.class, () -> recorder).run((context) -> {
+        Recorder recorder = new Recorder();
+        runner.withBean(Recorder.class, () -> recorder).run((context) -> {
+            // after pgqueue migrated its tables: a trigger that refuses to delete one job's row
+            jobs.jdbc().execute("""
+                    CREATE FUNCTION refuse_poisoned_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        IF OLD.payload ->> 'name' = 'poisoned' THEN
+                            RAISE EXCEPTION 'this row refuses to go';
+                        END IF;
+                        RETURN OLD;
+                    END $$;
+                    CREATE TRIGGER refuse_poisoned_delete BEFORE DELETE ON pgqueue.job
+                        FOR EACH ROW EXECUTE FUNCTION refuse_poisoned_delete();
+                    """);
+            try {
                 QueueTemplate template = context.getBean(QueueTemplate.class);
                 template.send("acks", new Item("poisoned"));
                 for (int i = 0; i < 200; i++) {
@@ -122,14 +123,15 @@ class ReliabilityRoundTwoTests {
 
                 await().atMost(Duration.ofSeconds(20)).until(() -> jobs.count("acks") == 1);
                 assertThat(jobs.rows("acks")).singleElement()
-                    .satisfies((row) -> assertThat((String) row.get("payload").toString()).contains("poisoned"));
+                    .satisfies((row) -> assertThat(row.get("payload").toString()).contains("poisoned"));
                 // the refused one may have run again already, once its lease expired and it was rescued
                 assertThat(new java.util.HashSet<>(recorder.handled)).hasSize(201).contains("poisoned");
-            });
-        }
-        finally {
-            jobs.jdbc().execute("DROP TRIGGER refuse_poisoned_delete ON pgqueue.job");
-        }
+            }
+            finally {
+                jobs.jdbc().execute("DROP TRIGGER refuse_poisoned_delete ON pgqueue.job; "
+                        + "DROP FUNCTION refuse_poisoned_delete()");
+            }
+        });
     }
 
     static class AnythingListener {
