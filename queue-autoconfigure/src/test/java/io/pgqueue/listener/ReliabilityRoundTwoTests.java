@@ -134,23 +134,13 @@ class ReliabilityRoundTwoTests {
         });
     }
 
-    static class AnythingListener {
-
-        final List<Object> received = new CopyOnWriteArrayList<>();
-
-        @QueueListener(queue = "open-type")
-        void handle(Object payload) {
-            received.add(payload);
-        }
-    }
-
     @Test
     void aRowCannotMakeAnOpenlyTypedListenerInstantiateAnUntrustedClass() {
-        AnythingListener listener = new AnythingListener();
-        runner.withBean(AnythingListener.class, () -> listener).run((context) -> {
-            long gadget = jobs.insertRaw("open-type", "\"file:///etc/passwd\"",
+        BadInputCatalogueTests.AnythingListener listener = new BadInputCatalogueTests.AnythingListener();
+        runner.withBean(BadInputCatalogueTests.AnythingListener.class, () -> listener).run((context) -> {
+            long gadget = jobs.insertRaw("anything", "\"file:///etc/passwd\"",
                     "org.springframework.core.io.FileSystemResource");
-            long own = jobs.insertRaw("open-type", "{\"name\": \"mine\"}", Item.class.getName());
+            long own = jobs.insertRaw("anything", "{\"name\": \"mine\"}", Item.class.getName());
 
             await().atMost(Duration.ofSeconds(10)).until(() -> "dead".equals(jobs.row(gadget).get("state")));
             await().atMost(Duration.ofSeconds(10)).until(() -> listener.received.size() == 1);
@@ -159,18 +149,18 @@ class ReliabilityRoundTwoTests {
                 .contains("org.springframework.core.io.FileSystemResource")
                 .contains("pgqueue.listener.trusted-packages");
             assertThat(listener.received).containsExactly(new Item("mine"));
-            assertThat(jobs.count("open-type", "ready")).isZero();
+            assertThat(jobs.count("anything", "ready")).isZero();
             assertThat(own).isPositive();
         });
     }
 
     @Test
     void aTrustedPackageLetsAnOpenlyTypedListenerReceiveItsTypes() {
-        AnythingListener listener = new AnythingListener();
+        BadInputCatalogueTests.AnythingListener listener = new BadInputCatalogueTests.AnythingListener();
         runner.withPropertyValues("pgqueue.listener.trusted-packages=org.springframework.util")
-            .withBean(AnythingListener.class, () -> listener)
+            .withBean(BadInputCatalogueTests.AnythingListener.class, () -> listener)
             .run((context) -> {
-                jobs.insertRaw("open-type", "{}", "org.springframework.util.LinkedMultiValueMap");
+                jobs.insertRaw("anything", "{}", "org.springframework.util.LinkedMultiValueMap");
 
                 await().atMost(Duration.ofSeconds(10)).until(() -> listener.received.size() == 1);
 
