@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -296,11 +297,19 @@ class CounterConsistencyTests {
         void run(int steps) {
             repositories.nodes().heartbeat(node.id(), node.host(), node.pid(), Duration.ofMinutes(1), new long[0]);
             Transition[] all = Transition.values();
-            for (int i = 0; i < steps; i++) {
+            for (int i = 0; i < steps || !driven.containsAll(List.of(all)); i++) {
                 String queue = QUEUES.get(random.nextInt(QUEUES.size()));
                 // every transition first, then a random mix
                 Transition transition = (i < all.length) ? all[i] : all[random.nextInt(all.length)];
-                drive(transition, queue, i);
+                try {
+                    drive(transition, queue, i);
+                }
+                catch (PessimisticLockingFailureException ex) {
+                    // batches with overlapping dedup keys in different orders (and dead-job retries taking
+                    // keys back) can deadlock; PostgreSQL aborts one statement whole, which must leave the
+                    // counters as exact as a committed one does
+                    continue;
+                }
                 driven.add(transition);
             }
             completeSome();
