@@ -19,6 +19,9 @@ import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
  */
 public class QueueSchemaValidator implements InitializingBean {
 
+    /** The first version that states itself: a schema without {@code schema_version()} is older. */
+    private static final int FIRST_STATED_VERSION = 5;
+
     private static final Pattern MIGRATION = Pattern.compile("V(\\d+)__.+\\.sql");
 
     private final SchemaRepository schemaStore;
@@ -65,9 +68,9 @@ public class QueueSchemaValidator implements InitializingBean {
         }
         Integer stated = schemaStore.statedVersion();
         if (stated == null || stated < expectedVersion) {
-            int from = (stated != null) ? stated + 1 : oldestUnstatedVersion();
+            int from = (stated != null) ? stated + 1 : FIRST_STATED_VERSION;
             throw new IllegalStateException("pgqueue.schema.migrate=false but schema '" + schema + "' is at version "
-                    + ((stated != null) ? stated : "4 or older") + ", and this pgqueue needs version " + expectedVersion
+                    + ((stated != null) ? stated : (FIRST_STATED_VERSION - 1) + " or older") + ", and this pgqueue needs version " + expectedVersion
                     + ". Either start once with pgqueue.schema.migrate=true, or " + apply(from));
         }
         if (stated > expectedVersion) {
@@ -75,11 +78,6 @@ public class QueueSchemaValidator implements InitializingBean {
                     + stated + ", newer than this pgqueue knows (version " + expectedVersion
                     + "): upgrade pgqueue in this application to the version that migrated the schema");
         }
-    }
-
-    /** The first version that states itself: a schema without the function lacks it and what follows. */
-    private static int oldestUnstatedVersion() {
-        return 5;
     }
 
     private String apply(int fromVersion) {

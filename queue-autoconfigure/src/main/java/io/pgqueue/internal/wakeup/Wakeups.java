@@ -90,11 +90,6 @@ public final class Wakeups implements DisposableBean {
         wakeAllListeners.add(wakeAll);
     }
 
-    /** Whether inserts notify other JVMs (and this one listens). */
-    public boolean notifying() {
-        return enabled;
-    }
-
     /** Opens the LISTEN connection, when notifications are on; it reconnects by itself after failures. */
     public void startListening() {
         if (enabled) {
