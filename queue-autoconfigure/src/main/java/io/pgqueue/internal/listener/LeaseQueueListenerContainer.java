@@ -1,9 +1,9 @@
 package io.pgqueue.internal.listener;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -30,10 +30,11 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     private final NodeRuntime node;
 
+    /** Shortest wait for interrupted handlers to stop at shutdown. */
+    private static final Duration MIN_INTERRUPT_GRACE = Duration.ofSeconds(2);
+
     private final Map<Long, ClaimedJob> inFlight = new ConcurrentHashMap<>();
 
-    /** Jobs whose handlers stopped because the container was stopping: given back, not failed. */
-    private final Set<Long> interrupted = ConcurrentHashMap.newKeySet();
 
     private Semaphore slots;
 
@@ -78,7 +79,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     /**
      * Stops claiming and lets running handlers finish within the shutdown timeout; then interrupts the rest
-     * and waits as long again for them to stop. A job is given back (its attempt uncounted) only once its
+     * and waits as long again (at least {@link #MIN_INTERRUPT_GRACE}) for them to stop. A job is given back (its attempt uncounted) only once its
      * handler has stopped; a handler still running keeps its job's lease, so no other node can run the job
      * while it does.
      */
@@ -92,7 +93,9 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
             workers.shutdown();
             if (!workers.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 workers.shutdownNow();
-                workers.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                // interrupted handlers record their outcome and give their jobs back before they end
+                long grace = Math.max(timeout.toMillis(), MIN_INTERRUPT_GRACE.toMillis());
+                workers.awaitTermination(grace, TimeUnit.MILLISECONDS);
             }
             acks.stop(timeout);
         }
@@ -101,7 +104,6 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
             workers.shutdownNow();
         }
         finally {
-            releaseStopped();
             if (inFlight.isEmpty()) {
                 node.untrack(this);
             }
@@ -112,12 +114,11 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         }
     }
 
-    /** Gives back the jobs whose handlers were interrupted by the shutdown and have stopped. */
-    private void releaseStopped() {
-        long[] ids = interrupted.stream().mapToLong(Long::longValue).toArray();
-        if (ids.length == 0) {
-            return;
-        }
+    /**
+     * Gives back jobs whose handlers the shutdown interrupted, from the worker whose handler just stopped:
+     * however long that took, the job is released only now, and is never left behind.
+     */
+    private void releaseStopped(long[] ids) {
         try {
             int released = node.release(ids);
             logger.info("Container '" + id() + "' released " + released + " unfinished job(s) at shutdown");
@@ -126,7 +127,6 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
             logger.warn("Container '" + id() + "' could not release " + ids.length + " unfinished job(s); they are "
                     + "rescued when their leases expire: " + ex.getMessage());
         }
-        interrupted.clear();
     }
 
     /** The helper loop claims only while the last claim of either loop came back full. */
@@ -236,7 +236,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                 acks.acknowledge(job);
             }
             else if (!running && failure.interrupted()) {
-                interrupted.add(job.id());
+                releaseStopped(new long[] { job.id() });
             }
             else {
                 recordFailure(failure);
@@ -256,13 +256,19 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                     acks.acknowledge(job);
                 }
             }
+            List<JobExecutor.Failure> recorded = new ArrayList<>();
+            List<Long> stopped = new ArrayList<>();
             for (JobExecutor.Failure failure : failures) {
                 if (!running && failure.interrupted()) {
-                    interrupted.add(failure.job().id());
+                    stopped.add(failure.job().id());
                 }
                 else {
-                    recordFailure(failure);
+                    recorded.add(failure);
                 }
+            }
+            recorded.forEach(this::recordFailure);
+            if (!stopped.isEmpty()) {
+                releaseStopped(stopped.stream().mapToLong(Long::longValue).toArray());
             }
         }
         finally {
