@@ -1,9 +1,13 @@
 package io.pgqueue.schema;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.List;
 
 import javax.sql.DataSource;
 
+import io.pgqueue.internal.lifecycle.MigrationSession;
+import io.pgqueue.internal.lifecycle.Schema;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.flywaydb.core.Flyway;
@@ -14,7 +18,10 @@ import org.springframework.beans.factory.InitializingBean;
 
 /**
  * Migrates pgqueue's tables with a private Flyway: own migration location, own schema, own history table.
- * It is deliberately not a {@code Flyway} bean, which would switch off the application's own Flyway.
+ * It is deliberately not a {@code Flyway} bean, which would switch off the application's own Flyway. The
+ * whole migration is one transaction on one connection that ends with the session as it found it (see
+ * {@link MigrationSession}): safe behind PgBouncer in transaction mode, and nodes starting together take
+ * turns.
  */
 public class QueueSchemaInitializer implements InitializingBean {
 
@@ -42,9 +49,33 @@ public class QueueSchemaInitializer implements InitializingBean {
     }
 
     @Override
-    public void afterPropertiesSet() {
+    public void afterPropertiesSet() throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            MigrationSession session = MigrationSession.begin(connection, new Schema(schema));
+            OneTransactionDataSource flywayDataSource = new OneTransactionDataSource(connection);
+            MigrateResult result;
+            try {
+                result = migrate(flywayDataSource);
+                if (flywayDataSource.rolledBack()) {
+                    throw new IllegalStateException("pgqueue's migration of schema '" + schema
+                            + "' was rolled back part-way; nothing was applied");
+                }
+            }
+            catch (RuntimeException ex) {
+                session.rollback();
+                throw ex;
+            }
+            session.commit();
+            if (result.migrationsExecuted > 0) {
+                logger.info("pgqueue schema '" + schema + "' migrated to version " + result.targetSchemaVersion
+                        + " (" + result.migrationsExecuted + " migrations)");
+            }
+        }
+    }
+
+    private MigrateResult migrate(DataSource flywayDataSource) {
         FluentConfiguration configuration = Flyway.configure(classLoader)
-            .dataSource(dataSource)
+            .dataSource(flywayDataSource)
             .locations(LOCATION)
             .schemas(schema)
             .defaultSchema(schema)
@@ -56,10 +87,6 @@ public class QueueSchemaInitializer implements InitializingBean {
             .cleanDisabled(true)
             .validateMigrationNaming(true);
         customizers.forEach((customizer) -> customizer.customize(configuration));
-        MigrateResult result = configuration.load().migrate();
-        if (result.migrationsExecuted > 0) {
-            logger.info("pgqueue schema '" + schema + "' migrated to version " + result.targetSchemaVersion + " ("
-                    + result.migrationsExecuted + " migrations)");
-        }
+        return configuration.load().migrate();
     }
 }

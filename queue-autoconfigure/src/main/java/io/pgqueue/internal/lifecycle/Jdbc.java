@@ -84,7 +84,7 @@ final class Jdbc {
     }
 
     /** Prepares and binds a statement on the given connection. */
-    PreparedStatement prepare(Connection connection, Sql sql, Binder binder) throws SQLException {
+    static PreparedStatement prepare(Connection connection, Sql sql, Binder binder) throws SQLException {
         PreparedStatement statement = connection.prepareStatement(sql.jdbcSql());
         try {
             Params params = new Params(sql, connection, statement);

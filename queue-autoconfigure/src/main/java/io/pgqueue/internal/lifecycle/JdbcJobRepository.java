@@ -423,7 +423,7 @@ final class JdbcJobRepository implements JobRepository {
     public Claim claimLeased(ClaimRequest request) {
         UUID node = Objects.requireNonNull(request.node(), "A LEASE claim needs a node");
         return jdbc.execute((Connection connection) -> {
-            try (PreparedStatement statement = jdbc.prepare(connection, claimLeased, (params) -> {
+            try (PreparedStatement statement = Jdbc.prepare(connection, claimLeased, (params) -> {
                 bindClaim(params, request);
                 params.int4("promote_limit", PROMOTE_PER_CLAIM).uuid("node", node).int8("lease_ms", request.leaseMillis());
             })) {
@@ -474,7 +474,7 @@ final class JdbcJobRepository implements JobRepository {
     @Override
     public Claim claimAndDelete(ClaimRequest request) {
         return jdbc.execute((Connection connection) -> {
-            try (PreparedStatement statement = jdbc.prepare(connection, claimAndDelete,
+            try (PreparedStatement statement = Jdbc.prepare(connection, claimAndDelete,
                     (params) -> bindClaim(params, request)); ResultSet rows = statement.executeQuery()) {
                 return new Claim(claimedJobs(rows), 0);
             }
