@@ -28,6 +28,12 @@ public final class WorkerProcess {
     }
 
     public static WorkerProcess start(String jdbcUrl, String username, String password) throws IOException {
+        return start(jdbcUrl, username, password, List.of());
+    }
+
+    /** Starts a worker with further application arguments, e.g. {@code --pgqueue.listener.notify=false}. */
+    public static WorkerProcess start(String jdbcUrl, String username, String password, List<String> arguments)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.add("-Xmx256m");
@@ -46,6 +52,7 @@ public final class WorkerProcess {
                 "--spring.main.banner-mode=off", "--logging.level.root=WARN", "--logging.level.io.pgqueue=WARN",
                 "--spring.datasource.hikari.maximum-pool-size=12"));
         command.addAll(FAST_RESCUE);
+        command.addAll(arguments);
         Path log = Files.createTempFile("pgqueue-worker-", ".log");
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         return new WorkerProcess(process, log);
