@@ -64,7 +64,8 @@ public final class PgQueueAutoConfiguration {
     Repositories pgqueueRepositories(DataSource dataSource, PgQueueProperties properties) {
         PgQueueProperties.Schema schema = properties.getSchema();
         return new Repositories(dataSource, new Schema(schema.getName()), schema.getHistoryTable(),
-                properties.getCounters().isEnabled(), properties.getHistory().isEnabled());
+                properties.getCounters().isEnabled(), properties.getHistory().isEnabled(),
+                properties.getStatementTimeout());
     }
 
     @Bean

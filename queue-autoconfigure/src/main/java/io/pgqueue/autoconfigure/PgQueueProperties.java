@@ -33,6 +33,13 @@ public class PgQueueProperties implements InitializingBean {
      */
     private boolean enabled = true;
 
+    /**
+     * Longest time any of pgqueue's own statements may run, waits for locks included, before the driver
+     * cancels it (a claim, an acknowledgement, a send, maintenance); 0 for no bound. Handlers' own statements
+     * are not affected. Rounded up to whole seconds.
+     */
+    private Duration statementTimeout = Duration.ofSeconds(60);
+
     private final Schema schema = new Schema();
 
     private final Template template = new Template();
@@ -73,6 +80,10 @@ public class PgQueueProperties implements InitializingBean {
         check("pgqueue.schema.name", schema.getName(), () -> io.pgqueue.internal.lifecycle.Schema.validateIdentifier(schema.getName()));
         check("pgqueue.schema.history-table", schema.getHistoryTable(),
                 () -> io.pgqueue.internal.lifecycle.Schema.validateIdentifier(schema.getHistoryTable()));
+        if (statementTimeout.isNegative()) {
+            throw new InvalidConfigurationPropertyValueException("pgqueue.statement-timeout", statementTimeout,
+                    "must be zero (no bound) or longer");
+        }
         atLeast("pgqueue.template.max-payload-size", template.getMaxPayloadSize().toBytes(), 1);
         atLeast("pgqueue.template.batch-chunk-size", template.getBatchChunkSize(), 1);
         listener.validate("pgqueue.listener");
@@ -115,6 +126,14 @@ public class PgQueueProperties implements InitializingBean {
 
     public boolean isEnabled() {
         return enabled;
+    }
+
+    public Duration getStatementTimeout() {
+        return statementTimeout;
+    }
+
+    public void setStatementTimeout(Duration statementTimeout) {
+        this.statementTimeout = statementTimeout;
     }
 
     public void setEnabled(boolean enabled) {

@@ -326,6 +326,25 @@ class ReliabilityRoundTwoTests {
             .withMessageContaining("headers must not exceed 16384 characters");
     }
 
+    @Test
+    void aStatementWaitingOnALockGivesUpAfterTheStatementTimeout() throws Exception {
+        runner.withPropertyValues("pgqueue.statement-timeout=1s").run((context) -> {
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            try (java.sql.Connection blocker = database.connect()) {
+                blocker.setAutoCommit(false);
+                blocker.createStatement().execute("LOCK TABLE pgqueue.job IN ACCESS EXCLUSIVE MODE");
+                Instant start = Instant.now();
+                org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(20),
+                        () -> org.assertj.core.api.Assertions
+                            .assertThatExceptionOfType(org.springframework.dao.QueryTimeoutException.class)
+                            .isThrownBy(() -> template.send("blocked", new Item("waits"))));
+                assertThat(Duration.between(start, Instant.now())).isLessThan(Duration.ofSeconds(10));
+                blocker.rollback();
+            }
+            assertThat(template.send("blocked", new Item("goes through"))).isPositive();
+        });
+    }
+
     static class Fatal {
 
         @QueueListener(queue = "fatal", concurrency = "1")

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -49,15 +50,27 @@ final class Jdbc {
 
     private final JdbcTemplate template;
 
-    Jdbc(DataSource dataSource) {
+    private final int timeoutSeconds;
+
+    /**
+     * @param statementTimeout bound of every pgqueue statement, lock waits included (zero for none); enforced by
+     * the driver cancelling the statement, so it needs no session setting and no extra statement
+     */
+    Jdbc(DataSource dataSource, Duration statementTimeout) {
         this.dataSource = dataSource;
         this.template = new JdbcTemplate(dataSource);
+        this.timeoutSeconds = (int) Math.min(Integer.MAX_VALUE,
+                (statementTimeout.toMillis() + 999) / 1000);
+    }
+
+    DataSource dataSource() {
+        return dataSource;
     }
 
     /** Runs the statement and reads every row it returns. */
     <T> List<T> query(Sql sql, Binder binder, RowReader<T> reader) {
         return execute((connection) -> {
-            try (PreparedStatement statement = prepare(connection, sql, binder);
+            try (PreparedStatement statement = statement(connection, sql, binder);
                     ResultSet rows = statement.executeQuery()) {
                 List<T> result = new ArrayList<>();
                 while (rows.next()) {
@@ -77,10 +90,19 @@ final class Jdbc {
     /** Runs a statement without a result set; returns the number of rows it changed. */
     int update(Sql sql, Binder binder) {
         return execute((connection) -> {
-            try (PreparedStatement statement = prepare(connection, sql, binder)) {
+            try (PreparedStatement statement = statement(connection, sql, binder)) {
                 return statement.executeUpdate();
             }
         });
+    }
+
+    /** Prepares and binds one of pgqueue's statements on the given connection, bounded by the statement timeout. */
+    PreparedStatement statement(Connection connection, Sql sql, Binder binder) throws SQLException {
+        PreparedStatement statement = prepare(connection, sql, binder);
+        if (timeoutSeconds > 0) {
+            statement.setQueryTimeout(timeoutSeconds);
+        }
+        return statement;
     }
 
     /** Prepares and binds a statement on the given connection. */

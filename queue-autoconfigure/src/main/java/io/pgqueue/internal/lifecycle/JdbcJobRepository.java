@@ -13,8 +13,6 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Function;
 
-import javax.sql.DataSource;
-
 import io.pgqueue.admin.DeadJob;
 import io.pgqueue.listener.RateLimit;
 import org.jspecify.annotations.Nullable;
@@ -118,12 +116,12 @@ final class JdbcJobRepository implements JobRepository {
 
     private final Sql queuesWithPending;
 
-    JdbcJobRepository(DataSource dataSource, Schema schema, Counters counters, boolean history) {
-        this.jdbc = new Jdbc(dataSource);
+    JdbcJobRepository(Jdbc jdbc, Schema schema, Counters counters, boolean history) {
+        this.jdbc = jdbc;
         this.schema = schema;
         this.counters = counters;
         this.history = history;
-        this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
         for (RowShape shape : RowShape.values()) {
             enqueue.put(shape, new Sql[] { schema.sql(enqueueStatement(shape, false)),
                     schema.sql(enqueueStatement(shape, true)) });
@@ -423,7 +421,7 @@ final class JdbcJobRepository implements JobRepository {
     public Claim claimLeased(ClaimRequest request) {
         UUID node = Objects.requireNonNull(request.node(), "A LEASE claim needs a node");
         return jdbc.execute((Connection connection) -> {
-            try (PreparedStatement statement = Jdbc.prepare(connection, claimLeased, (params) -> {
+            try (PreparedStatement statement = jdbc.statement(connection, claimLeased, (params) -> {
                 bindClaim(params, request);
                 params.int4("promote_limit", PROMOTE_PER_CLAIM).uuid("node", node).int8("lease_ms", request.leaseMillis());
             })) {
@@ -474,7 +472,7 @@ final class JdbcJobRepository implements JobRepository {
     @Override
     public Claim claimAndDelete(ClaimRequest request) {
         return jdbc.execute((Connection connection) -> {
-            try (PreparedStatement statement = Jdbc.prepare(connection, claimAndDelete,
+            try (PreparedStatement statement = jdbc.statement(connection, claimAndDelete,
                     (params) -> bindClaim(params, request)); ResultSet rows = statement.executeQuery()) {
                 return new Claim(claimedJobs(rows), 0);
             }

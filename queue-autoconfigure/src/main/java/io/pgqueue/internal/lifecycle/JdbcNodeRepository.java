@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
-import javax.sql.DataSource;
-
 import io.pgqueue.admin.ClusterNode;
 
 /**
@@ -21,8 +19,8 @@ final class JdbcNodeRepository implements NodeRepository {
 
     private final Sql nodes;
 
-    JdbcNodeRepository(DataSource dataSource, Schema schema) {
-        this.jdbc = new Jdbc(dataSource);
+    JdbcNodeRepository(Jdbc jdbc, Schema schema) {
+        this.jdbc = jdbc;
         this.heartbeat = schema.sql("""
                 WITH alive AS (
                     INSERT INTO {schema}.node (id, host, pid) VALUES (:node, :host, :pid)

@@ -25,9 +25,9 @@ final class JdbcNotificationRepository implements NotificationRepository {
 
     private final String channel;
 
-    JdbcNotificationRepository(DataSource dataSource, Schema schema) {
-        this.dataSource = dataSource;
-        this.jdbc = new Jdbc(dataSource);
+    JdbcNotificationRepository(Jdbc jdbc, Schema schema) {
+        this.dataSource = jdbc.dataSource();
+        this.jdbc = jdbc;
         this.notify = Sql.parse("SELECT count(*) FROM (SELECT pg_notify(:channel, :queue)) AS notified");
         this.channel = schema.notifyChannel();
     }

@@ -10,8 +10,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-import javax.sql.DataSource;
-
 import io.pgqueue.JobState;
 import io.pgqueue.admin.QueueCounts;
 
@@ -43,8 +41,8 @@ final class JdbcQueueStatsRepository implements QueueStatsRepository {
 
     private final TransactionTemplate transactions;
 
-    JdbcQueueStatsRepository(DataSource dataSource, Schema schema, Counters counters) {
-        this.jdbc = new Jdbc(dataSource);
+    JdbcQueueStatsRepository(Jdbc jdbc, Schema schema, Counters counters) {
+        this.jdbc = jdbc;
         this.schema = schema;
         this.counts = schema.sql(counters.countsQuery());
         // one loose index scan of the claim index per queue
@@ -58,7 +56,7 @@ final class JdbcQueueStatsRepository implements QueueStatsRepository {
         this.squeeze = schema.sql(counters.squeezeStatement());
         this.reconcileLock = schema.sql(counters.reconcileLockStatement());
         this.reconcile = schema.sql(counters.reconcileStatement());
-        this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
     }
 
     @Override

@@ -6,8 +6,6 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.List;
 
-import javax.sql.DataSource;
-
 /**
  * The JDBC {@link ScheduleRepository}. A tick's job is inserted by the job repository's insert, so a
  * recurring job is counted and notified exactly like a sent one.
@@ -48,8 +46,8 @@ final class JdbcScheduleRepository implements ScheduleRepository {
 
     private final Sql delete;
 
-    JdbcScheduleRepository(DataSource dataSource, Schema schema, JdbcJobRepository jobs) {
-        this.jdbc = new Jdbc(dataSource);
+    JdbcScheduleRepository(Jdbc jdbc, Schema schema, JdbcJobRepository jobs) {
+        this.jdbc = jdbc;
         this.schema = schema;
         this.declare = schema.sql("""
                 INSERT INTO {schema}.schedule AS s (name, queue, cron, fixed_rate_ms, zone, payload, payload_type, missed,

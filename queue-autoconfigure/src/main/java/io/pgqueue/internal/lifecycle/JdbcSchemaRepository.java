@@ -2,8 +2,6 @@ package io.pgqueue.internal.lifecycle;
 
 import java.util.List;
 
-import javax.sql.DataSource;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,8 +25,8 @@ final class JdbcSchemaRepository implements SchemaRepository {
 
     private final Sql statedVersion;
 
-    JdbcSchemaRepository(DataSource dataSource, Schema schema, String historyTable) {
-        this.jdbc = new Jdbc(dataSource);
+    JdbcSchemaRepository(Jdbc jdbc, Schema schema, String historyTable) {
+        this.jdbc = jdbc;
         this.schema = schema;
         this.missingTables = Sql.parse("""
                 SELECT t FROM unnest(:tables::text[]) AS t

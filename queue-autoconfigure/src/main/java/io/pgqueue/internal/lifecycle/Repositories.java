@@ -1,6 +1,7 @@
 package io.pgqueue.internal.lifecycle;
 
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 
 import javax.sql.DataSource;
@@ -32,15 +33,17 @@ public final class Repositories {
      * @param counters whether statements append counter deltas
      * @param history whether finished jobs are copied to job_history
      */
-    public Repositories(DataSource dataSource, Schema schema, String historyTable, boolean counters, boolean history) {
+    public Repositories(DataSource dataSource, Schema schema, String historyTable, boolean counters, boolean history,
+            Duration statementTimeout) {
+        Jdbc jdbc = new Jdbc(dataSource, statementTimeout);
         Counters counterDeltas = new Counters(counters);
         this.schema = schema;
-        this.jobs = new JdbcJobRepository(dataSource, schema, counterDeltas, history);
-        this.nodes = new JdbcNodeRepository(dataSource, schema);
-        this.schedules = new JdbcScheduleRepository(dataSource, schema, jobs);
-        this.stats = new JdbcQueueStatsRepository(dataSource, schema, counterDeltas);
-        this.schemaInfo = new JdbcSchemaRepository(dataSource, schema, historyTable);
-        this.notifications = new JdbcNotificationRepository(dataSource, schema);
+        this.jobs = new JdbcJobRepository(jdbc, schema, counterDeltas, history);
+        this.nodes = new JdbcNodeRepository(jdbc, schema);
+        this.schedules = new JdbcScheduleRepository(jdbc, schema, jobs);
+        this.stats = new JdbcQueueStatsRepository(jdbc, schema, counterDeltas);
+        this.schemaInfo = new JdbcSchemaRepository(jdbc, schema, historyTable);
+        this.notifications = new JdbcNotificationRepository(jdbc, schema);
     }
 
     public Schema schema() {

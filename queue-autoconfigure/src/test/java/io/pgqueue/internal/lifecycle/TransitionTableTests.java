@@ -28,7 +28,7 @@ class TransitionTableTests {
     private static final Pattern TAG = Pattern.compile("/\\* pgqueue:([a-z_]+) \\*/");
 
     private final Repositories repositories = new Repositories(new SimpleDriverDataSource(), new Schema("pgqueue"),
-            "pgqueue_schema_history", true, true);
+            "pgqueue_schema_history", true, true, java.time.Duration.ZERO);
 
     @Test
     void everyStatementThatChangesAJobsStateIsATransitionWithItsGeneratedDeltas() {
