@@ -1,7 +1,6 @@
 package io.pgqueue.reliability;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -63,8 +62,7 @@ class FailoverTests {
             Set<Long> acknowledgedTransactional = new HashSet<>();
             Set<Long> acknowledgedLease = new HashSet<>();
             int[] failedSends = new int[1];
-            List<WorkerProcess> workers = new ArrayList<>();
-            try {
+            try (WorkerFleet workers = new WorkerFleet(servers.jdbcUrl(), "postgres", "", List.of())) {
                 new ApplicationContextRunner()
                     .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
                             JacksonAutoConfiguration.class, PgQueueAutoConfiguration.class))
@@ -73,9 +71,7 @@ class FailoverTests {
                             "pgqueue.maintenance.enabled=false", "pgqueue.scheduler.enabled=false")
                     .run((context) -> {
                         assertThat(context).hasNotFailed();
-                        for (int i = 0; i < 2; i++) {
-                            workers.add(WorkerProcess.start(servers.jdbcUrl(), "postgres", "", List.of()));
-                        }
+                        workers.start(2);
                         QueueTemplate template = context.getBean(QueueTemplate.class);
                         CompletableFuture<Void> failover = null;
                         for (int n = 0; n < JOBS; n++) {
@@ -97,16 +93,7 @@ class FailoverTests {
                         failover.join();
                     });
                 await().atMost(Duration.ofSeconds(120)).until(() -> remaining(current) == 0);
-                for (WorkerProcess worker : workers) {
-                    assertThat(worker.stopGracefully()).as(worker.log()).isTrue();
-                }
-            }
-            finally {
-                for (WorkerProcess worker : workers) {
-                    if (worker.isAlive()) {
-                        worker.kill();
-                    }
-                }
+                workers.stopGracefully();
             }
 
             Map<Long, Long> transactionalEffects = effects(current, "crash-tx");

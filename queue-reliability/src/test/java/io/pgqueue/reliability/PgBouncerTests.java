@@ -73,29 +73,13 @@ class PgBouncerTests {
             assertThat(direct.queryForObject("SELECT to_regclass('public.effect') IS NOT NULL", Boolean.class))
                 .as("the application's table is in its own schema").isTrue();
 
-            List<WorkerProcess> workers = new ArrayList<>();
-            Set<Long> killed = new HashSet<>();
-            List<String> arguments = List.of("--pgqueue.listener.notify=false");
-            try {
-                for (int i = 0; i < 2; i++) {
-                    workers.add(WorkerProcess.start(url, database.username(), database.password(), arguments));
-                }
+            try (WorkerFleet workers = new WorkerFleet(url, database.username(), database.password(),
+                    List.of("--pgqueue.listener.notify=false"))) {
+                workers.start(2);
                 await().atMost(Duration.ofSeconds(90)).until(() -> effects() >= 300);
-                WorkerProcess victim = workers.remove(0);
-                victim.kill();
-                killed.add(victim.pid());
-                workers.add(WorkerProcess.start(url, database.username(), database.password(), arguments));
+                workers.killAndReplace(0);
                 await().atMost(Duration.ofSeconds(120)).until(() -> remaining() == 0);
-                for (WorkerProcess worker : workers) {
-                    assertThat(worker.stopGracefully()).as(worker.log()).isTrue();
-                }
-            }
-            finally {
-                for (WorkerProcess worker : workers) {
-                    if (worker.isAlive()) {
-                        worker.kill();
-                    }
-                }
+                workers.stopGracefully();
             }
 
             assertThat(serverSessions(url)).as("state left on PgBouncer's server connections")

@@ -1,8 +1,6 @@
 package io.pgqueue.reliability;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -55,13 +53,11 @@ class WorkerCrashTests {
             template.sendBatch("crash-lease", IntStream.range(0, JOBS).mapToObj(Work::new).toList());
         });
 
-        List<WorkerProcess> workers = new ArrayList<>();
-        Set<Long> killed = new HashSet<>();
+        Set<Long> killed;
         Random random = new Random();
-        try {
-            for (int i = 0; i < 3; i++) {
-                workers.add(WorkerProcess.start(database.jdbcUrl(), database.username(), database.password()));
-            }
+        try (WorkerFleet workers = new WorkerFleet(database.jdbcUrl(), database.username(), database.password(),
+                List.of())) {
+            workers.start(3);
             for (int kill = 0; kill < KILLS; kill++) {
                 long progress = effects();
                 // kill once the workers made progress since the last kill: some jobs are surely in flight
@@ -69,22 +65,11 @@ class WorkerCrashTests {
                 if (remaining() == 0) {
                     break;
                 }
-                WorkerProcess victim = workers.remove(random.nextInt(workers.size()));
-                victim.kill();
-                killed.add(victim.pid());
-                workers.add(WorkerProcess.start(database.jdbcUrl(), database.username(), database.password()));
+                workers.killAndReplace(random.nextInt(workers.size()));
             }
             await().atMost(Duration.ofSeconds(120)).until(() -> remaining() == 0);
-            for (WorkerProcess worker : workers) {
-                assertThat(worker.stopGracefully()).as(worker.log()).isTrue();
-            }
-        }
-        finally {
-            for (WorkerProcess worker : workers) {
-                if (worker.isAlive()) {
-                    worker.kill();
-                }
-            }
+            workers.stopGracefully();
+            killed = workers.killed();
         }
 
         assertThat(killed).as("workers killed").hasSizeGreaterThanOrEqualTo(3);

@@ -3,7 +3,6 @@ package io.pgqueue.testsupport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Files;
@@ -44,10 +43,7 @@ public final class PgBouncer implements AutoCloseable {
         Path executable = RealComponents.executable("pgbouncer", "pgbouncer", "/usr/sbin/pgbouncer");
         try {
             URI uri = URI.create(target.jdbcUrl().substring("jdbc:".length()));
-            int port;
-            try (ServerSocket socket = new ServerSocket(0)) {
-                port = socket.getLocalPort();
-            }
+            int port = FreePorts.next();
             Path directory = Files.createTempDirectory("pgqueue-pgbouncer");
             // PgBouncer will not run as root; it then runs as nobody, who must read the configuration
             Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxr-xr-x"));

@@ -2,7 +2,6 @@ package io.pgqueue.testsupport;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.UserPrincipalLookupService;
@@ -47,7 +46,7 @@ public final class ReplicatedPostgres implements AutoCloseable {
             .getParent();
         try {
             Path directory = Files.createTempDirectory("pgqueue-replicated");
-            ReplicatedPostgres servers = new ReplicatedPostgres(binaries, directory, freePort(), freePort());
+            ReplicatedPostgres servers = new ReplicatedPostgres(binaries, directory, FreePorts.next(), FreePorts.next());
             servers.initialise(synchronous);
             return servers;
         }
@@ -66,12 +65,6 @@ public final class ReplicatedPostgres implements AutoCloseable {
         }
         catch (IOException | NumberFormatException ex) {
             return "/usr/lib/postgresql/none/bin/pg_basebackup";
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
         }
     }
 

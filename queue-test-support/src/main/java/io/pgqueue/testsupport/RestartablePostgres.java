@@ -2,7 +2,6 @@ package io.pgqueue.testsupport;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -27,11 +26,8 @@ public final class RestartablePostgres implements PostgresServer {
 
     public static RestartablePostgres start() {
         try {
-            int port;
-            try (ServerSocket socket = new ServerSocket(0)) {
-                port = socket.getLocalPort();
-            }
-            RestartablePostgres server = new RestartablePostgres(Files.createTempDirectory("pgqueue-restartable"), port);
+            RestartablePostgres server = new RestartablePostgres(Files.createTempDirectory("pgqueue-restartable"),
+                    FreePorts.next());
             server.startServer();
             return server;
         }
