@@ -4,8 +4,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Where a job is in its life. A job row is in one of these states until it finishes (completes, or is
- * purged); the full diagram of transitions is in the README ("Job lifecycle").
+ * Where a job is in its life. A job is in one of the {@link #live()} states while its row is in the job
+ * table; a job that finished is {@link #COMPLETED} or {@link #CANCELLED} (kept in the history table when
+ * history is on), or gone (purged). The full diagram of transitions is in the README ("Job lifecycle").
  */
 public enum JobState {
 
@@ -19,15 +20,33 @@ public enum JobState {
     RUNNING,
 
     /** Out of attempts or not processable; kept with its last error until retried or purged. */
-    DEAD;
+    DEAD,
+
+    /** Finished: its handler succeeded. */
+    COMPLETED,
+
+    /** Finished: cancelled before it ran, or while it ran (whatever its handler then did). */
+    CANCELLED;
 
     private static final List<JobState> ALL = List.of(values());
+
+    private static final List<JobState> LIVE = List.of(SCHEDULED, READY, RUNNING, DEAD);
 
     private final String sqlValue = name().toLowerCase(Locale.ROOT);
 
     /** Every state, in the order they are shown (the order of a job's life). */
     public static List<JobState> all() {
         return ALL;
+    }
+
+    /** The states of jobs that have not finished: the ones counted per queue. */
+    public static List<JobState> live() {
+        return LIVE;
+    }
+
+    /** Whether the job has finished (it left the job table). */
+    public boolean isFinished() {
+        return !LIVE.contains(this);
     }
 
     /** The value in the {@code state} column, the {@code state} tag of metrics and the endpoint's keys. */
@@ -43,6 +62,6 @@ public enum JobState {
             }
         }
         throw new IllegalArgumentException("Unknown job state '" + value + "': use one of scheduled, ready, "
-                + "running, dead");
+                + "running, dead, completed, cancelled");
     }
 }

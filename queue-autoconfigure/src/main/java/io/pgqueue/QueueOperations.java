@@ -1,6 +1,7 @@
 package io.pgqueue;
 
 import java.util.Collection;
+import java.util.Optional;
 
 /**
  * Publishing jobs. Every method joins the caller's Spring-managed transaction when there is one, so a
@@ -30,4 +31,11 @@ public interface QueueOperations {
      * carries its own options instead.
      */
     BatchSendResult sendBatch(String queue, Collection<?> payloads, SendOptions options);
+
+    /**
+     * What the job's listener returned, read as {@code type}: empty while the job has not completed, when the
+     * listener returned nothing, or when history is off (outputs are kept in the history).
+     * @throws io.pgqueue.admin.NoSuchJobException when there is no such job (or it left the history)
+     */
+    <T> Optional<T> output(long jobId, Class<T> type);
 }

@@ -1,9 +1,15 @@
 package io.pgqueue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+
+import io.pgqueue.admin.JobInfo;
+import io.pgqueue.admin.NoSuchJobException;
+import org.jspecify.annotations.Nullable;
 
 import io.pgqueue.internal.lifecycle.JobRepository;
 import io.pgqueue.internal.lifecycle.NewJob;
@@ -46,7 +52,12 @@ public class QueueTemplate implements QueueOperations {
         QueueNames.validate(queue);
         Objects.requireNonNull(payload, "payload");
         Objects.requireNonNull(options, "options");
-        List<Long> ids = insert(queue, List.of(toNewJob(queue, payload, options)));
+        NewJob job = toNewJob(queue, payload, options);
+        if (job.debounceKey() != null) {
+            JobRepository.DebouncedSend sent = jobs.enqueueDebounced(queue, job);
+            return sent.inserted() ? SendResult.created(sent.jobId()) : SendResult.duplicateOf(sent.jobId());
+        }
+        List<Long> ids = insert(queue, List.of(job));
         if (!ids.isEmpty()) {
             return SendResult.created(ids.get(0));
         }
@@ -67,8 +78,12 @@ public class QueueTemplate implements QueueOperations {
         List<NewJob> chunk = new ArrayList<>(Math.min(payloads.size(), batchChunkSize));
         for (Object element : payloads) {
             Objects.requireNonNull(element, "payloads must not contain null");
-            chunk.add((element instanceof JobRequest request) ? toNewJob(queue, request.payload(), request.options())
-                    : toNewJob(queue, element, options));
+            NewJob job = (element instanceof JobRequest request) ? toNewJob(queue, request.payload(), request.options())
+                    : toNewJob(queue, element, options);
+            if (job.debounceKey() != null) {
+                throw new IllegalArgumentException("A debounced send cannot be part of a batch: send it on its own");
+            }
+            chunk.add(job);
             if (chunk.size() == batchChunkSize) {
                 ids.addAll(insert(queue, chunk));
                 chunk.clear();
@@ -89,9 +104,24 @@ public class QueueTemplate implements QueueOperations {
     }
 
     private NewJob toNewJob(String queue, Object payload, SendOptions options) {
-        long delayMillis = (options.delay() != null) ? options.delay().toMillis() : 0L;
+        Duration delay = (options.debounceWindow() != null) ? options.debounceWindow() : options.delay();
         return new NewJob(codec.writePayload(queue, payload), payload.getClass().getName(),
-                codec.writeHeaders(options.headers()), options.priority(), options.runAt(), delayMillis,
-                options.maxAttempts(), options.dedupKey(), options.groupKey());
+                codec.writeHeaders(options.headers()), options.priority(), options.runAt(),
+                (delay != null) ? delay.toMillis() : 0L, options.maxAttempts(), options.dedupKey(), options.groupKey(),
+                millis(options.timeout()), millis(options.dedupFor()), options.debounceKey());
+    }
+
+    private static @Nullable Long millis(@Nullable Duration duration) {
+        return (duration != null) ? duration.toMillis() : null;
+    }
+
+    @Override
+    public <T> Optional<T> output(long jobId, Class<T> type) {
+        JobInfo job = jobs.job(jobId);
+        if (job == null) {
+            throw new NoSuchJobException(jobId);
+        }
+        return (job.output() != null) ? Optional.ofNullable(codec.mapper().readValue(job.output(), type))
+                : Optional.empty();
     }
 }

@@ -30,6 +30,14 @@ public final class SendOptions {
 
     private final Map<String, String> headers;
 
+    private final @Nullable Duration timeout;
+
+    private final @Nullable Duration dedupFor;
+
+    private final @Nullable String debounceKey;
+
+    private final @Nullable Duration debounceWindow;
+
     private SendOptions(Builder builder) {
         this.delay = builder.delay;
         this.runAt = builder.runAt;
@@ -38,6 +46,10 @@ public final class SendOptions {
         this.maxAttempts = builder.maxAttempts;
         this.groupKey = builder.groupKey;
         this.headers = Map.copyOf(builder.headers);
+        this.timeout = builder.timeout;
+        this.dedupFor = builder.dedupFor;
+        this.debounceKey = builder.debounceKey;
+        this.debounceWindow = builder.debounceWindow;
     }
 
     /** Run as soon as possible, priority 0, no dedup key, the listener's max attempts, no group, no headers. */
@@ -58,6 +70,10 @@ public final class SendOptions {
         builder.maxAttempts = maxAttempts;
         builder.groupKey = groupKey;
         builder.headers.putAll(headers);
+        builder.timeout = timeout;
+        builder.dedupFor = dedupFor;
+        builder.debounceKey = debounceKey;
+        builder.debounceWindow = debounceWindow;
         return builder;
     }
 
@@ -92,10 +108,31 @@ public final class SendOptions {
         return headers;
     }
 
+    /** The most a handler may run on this job, or null for the listener's timeout. */
+    public @Nullable Duration timeout() {
+        return timeout;
+    }
+
+    /** How long the dedup key stays taken after this send, whether or not the job finished; or null. */
+    public @Nullable Duration dedupFor() {
+        return dedupFor;
+    }
+
+    /** The debounce key, or null when the send is not debounced. */
+    public @Nullable String debounceKey() {
+        return debounceKey;
+    }
+
+    /** The quiet window of a debounced send, or null. */
+    public @Nullable Duration debounceWindow() {
+        return debounceWindow;
+    }
+
     @Override
     public String toString() {
         return "SendOptions[delay=" + delay + ", runAt=" + runAt + ", priority=" + priority + ", dedupKey=" + dedupKey
-                + ", maxAttempts=" + maxAttempts + ", groupKey=" + groupKey + ", headers=" + headers + "]";
+                + ", dedupFor=" + dedupFor + ", maxAttempts=" + maxAttempts + ", groupKey=" + groupKey + ", timeout="
+                + timeout + ", debounce=" + debounceKey + "/" + debounceWindow + ", headers=" + headers + "]";
     }
 
     /** Longest dedup key or group key, in characters: keys live in indexes, whose entries are bounded. */
@@ -120,6 +157,14 @@ public final class SendOptions {
         private @Nullable String groupKey;
 
         private final Map<String, String> headers = new LinkedHashMap<>();
+
+        private @Nullable Duration timeout;
+
+        private @Nullable Duration dedupFor;
+
+        private @Nullable String debounceKey;
+
+        private @Nullable Duration debounceWindow;
 
         private Builder() {
         }
@@ -160,6 +205,35 @@ public final class SendOptions {
             return this;
         }
 
+        /**
+         * With {@link #dedupKey}: the key stays taken for this long after the send, even once the job finished,
+         * so a second send with the key within the window is a duplicate (River's unique-by-period).
+         */
+        public Builder dedupFor(Duration window) {
+            this.dedupFor = requirePositive(window, "dedupFor");
+            return this;
+        }
+
+        /**
+         * Debounces the send: sends with this key collapse into one job, which runs once no send of the key came
+         * for {@code window}; it runs with the payload, headers and options of the last send. Cannot be combined
+         * with a delay, run-at or dedup key, nor used in a batch.
+         */
+        public Builder debounce(String key, Duration window) {
+            this.debounceKey = requireKey(key, "debounce key");
+            this.debounceWindow = requirePositive(window, "debounce window");
+            return this;
+        }
+
+        /**
+         * The most a handler may run on this job; past it the handler's thread is interrupted and the attempt
+         * fails with a timeout (retried or sent dead by the usual rules). Overrides the listener's timeout.
+         */
+        public Builder timeout(Duration timeout) {
+            this.timeout = requirePositive(timeout, "timeout");
+            return this;
+        }
+
         /** Attempts before the job goes dead; overrides the listener's setting. */
         public Builder maxAttempts(int maxAttempts) {
             if (maxAttempts < 1) {
@@ -192,7 +266,22 @@ public final class SendOptions {
         }
 
         public SendOptions build() {
+            if (dedupFor != null && dedupKey == null) {
+                throw new IllegalArgumentException("dedupFor needs a dedupKey");
+            }
+            if (debounceKey != null && (delay != null || runAt != null || dedupKey != null)) {
+                throw new IllegalArgumentException("debounce cannot be combined with delay, runAt or dedupKey: the "
+                        + "debounce window is the delay, and its key the dedup key");
+            }
             return new SendOptions(this);
+        }
+
+        private static Duration requirePositive(Duration duration, String what) {
+            Objects.requireNonNull(duration, what);
+            if (duration.isNegative() || duration.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive: " + duration);
+            }
+            return duration;
         }
 
         private static String requireKey(String value, String what) {

@@ -111,7 +111,7 @@ public class PgQueueEndpoint {
             .filter((container) -> container.queue().equals(stats.queue()))
             .map(ContainerDescriptor::of)
             .toList();
-        Map<String, Long> counts = JobState.all().stream()
+        Map<String, Long> counts = JobState.live().stream()
             .collect(Collectors.toMap(JobState::value, (state) -> stats.counts().count(state), (a, b) -> a,
                     java.util.LinkedHashMap::new));
         Map<String, Long> totals = new java.util.LinkedHashMap<>();
@@ -119,6 +119,7 @@ public class PgQueueEndpoint {
         totals.put("completed", stats.counts().completed());
         totals.put("failed", stats.counts().failed());
         totals.put("deadLettered", stats.counts().deadLettered());
+        totals.put("cancelled", stats.counts().cancelled());
         return new QueueDescriptor(stats.queue(), counts, totals,
                 (stats.lag() != null) ? stats.lag().toNanos() / 1e9 : null, stats.paused(), containers);
     }

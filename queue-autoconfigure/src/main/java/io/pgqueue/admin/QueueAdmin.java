@@ -6,10 +6,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import io.pgqueue.JobState;
 import io.pgqueue.QueueNames;
+import io.pgqueue.internal.lifecycle.JobRepository;
 import io.pgqueue.internal.lifecycle.Repositories;
-import io.pgqueue.internal.lifecycle.ScheduleRecord;
+import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.schedule.ScheduleInfo;
+import io.pgqueue.schedule.ScheduleOperations;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -25,20 +28,170 @@ public class QueueAdmin {
     /** Dead jobs deleted per statement by {@link #purgeDead(String)}: no long-running delete. */
     static final int PURGE_BATCH = 10_000;
 
+    /** Attempts to cancel a job a transaction holds, before saying it runs in a TRANSACTIONAL listener. */
+    private static final int CANCEL_TRIES = 6;
+
     private final Repositories repositories;
 
-    public QueueAdmin(Repositories repositories) {
+    private final ScheduleOperations schedules;
+
+    public QueueAdmin(Repositories repositories, Wakeups wakeups) {
         this.repositories = repositories;
+        this.schedules = new ScheduleOperations(repositories.schedules(), wakeups);
     }
 
     /** Every recurring job with its next and last tick. */
     public List<ScheduleInfo> schedules() {
-        return repositories.schedules().all().stream().map(ScheduleRecord::info).toList();
+        return schedules.list();
     }
 
-    /** Removes a recurring job that no node declares any more; returns whether it existed. */
+    /**
+     * Recurring jobs operated at run time: pause, resume, trigger now, reschedule, remove (cluster-wide,
+     * kept across restarts).
+     */
+    public ScheduleOperations scheduleOperations() {
+        return schedules;
+    }
+
+    /**
+     * Removes a recurring job; returns whether it existed. A node that still declares it declares it again
+     * when it starts.
+     */
     public boolean removeSchedule(String name) {
-        return repositories.schedules().delete(name);
+        return schedules.remove(name);
+    }
+
+    /** Stops firing a recurring job until resumed, on every node, across restarts. */
+    public void pauseSchedule(String name) {
+        schedules.pause(name);
+    }
+
+    /** Fires a paused recurring job again from its next tick. */
+    public void resumeSchedule(String name) {
+        schedules.resume(name);
+    }
+
+    /**
+     * Enqueues one job of a recurring job now (its regular ticks go on); exactly one job however many nodes
+     * are asked at once. Returns whether this call enqueued it.
+     */
+    public boolean triggerSchedule(String name) {
+        return schedules.trigger(name);
+    }
+
+    /** Gives a recurring job a new cron expression, kept over what configuration declares. */
+    public void rescheduleCron(String name, String cron) {
+        schedules.reschedule(name, cron);
+    }
+
+    /** Gives a recurring job a new fixed rate, kept over what configuration declares. */
+    public void rescheduleFixedRate(String name, Duration fixedRate) {
+        schedules.reschedule(name, fixedRate);
+    }
+
+    /**
+     * A job by id: a live one, or a finished one while the history keeps it.
+     * @throws NoSuchJobException when there is none
+     */
+    public JobInfo job(long jobId) {
+        JobInfo job = repositories.jobs().job(jobId);
+        if (job == null) {
+            throw new NoSuchJobException(jobId);
+        }
+        return job;
+    }
+
+    /** A page of a queue's jobs matching the query, newest first; read every filter from an index. */
+    public JobPage jobs(JobQuery query) {
+        List<JobInfo> jobs = repositories.jobs().jobs(query);
+        Long next = (jobs.size() == query.limit()) ? jobs.get(jobs.size() - 1).id() : null;
+        return new JobPage(jobs, next);
+    }
+
+    /**
+     * Cancels a job. One that has not started finishes as cancelled at once (its dedup key and group are
+     * released; kept in the history as cancelled when history is on). Of a running LEASE job, the
+     * cancellation is requested: its node interrupts the handler within a heartbeat, and the job finishes as
+     * cancelled whatever the handler does. Cancelled jobs never run again.
+     * @throws NoSuchJobException when there is no such job
+     * @throws IllegalStateException when the job already finished (nothing changes), is dead (retry or purge
+     * it instead), or is running in a TRANSACTIONAL listener, whose transaction holds it
+     */
+    public CancelResult cancel(long jobId) {
+        long backoff = 20;
+        for (int tries = 1;; tries++) {
+            JobRepository.Cancellation cancellation = repositories.jobs().cancel(new long[] { jobId });
+            if (cancellation.cancelled().contains(jobId)) {
+                logger.info("Job " + jobId + " cancelled");
+                return CancelResult.CANCELLED;
+            }
+            if (cancellation.requested().contains(jobId)) {
+                logger.info("Cancellation of running job " + jobId + " requested");
+                return CancelResult.CANCEL_REQUESTED;
+            }
+            JobInfo job = job(jobId);
+            if (job.state().isFinished()) {
+                throw new IllegalStateException("Job " + jobId + " has already finished (" + job.state().value()
+                        + "): nothing to cancel");
+            }
+            if (job.state() == JobState.DEAD) {
+                throw new IllegalStateException("Job " + jobId + " is dead and will not run unless retried: "
+                        + "purge it to remove it");
+            }
+            if (tries == CANCEL_TRIES) {
+                throw new IllegalStateException("Job " + jobId + " is running in a TRANSACTIONAL listener, whose "
+                        + "transaction holds it: it cannot be cancelled while it runs (it commits or rolls back "
+                        + "with that transaction)");
+            }
+            // held for a moment (a claim, a state change), or by a TRANSACTIONAL handler's transaction
+            pause(backoff);
+            backoff *= 2;
+        }
+    }
+
+    /**
+     * Cancels every scheduled, ready and running job matching the query (its limit is the batch size of
+     * each round; dead and finished jobs are not matched), as {@link #cancel(long)} does one.
+     */
+    public BulkCancelResult cancel(JobQuery query) {
+        JobQuery.Builder cancellable = query.toBuilder();
+        List<JobState> states = query.liveStates().stream().filter((state) -> state != JobState.DEAD).toList();
+        if (states.isEmpty()) {
+            return new BulkCancelResult(0, 0, 0);
+        }
+        cancellable.states(states.toArray(JobState[]::new));
+        JobQuery page = cancellable.build();
+        long cancelled = 0;
+        long requested = 0;
+        long skipped = 0;
+        while (true) {
+            List<JobInfo> jobs = repositories.jobs().jobs(page);
+            if (jobs.isEmpty()) {
+                break;
+            }
+            JobRepository.Cancellation cancellation = repositories.jobs()
+                .cancel(jobs.stream().mapToLong(JobInfo::id).toArray());
+            cancelled += cancellation.cancelled().size();
+            requested += cancellation.requested().size();
+            skipped += jobs.size() - cancellation.cancelled().size() - cancellation.requested().size();
+            if (jobs.size() < page.limit()) {
+                break;
+            }
+            page = page.after(jobs.get(jobs.size() - 1).id());
+        }
+        logger.info("Cancelled " + cancelled + " job(s) of queue '" + query.queue() + "', requested the cancellation "
+                + "of " + requested + " running, skipped " + skipped);
+        return new BulkCancelResult(cancelled, requested, skipped);
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while cancelling", ex);
+        }
     }
 
     /** Every queue the counters know, with counts, lag and pause state. */

@@ -15,13 +15,14 @@ import io.pgqueue.JobState;
  * @param completed jobs ever finished successfully (monotonic)
  * @param failed failed attempts ever (monotonic)
  * @param deadLettered jobs ever sent dead (monotonic)
+ * @param cancelled jobs ever cancelled (monotonic)
  */
 public record QueueCounts(String queue, Map<JobState, Long> jobs, long enqueued, long completed, long failed,
-        long deadLettered) {
+        long deadLettered, long cancelled) {
 
     public QueueCounts {
         EnumMap<JobState, Long> all = new EnumMap<>(JobState.class);
-        for (JobState state : JobState.all()) {
+        for (JobState state : JobState.live()) {
             all.put(state, jobs.getOrDefault(state, 0L));
         }
         jobs = Collections.unmodifiableMap(all);

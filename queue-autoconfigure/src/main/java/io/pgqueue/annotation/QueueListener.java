@@ -36,4 +36,11 @@ public @interface QueueListener {
 
     /** Attempts before a job goes dead (a job sent with its own max attempts keeps those). */
     String maxAttempts() default "";
+
+    /**
+     * The most the handler may run on one job (a batch listener: on one batch), e.g. {@code 30s} or
+     * {@code PT5M}; past it the handler's thread is interrupted and the attempt fails with a timeout. A job
+     * sent with its own {@code SendOptions.timeout} keeps that.
+     */
+    String timeout() default "";
 }

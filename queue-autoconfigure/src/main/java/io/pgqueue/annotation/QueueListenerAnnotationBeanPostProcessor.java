@@ -60,7 +60,7 @@ public class QueueListenerAnnotationBeanPostProcessor
             synchronized (endpoints) {
                 endpoints.add(new ListenerEndpoint(bean, invocable, resolve(listener.queue()), optional(listener.id()),
                         optional(listener.concurrency()), optional(listener.mode()), optional(listener.batchSize()),
-                        optional(listener.maxAttempts())));
+                        optional(listener.maxAttempts()), optional(listener.timeout())));
             }
         });
         return bean;

@@ -94,8 +94,8 @@ public final class PgQueueAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    QueueAdmin queueAdmin(Repositories repositories) {
-        return new QueueAdmin(repositories);
+    QueueAdmin queueAdmin(Repositories repositories, Wakeups wakeups) {
+        return new QueueAdmin(repositories, wakeups);
     }
 
     @Bean

@@ -359,6 +359,21 @@ public class PgQueueProperties implements InitializingBean {
         private @Nullable Integer maxAttempts;
 
         /**
+         * The most a handler may run on one job (a batch listener: on one batch); past it the handler's
+         * thread is interrupted and the attempt fails with a timeout. Unset: no limit. A job sent with its own
+         * timeout keeps that.
+         */
+        private @Nullable Duration timeout;
+
+        public @Nullable Duration getTimeout() {
+            return timeout;
+        }
+
+        public void setTimeout(@Nullable Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        /**
          * Wait between polls when the last poll found less than a full batch and no NOTIFY arrived.
          */
         private @Nullable Duration pollInterval;
@@ -460,6 +475,7 @@ public class PgQueueProperties implements InitializingBean {
             if (maxAttempts != null) {
                 atLeast(prefix + ".max-attempts", maxAttempts, 1);
             }
+            positive(prefix + ".timeout", timeout);
             positive(prefix + ".poll-interval", pollInterval);
             backoff.validate(prefix + ".backoff");
             if (maxRunning != null) {

@@ -1,6 +1,8 @@
 package io.pgqueue.autoconfigure;
 
 import java.util.Locale;
+
+import org.springframework.boot.convert.DurationStyle;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -57,6 +59,9 @@ class PropertiesContainerOptionsResolver implements ContainerOptionsResolver {
                         defaults.getBatchSize()))
                 .maxAttempts(pick(endpoint.maxAttempts(), method, "maxAttempts", Integer::valueOf,
                         perQueue.getMaxAttempts(), defaults.getMaxAttempts()))
+                .timeout((endpoint.timeout() != null)
+                        ? pick(endpoint.timeout(), method, "timeout", DurationStyle::detectAndParse, null, null)
+                        : firstOr(perQueue.getTimeout(), defaults.getTimeout(), null))
                 .pollInterval(first(perQueue.getPollInterval(), defaults.getPollInterval()))
                 .backoff(backoff(perQueue.getBackoff(), defaults.getBackoff()))
                 .autoStartup(defaults.isAutoStartup())

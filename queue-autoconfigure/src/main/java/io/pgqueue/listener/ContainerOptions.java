@@ -48,6 +48,8 @@ public final class ContainerOptions {
 
     private final GroupFailurePolicy groupFailure;
 
+    private final @Nullable Duration timeout;
+
     private ContainerOptions(Builder builder) {
         this.id = Objects.requireNonNull(builder.id, "id");
         this.queue = Objects.requireNonNull(builder.queue, "queue");
@@ -61,6 +63,10 @@ public final class ContainerOptions {
         this.maxRunning = (builder.maxRunning != null) ? positive(builder.maxRunning, "maxRunning") : null;
         this.rate = builder.rate;
         this.groupFailure = Objects.requireNonNull(builder.groupFailure, "groupFailure");
+        if (builder.timeout != null && (builder.timeout.isNegative() || builder.timeout.isZero())) {
+            throw new IllegalArgumentException("timeout must be positive: " + builder.timeout);
+        }
+        this.timeout = builder.timeout;
         if (mode == DeliveryMode.TRANSACTIONAL && (maxRunning != null || rate != null)) {
             throw new IllegalArgumentException("max-running and rate need LEASE delivery: a TRANSACTIONAL job is "
                     + "not visible as running while its transaction is open");
@@ -83,7 +89,13 @@ public final class ContainerOptions {
             .autoStartup(autoStartup)
             .maxRunning(maxRunning)
             .rate(rate)
-            .groupFailure(groupFailure);
+            .groupFailure(groupFailure)
+            .timeout(timeout);
+    }
+
+    /** The most a handler may run on one job (or one batch), unless the job has its own; null for none. */
+    public @Nullable Duration timeout() {
+        return timeout;
     }
 
     public String id() {
@@ -146,7 +158,7 @@ public final class ContainerOptions {
     /** Whether two containers on one queue would treat its jobs the same way. */
     public boolean sameDeliveryAs(ContainerOptions other) {
         return queue.equals(other.queue) && mode == other.mode && batchSize == other.batchSize
-                && maxAttempts == other.maxAttempts && backoff.equals(other.backoff)
+                && maxAttempts == other.maxAttempts && Objects.equals(timeout, other.timeout) && backoff.equals(other.backoff)
                 && Objects.equals(maxRunning, other.maxRunning) && Objects.equals(rate, other.rate)
                 && groupFailure == other.groupFailure;
     }
@@ -154,7 +166,7 @@ public final class ContainerOptions {
     @Override
     public String toString() {
         return "ContainerOptions[id=" + id + ", queue=" + queue + ", mode=" + mode + ", concurrency=" + concurrency
-                + ", batchSize=" + batchSize + ", maxAttempts=" + maxAttempts + ", pollInterval=" + pollInterval
+                + ", batchSize=" + batchSize + ", maxAttempts=" + maxAttempts + ", timeout=" + timeout + ", pollInterval=" + pollInterval
                 + ", backoff=" + backoff + ", autoStartup=" + autoStartup + ", maxRunning=" + maxRunning + ", rate="
                 + rate + ", groupFailure=" + groupFailure + "]";
     }
@@ -180,6 +192,8 @@ public final class ContainerOptions {
         private int batchSize = DEFAULT_BATCH_SIZE;
 
         private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+
+        private @Nullable Duration timeout;
 
         private Duration pollInterval = DEFAULT_POLL_INTERVAL;
 
@@ -233,6 +247,12 @@ public final class ContainerOptions {
 
         public Builder batchSize(int batchSize) {
             this.batchSize = batchSize;
+            return this;
+        }
+
+        /** The most a handler may run on one job (or one batch); null for no limit. */
+        public Builder timeout(@Nullable Duration timeout) {
+            this.timeout = timeout;
             return this;
         }
 

@@ -43,4 +43,28 @@ public interface JobContext {
      * @return whether the lease was extended (false if this node no longer owns the job)
      */
     boolean extendLease(Duration duration);
+
+    /**
+     * Whether this job's cancellation was requested ({@code QueueAdmin.cancel}) while it runs. The handler's
+     * thread is also interrupted; a handler that checks this (or {@link #checkCancelled()}) in its loop stops
+     * cleanly. Whatever it then returns or throws, the job finishes as cancelled.
+     */
+    boolean isCancellationRequested();
+
+    /** Throws {@link JobCancelledException} when this job's cancellation was requested. */
+    void checkCancelled();
+
+    /**
+     * Puts this job off: once the handler returns (or throws), the job runs again after {@code delay}, and
+     * this attempt does not count. Throwing {@link SnoozeException} does the same. In TRANSACTIONAL mode the
+     * handler's transaction rolls back.
+     */
+    void snooze(Duration delay);
+
+    /**
+     * Reports how far the handler got (0 to 100) and what it is doing. Throttled: the latest report is written
+     * at the node's next heartbeat, where {@code QueueAdmin.job(id)} shows it while the job runs (LEASE mode;
+     * a TRANSACTIONAL job's row is held by its transaction, and its progress is not recorded).
+     */
+    void progress(int percent, @Nullable String message);
 }

@@ -38,6 +38,16 @@ public interface JobObserver {
             public void failed(JobContext job, Duration duration, Throwable error, FailureDecision decision) {
                 all.forEach((observer) -> observer.failed(job, duration, error, decision));
             }
+
+            @Override
+            public void snoozed(JobContext job, Duration duration, Duration delay) {
+                all.forEach((observer) -> observer.snoozed(job, duration, delay));
+            }
+
+            @Override
+            public void cancelled(JobContext job, Duration duration) {
+                all.forEach((observer) -> observer.cancelled(job, duration));
+            }
         };
     }
 
@@ -51,5 +61,13 @@ public interface JobObserver {
 
     /** The handler threw (or the payload could not be read) after {@code duration}. */
     default void failed(JobContext job, Duration duration, Throwable error, FailureDecision decision) {
+    }
+
+    /** The handler put the job off for {@code delay} after {@code duration}; the attempt does not count. */
+    default void snoozed(JobContext job, Duration duration, Duration delay) {
+    }
+
+    /** The job's cancellation was requested while it ran (or before it started); it finishes as cancelled. */
+    default void cancelled(JobContext job, Duration duration) {
     }
 }

@@ -16,7 +16,9 @@ import org.jspecify.annotations.Nullable;
  * @param mode delivery mode name, or null
  * @param batchSize batch size, or null
  * @param maxAttempts max attempts, or null
+ * @param timeout the handler's timeout (a Duration, e.g. "30s"), or null
  */
 public record ListenerEndpoint(Object bean, Method method, String queue, @Nullable String id,
-        @Nullable String concurrency, @Nullable String mode, @Nullable String batchSize, @Nullable String maxAttempts) {
+        @Nullable String concurrency, @Nullable String mode, @Nullable String batchSize, @Nullable String maxAttempts,
+        @Nullable String timeout) {
 }

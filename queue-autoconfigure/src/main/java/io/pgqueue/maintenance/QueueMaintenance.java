@@ -64,7 +64,8 @@ public class QueueMaintenance extends PeriodicLifecycle {
     }
 
     /**
-     * Deletes dead jobs and history rows past their retention, one bounded batch per statement.
+     * Deletes dead jobs and history rows past their retention, and expired dedup windows, one bounded batch
+     * per statement.
      * @return how many rows were deleted
      */
     public long deleteOldRows() {
@@ -82,6 +83,11 @@ public class QueueMaintenance extends PeriodicLifecycle {
             }
             while (batch == retention.batchSize());
         }
+        do {
+            batch = repositories.jobs().expireDedupWindows(retention.batchSize());
+            deleted += batch;
+        }
+        while (batch == retention.batchSize());
         return deleted;
     }
 

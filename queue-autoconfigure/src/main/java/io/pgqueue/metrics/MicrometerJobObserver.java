@@ -47,6 +47,16 @@ public class MicrometerJobObserver implements JobObserver {
         queue.failedTime.record(duration);
     }
 
+    @Override
+    public void snoozed(JobContext job, Duration duration, Duration delay) {
+        meters(job.queue()).snoozed.increment();
+    }
+
+    @Override
+    public void cancelled(JobContext job, Duration duration) {
+        meters(job.queue()).cancelled.increment();
+    }
+
     private QueueMeters meters(String queue) {
         return meters.computeIfAbsent(queue, (name) -> new QueueMeters(registry, name));
     }
@@ -61,6 +71,10 @@ public class MicrometerJobObserver implements JobObserver {
 
         final Counter dead;
 
+        final Counter snoozed;
+
+        final Counter cancelled;
+
         final Timer succeededTime;
 
         final Timer failedTime;
@@ -72,6 +86,8 @@ public class MicrometerJobObserver implements JobObserver {
             failed = counter(registry, "pgqueue.jobs.failed", "Failed attempts", queue);
             retried = counter(registry, "pgqueue.jobs.retried", "Failed attempts that will be retried", queue);
             dead = counter(registry, "pgqueue.jobs.dead", "Jobs sent dead by this node's listeners", queue);
+            snoozed = counter(registry, "pgqueue.jobs.snoozed", "Attempts put off by their handler, uncounted", queue);
+            cancelled = counter(registry, "pgqueue.jobs.cancelled", "Running jobs stopped by a cancellation", queue);
             succeededTime = duration(registry, queue, "success");
             failedTime = duration(registry, queue, "failure");
             latency = Timer.builder("pgqueue.job.latency")

@@ -75,7 +75,7 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
         List<MultiGauge.Row<?>> jobRows = new ArrayList<>();
         List<MultiGauge.Row<?>> lagRows = new ArrayList<>();
         for (String queue : snapshot.keySet()) {
-            for (JobState state : JobState.all()) {
+            for (JobState state : JobState.live()) {
                 jobRows.add(MultiGauge.Row.of(Tags.of("queue", queue, "state", state.value()), () -> count(queue, state)));
             }
             lagRows.add(MultiGauge.Row.of(Tags.of("queue", queue), () -> lagSeconds(queue)));

@@ -56,7 +56,7 @@ public class QueueScheduler extends PeriodicLifecycle {
         String type = (payload == null || payload instanceof String) ? null : payload.getClass().getName();
         store.declare(new ScheduleRecord(job.name(), job.queue(), job.cron(),
                 (job.fixedRate() != null) ? job.fixedRate().toMillis() : null, job.zone().getId(), json, type,
-                job.missed().name(), ticks.next(store.now()), null));
+                job.missed().name(), ticks.next(store.now()), null, false, false));
     }
 
     /** Every recurring job the cluster knows, with its next and last tick. */

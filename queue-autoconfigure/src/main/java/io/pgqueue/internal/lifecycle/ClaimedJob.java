@@ -17,7 +17,9 @@ import org.jspecify.annotations.Nullable;
  * @param enqueuedAt when the job was sent
  * @param dueAt when the job became runnable (its run-at)
  * @param claimedAt when this attempt was claimed (database clock)
+ * @param timeoutMillis the job's own timeout, or null for the listener's
  */
 public record ClaimedJob(long id, String queue, String payloadJson, @Nullable String payloadType,
-        @Nullable String headersJson, int attempt, int maxAttempts, Instant enqueuedAt, Instant dueAt, Instant claimedAt) {
+        @Nullable String headersJson, int attempt, int maxAttempts, Instant enqueuedAt, Instant dueAt, Instant claimedAt,
+        @Nullable Long timeoutMillis) {
 }

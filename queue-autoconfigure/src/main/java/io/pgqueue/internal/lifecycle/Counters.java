@@ -23,7 +23,7 @@ final class Counters {
 
     static {
         List<String> columns = new ArrayList<>();
-        JobState.all().forEach((state) -> columns.add(state.value()));
+        JobState.live().forEach((state) -> columns.add(state.value()));
         for (Transition.Total total : Transition.Total.values()) {
             columns.add(total.column());
         }
@@ -61,9 +61,9 @@ final class Counters {
         }
         List<String> columns = new ArrayList<>();
         List<String> values = new ArrayList<>();
-        for (JobState state : JobState.all()) {
+        for (JobState state : JobState.live()) {
             String into = into(transition, state, rows);
-            String out = (state == transition.from()) ? ((rows == Rows.ONE) ? "1" : "count(*)") : null;
+            String out = out(transition, state, rows);
             if (into != null || out != null) {
                 columns.add(state.value());
                 values.add((into != null && out != null) ? into + " - " + out : (into != null) ? into : "-" + out);
@@ -84,14 +84,21 @@ final class Counters {
 
     /** How many of the changed rows entered {@code state}, or null when the transition cannot reach it. */
     private static String into(Transition transition, JobState state, Rows rows) {
-        if (!transition.to().contains(state)) {
-            return null;
-        }
-        if (transition.to().size() == 1) {
+        return (transition.to().contains(state)) ? some(transition.to().size(), "state", state, rows) : null;
+    }
+
+    /** How many of the changed rows left {@code state}, or null when the transition cannot leave it. */
+    private static String out(Transition transition, JobState state, Rows rows) {
+        return (transition.from().contains(state)) ? some(transition.from().size(), "from_state", state, rows) : null;
+    }
+
+    /** All rows when {@code state} is the only choice, else those whose {@code column} names it. */
+    private static String some(int choices, String column, JobState state, Rows rows) {
+        if (choices == 1) {
             return all(rows);
         }
-        return (rows == Rows.ONE) ? "(state = '" + state.value() + "')::int"
-                : "count(*) FILTER (WHERE state = '" + state.value() + "')";
+        return (rows == Rows.ONE) ? "(" + column + " = '" + state.value() + "')::int"
+                : "count(*) FILTER (WHERE " + column + " = '" + state.value() + "')";
     }
 
     private static String all(Rows rows) {
@@ -144,7 +151,7 @@ final class Counters {
      * same transaction. Scans the job table: run it rarely.
      */
     String reconcileStatement() {
-        List<String> states = JobState.all().stream().map(JobState::value).toList();
+        List<String> states = JobState.live().stream().map(JobState::value).toList();
         StringJoiner actual = new StringJoiner(", ");
         StringJoiner drift = new StringJoiner(", ");
         StringJoiner changed = new StringJoiner(" OR ");

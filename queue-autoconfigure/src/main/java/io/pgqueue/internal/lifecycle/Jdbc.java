@@ -87,6 +87,28 @@ final class Jdbc {
         return counts.isEmpty() ? 0 : counts.get(0);
     }
 
+    /**
+     * Runs several statements in one round trip (separated by semicolons), each returning one row with one
+     * number, and adds those numbers up.
+     */
+    long countAll(Sql sql, Binder binder) {
+        return execute((connection) -> {
+            try (PreparedStatement statement = statement(connection, sql, binder)) {
+                long total = 0;
+                boolean rows = statement.execute();
+                while (rows || statement.getUpdateCount() != -1) {
+                    if (rows) {
+                        try (ResultSet result = statement.getResultSet()) {
+                            total += result.next() ? result.getLong(1) : 0;
+                        }
+                    }
+                    rows = statement.getMoreResults();
+                }
+                return total;
+            }
+        });
+    }
+
     /** Runs a statement without a result set; returns the number of rows it changed. */
     int update(Sql sql, Binder binder) {
         return execute((connection) -> {

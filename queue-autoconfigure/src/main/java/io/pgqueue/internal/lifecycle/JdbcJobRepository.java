@@ -7,6 +7,8 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -14,6 +16,8 @@ import java.util.UUID;
 import java.util.function.Function;
 
 import io.pgqueue.admin.DeadJob;
+import io.pgqueue.admin.JobInfo;
+import io.pgqueue.admin.JobQuery;
 import io.pgqueue.listener.RateLimit;
 import org.jspecify.annotations.Nullable;
 
@@ -50,8 +54,27 @@ final class JdbcJobRepository implements JobRepository {
 
     /** The columns a claim returns. */
     private static final String CLAIMED_COLUMNS = """
-            SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at
+            SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at,
+                   timeout_ms
             FROM claimed""";
+
+    /** What a statement that finishes jobs returns of each row, for the history (with the finished state). */
+    private static final String FINISHED_COLUMNS = """
+            j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
+            j.run_at, j.attempted_at, j.last_error""";
+
+    /**
+     * Dedup windows of the input rows that have one: a key is taken again only once its window expired; the
+     * rows whose key could not be taken are not inserted.
+     */
+    private static final String WINDOW_CTE = """
+            , windowed AS (
+                INSERT INTO {schema}.dedup_window AS w (queue, dedup_key, expires_at)
+                SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
+                FROM input WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+                ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
+                RETURNING queue, dedup_key
+            )""";
 
     /** Live jobs of one queue or all queues that a listener would pick up now (exact; for tests). */
     private static final String PENDING = """
@@ -67,8 +90,26 @@ final class JdbcJobRepository implements JobRepository {
 
     private final TransactionTemplate transactions;
 
-    /** The insert statements by row shape, each without and with NOTIFY. */
+    /** The insert statements by row shape, each without and with NOTIFY, then both again with dedup windows. */
     private final Map<RowShape, Sql[]> enqueue = new EnumMap<>(RowShape.class);
+
+    private final Sql enqueueDebounced;
+
+    private final Sql snooze;
+
+    private final Sql snoozeAfterRollback;
+
+    private final Sql cancel;
+
+    private final Sql cancelRunning;
+
+    private final Sql progress;
+
+    private final Sql recordOutput;
+
+    private final Sql expireDedupWindows;
+
+    private final JobLookups lookups;
 
     private final Sql promoteDue;
 
@@ -123,18 +164,48 @@ final class JdbcJobRepository implements JobRepository {
         this.history = history;
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
         for (RowShape shape : RowShape.values()) {
-            enqueue.put(shape, new Sql[] { schema.sql(enqueueStatement(shape, false)),
-                    schema.sql(enqueueStatement(shape, true)) });
+            enqueue.put(shape, new Sql[] { schema.sql(enqueueStatement(shape, false, false)),
+                    schema.sql(enqueueStatement(shape, true, false)), schema.sql(enqueueStatement(shape, false, true)),
+                    schema.sql(enqueueStatement(shape, true, true)) });
         }
+        this.enqueueDebounced = schema.sql(debounceStatement());
+        String leasedAttempt = "id = :id AND attempts = :attempt AND locked_by = :node";
+        this.snooze = schema.sql(snoozeStatement(Transition.SNOOZE) + ";\n" + cancelRunningStatement(leasedAttempt));
+        this.snoozeAfterRollback = schema.sql(snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
+        this.cancel = schema.sql(cancelStatement());
+        this.cancelRunning = schema.sql(cancelRunningStatement(leasedAttempt));
+        this.progress = schema.sql("""
+                UPDATE {schema}.job j SET progress_percent = p.percent, progress_message = p.message
+                FROM unnest(:ids::bigint[], :attempts::int[], :percents::smallint[], :messages::text[])
+                     AS p(id, attempt, percent, message)
+                WHERE j.id = p.id AND j.attempts = p.attempt AND j.locked_by = :node AND j.state = 'running'
+                """);
+        this.recordOutput = schema.sql("UPDATE {schema}.job_history SET output = :output::jsonb WHERE id = :id");
+        this.expireDedupWindows = schema.sql("""
+                WITH expired AS (
+                    DELETE FROM {schema}.dedup_window WHERE (queue, dedup_key) IN (
+                        SELECT queue, dedup_key FROM {schema}.dedup_window WHERE expires_at < now()
+                        ORDER BY expires_at LIMIT :limit FOR UPDATE SKIP LOCKED)
+                    RETURNING queue
+                )
+                SELECT count(*) FROM expired
+                """);
+        this.lookups = new JobLookups(schema);
         this.promoteDue = schema.sql(promoteStatement(false));
         this.promoteDueOfQueue = schema.sql(promoteStatement(true));
         this.claimLeased = schema.sql(promoteStatement(true) + ";\n" + claimLeasedStatement());
         this.claimAndDelete = schema.sql(claimAndDeleteStatement());
         this.complete = schema.sql(completeStatement());
-        this.fail = schema.sql(failStatement(Transition.FAIL));
+        this.fail = schema.sql(failStatement(Transition.FAIL) + ";\n" + cancelRunningStatement(leasedAttempt));
         this.failAfterRollback = schema.sql(failStatement(Transition.FAIL_AFTER_ROLLBACK));
-        this.rescue = schema.sql(rescueStatement());
-        this.release = schema.sql(releaseStatement());
+        this.rescue = schema.sql(rescueStatement() + ";\n" + cancelRunningStatement("""
+                id = ANY(ARRAY(SELECT r.id FROM {schema}.job r
+                               WHERE r.state = 'running' AND r.cancel_requested
+                                 AND (r.lease_until < now()
+                                      OR NOT EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = r.locked_by))
+                               ORDER BY r.id FOR UPDATE SKIP LOCKED))"""));
+        this.release = schema.sql(releaseStatement() + ";\n"
+                + cancelRunningStatement("id = ANY(:ids::bigint[]) AND locked_by = :node"));
         this.extendLease = schema.sql("""
                 UPDATE {schema}.job SET lease_until = greatest(lease_until, now() + :lease_ms * interval '1 millisecond')
                 WHERE id = :id AND attempts = :attempt AND locked_by = :node AND state = 'running'
@@ -182,36 +253,74 @@ final class JdbcJobRepository implements JobRepository {
 
     /**
      * The insert of new jobs read from the CTE {@code input} (queue, payload, payload_type, headers, priority,
-     * due, max_attempts, dedup_key, group_key) as CTEs {@code inserted} (id, queue, state), its counter deltas
-     * and, with {@code notify}, {@code notified}: a NOTIFY of the queue delivered at commit, which the final
-     * select must reference. The one way a job row comes into being, for sends and recurring ticks alike; to
+     * due, max_attempts, dedup_key, group_key, timeout_ms and, with dedup windows, dedup_for_ms) as CTEs
+     * {@code inserted} (id, queue, state), its counter deltas and, with {@code notify}, {@code notified}: a
+     * NOTIFY of the queue delivered at commit, which the final select must reference. The one way a job row
+     * comes into being, for sends and recurring ticks alike (and, in the same words, pgqueue.send() in SQL); to
      * follow a WITH clause that defines {@code input}.
      */
     String insertCtes(Counters.Rows rows, boolean notify) {
-        return Transition.ENQUEUE.tag() + """
+        return insertCtes(rows, notify, false);
+    }
+
+    private String insertCtes(Counters.Rows rows, boolean notify, boolean windowed) {
+        return Transition.ENQUEUE.tag() + (windowed ? WINDOW_CTE : "") + """
                 , inserted AS (
                     INSERT INTO {schema}.job (queue, state, priority, run_at, payload, payload_type, headers,
-                                              max_attempts, dedup_key, group_key)
+                                              max_attempts, dedup_key, group_key, timeout_ms)
                     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-                           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key
-                    FROM input
+                           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
+                    FROM input i%s
                     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
                     RETURNING id, queue, state
-                )""" + counters.deltaCte(Transition.ENQUEUE, "inserted", rows) + (notify ? """
+                )""".formatted(windowed ? """
+
+                    WHERE i.dedup_for_ms IS NULL
+                       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)"""
+                : "") + counters.deltaCte(Transition.ENQUEUE, "inserted", rows) + (notify ? """
                 , notified AS (
                     SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
                 )""" : "");
     }
 
-    private String enqueueStatement(RowShape shape, boolean notify) {
+    /** The input CTE of a send: the job rows as parameters of the given shape. */
+    private static String inputCte(RowShape shape) {
         return """
                 WITH input AS (
                     SELECT :queue::text AS queue, i.*,
                            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
                     FROM %s AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                                 group_key)
-                )""".formatted(shape.rows) + insertCtes(shape.counted, notify)
+                                 group_key, timeout_ms, dedup_for_ms)
+                )""".formatted(shape.rows);
+    }
+
+    private String enqueueStatement(RowShape shape, boolean notify, boolean windowed) {
+        return inputCte(shape) + insertCtes(shape.counted, notify, windowed)
                 + (notify ? "\nSELECT id FROM inserted LEFT JOIN notified ON true" : "\nSELECT id FROM inserted");
+    }
+
+    /**
+     * A debounced send: inserts the job, waiting for its quiet window, or, while a job of the key still waits,
+     * gives that one the new payload and options and pushes its run-at back. Only inserted rows are counted.
+     */
+    private String debounceStatement() {
+        return inputCte(RowShape.SINGLE) + Transition.ENQUEUE.tag() + """
+                , upserted AS (
+                    INSERT INTO {schema}.job AS j (queue, state, priority, run_at, payload, payload_type, headers,
+                                                   max_attempts, group_key, timeout_ms, debounce_key)
+                    SELECT queue, 'scheduled', priority, due, payload::jsonb, payload_type, headers::jsonb,
+                           max_attempts, group_key, timeout_ms, :debounce_key
+                    FROM input
+                    ON CONFLICT (queue, debounce_key) WHERE state = 'scheduled' AND debounce_key IS NOT NULL
+                    DO UPDATE SET payload = excluded.payload, payload_type = excluded.payload_type,
+                                  headers = excluded.headers, priority = excluded.priority, run_at = excluded.run_at,
+                                  max_attempts = excluded.max_attempts, group_key = excluded.group_key,
+                                  timeout_ms = excluded.timeout_ms
+                    RETURNING id, queue, state, (xmax = 0) AS inserted
+                ), inserted AS (
+                    SELECT id, queue, state FROM upserted WHERE inserted
+                )""" + counters.deltaCte(Transition.ENQUEUE, "inserted", Counters.Rows.ONE)
+                + "\nSELECT id, inserted FROM upserted";
     }
 
     /** Promotes due scheduled jobs, of one queue (before its claims) or of all (maintenance). */
@@ -233,12 +342,13 @@ final class JdbcJobRepository implements JobRepository {
                     UPDATE {schema}.job j
                     SET state = 'running', attempts = j.attempts + 1,
                         max_attempts = coalesce(j.max_attempts, :default_max_attempts),
-                        locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond'
+                        locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+                        attempted_at = now(), progress_percent = NULL, progress_message = NULL
                     WHERE j.id = ANY(ARRAY(%s))
                       AND EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = :node)
                       AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
                     RETURNING j.id, j.queue, j.payload::text AS payload, j.payload_type, j.headers::text AS headers,
-                              j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at
+                              j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms
                 )""".formatted(READY_IDS) + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)
                 + "\n" + CLAIMED_COLUMNS;
     }
@@ -250,8 +360,9 @@ final class JdbcJobRepository implements JobRepository {
                     WHERE j.id = ANY(ARRAY(%s))
                     RETURNING j.id, j.queue, j.payload::text AS payload, j.payload_type, j.headers::text AS headers,
                               j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
-                              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at
-                )""".formatted(READY_IDS) + historyCte("claimed")
+                              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+                              now() AS attempted_at, j.last_error, 'completed' AS state
+                )""".formatted(READY_IDS) + historyCte("claimed", false)
                 + counters.deltaCte(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY) + "\n" + CLAIMED_COLUMNS;
     }
 
@@ -268,25 +379,94 @@ final class JdbcJobRepository implements JobRepository {
                     DELETE FROM {schema}.job j
                     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node
                       AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE
-                    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key,
-                              j.dedup_key, j.created_at
-                )""" + historyCte("done") + counters.deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY)
-                + "\nSELECT count(*) FROM done";
+                    RETURNING %s,
+                              CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
+                )""".formatted(FINISHED_COLUMNS) + historyCte("done", true)
+                + counters.deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY) + "\nSELECT count(*) FROM done";
     }
 
-    /** The copy of finished jobs into job_history, when history is on. */
-    private String historyCte(String finished) {
+    /**
+     * The copy of finished jobs into job_history, when history is on; {@code finished} returns the
+     * {@link #FINISHED_COLUMNS} and the finished {@code state}. With {@code outputs}, the handlers' outputs
+     * come as the parameter {@code outputs}, aligned with {@code ids}.
+     */
+    private String historyCte(String finished, boolean outputs) {
         if (!history) {
             return "";
         }
         return """
                 , archived AS (
                     INSERT INTO {schema}.job_history (id, queue, payload, payload_type, headers, attempts, group_key,
-                                                      dedup_key, created_at)
-                    SELECT id, queue, payload::jsonb, payload_type, headers::jsonb, attempts, group_key, dedup_key,
-                           created_at
-                    FROM %s
-                )""".formatted(finished);
+                                                      dedup_key, created_at, run_at, attempted_at, last_error, state, output)
+                    SELECT f.id, f.queue, f.payload::jsonb, f.payload_type, f.headers::jsonb, f.attempts, f.group_key,
+                           f.dedup_key, f.created_at, f.run_at, f.attempted_at, f.last_error, f.state, %s
+                    FROM %s f%s
+                )""".formatted(outputs ? "o.output::jsonb" : "NULL::jsonb", finished, outputs
+                ? " LEFT JOIN unnest(:ids::bigint[], :outputs::text[]) AS o(id, output) ON o.id = f.id" : "");
+    }
+
+    /**
+     * Finishes running jobs matching {@code filter} whose cancellation was requested, as cancelled: the
+     * statement that follows every other way out of running (failure, snooze, release, rescue), which all
+     * leave such jobs alone. Running after them, it also finishes a job whose cancellation was requested
+     * while they ran.
+     */
+    private String cancelRunningStatement(String filter) {
+        return Transition.CANCEL_RUNNING.tag() + """
+                WITH cancelled AS (
+                    DELETE FROM {schema}.job j
+                    WHERE %s AND j.state = 'running' AND j.cancel_requested
+                    RETURNING %s, 'cancelled' AS state
+                )""".formatted(filter, FINISHED_COLUMNS) + historyCte("cancelled", false)
+                + counters.deltaCte(Transition.CANCEL_RUNNING, "cancelled", Counters.Rows.MANY)
+                + "\nSELECT count(*) FROM cancelled";
+    }
+
+    /**
+     * Cancels jobs by id: the scheduled and ready ones finish as cancelled at once (releasing their dedup
+     * keys, windows included, and their groups); of the running ones, the cancellation is requested. Rows
+     * another transaction holds (a TRANSACTIONAL handler running them) are left alone. Returns each job it
+     * did something to, with what.
+     */
+    private String cancelStatement() {
+        return Transition.CANCEL.tag() + """
+                WITH cancelled AS (
+                    DELETE FROM {schema}.job j
+                    WHERE j.id = ANY(ARRAY(SELECT id FROM {schema}.job WHERE id = ANY(:ids::bigint[])
+                                           AND state IN ('scheduled', 'ready') FOR UPDATE SKIP LOCKED))
+                      AND j.state IN ('scheduled', 'ready')
+                    RETURNING %s, j.state AS from_state, 'cancelled' AS state
+                ), windows_released AS (
+                    DELETE FROM {schema}.dedup_window w USING cancelled c
+                    WHERE w.queue = c.queue AND w.dedup_key = c.dedup_key
+                ), requested AS (
+                    UPDATE {schema}.job SET cancel_requested = true
+                    WHERE id = ANY(:ids::bigint[]) AND state = 'running'
+                    RETURNING id
+                )""".formatted(FINISHED_COLUMNS) + historyCte("cancelled", false)
+                + counters.deltaCte(Transition.CANCEL, "cancelled", Counters.Rows.MANY) + """
+
+                SELECT id, true AS finished FROM cancelled UNION ALL SELECT id, false FROM requested""";
+    }
+
+    /**
+     * Puts a job off without counting the attempt: back to scheduled (or ready without a delay). A LEASE job
+     * must still be running under this node in that attempt and not be cancel-requested (the statement that
+     * follows finishes such a job); a TRANSACTIONAL job is ready again after its rollback.
+     */
+    private String snoozeStatement(Transition transition) {
+        boolean leased = transition == Transition.SNOOZE;
+        return transition.tag() + """
+                WITH snoozed AS (
+                    UPDATE {schema}.job
+                    SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
+                        run_at = now() + :delay_ms::bigint * interval '1 millisecond',
+                        attempts = :attempt - 1, locked_by = NULL, lease_until = NULL
+                    WHERE id = :id AND %s
+                    RETURNING queue, state
+                )""".formatted(leased ? "attempts = :attempt AND state = 'running' AND locked_by = :node AND NOT cancel_requested"
+                        : "attempts = :attempt - 1 AND state = 'ready' AND locked_by IS NULL")
+                + counters.deltaCte(transition, "snoozed", Counters.Rows.MANY) + "\nSELECT count(*) FROM snoozed";
     }
 
     /**
@@ -308,7 +488,7 @@ final class JdbcJobRepository implements JobRepository {
                         dead_at = CASE WHEN :dead::boolean THEN now() END
                     WHERE id = :id AND %s
                     RETURNING queue, state
-                )""".formatted(leased ? "attempts = :attempt AND state = 'running' AND locked_by = :node"
+                )""".formatted(leased ? "attempts = :attempt AND state = 'running' AND locked_by = :node AND NOT cancel_requested"
                         : "attempts = :attempt - 1 AND state = 'ready' AND locked_by IS NULL")
                 + counters.deltaCte(transition, "failed", Counters.Rows.MANY) + "\nSELECT count(*) FROM failed";
     }
@@ -336,7 +516,7 @@ final class JdbcJobRepository implements JobRepository {
                                      CASE WHEN j.lease_until < now() THEN 'lease expired' ELSE 'node stopped' END
                     WHERE j.id = ANY(ARRAY(
                         SELECT r.id FROM {schema}.job r
-                        WHERE r.state = 'running'
+                        WHERE r.state = 'running' AND NOT r.cancel_requested
                           AND (r.lease_until < now()
                                OR NOT EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = r.locked_by
                                               AND n.id NOT IN (SELECT id FROM stale)))
@@ -350,7 +530,7 @@ final class JdbcJobRepository implements JobRepository {
         return Transition.RELEASE.tag() + """
                 WITH released AS (
                     UPDATE {schema}.job SET state = 'ready', attempts = attempts - 1, locked_by = NULL, lease_until = NULL
-                    WHERE id = ANY(:ids::bigint[]) AND locked_by = :node
+                    WHERE id = ANY(:ids::bigint[]) AND locked_by = :node AND state = 'running' AND NOT cancel_requested
                     RETURNING queue
                 )""" + counters.deltaCte(Transition.RELEASE, "released", Counters.Rows.MANY)
                 + "\nSELECT count(*) FROM released";
@@ -397,13 +577,24 @@ final class JdbcJobRepository implements JobRepository {
             return List.of();
         }
         RowShape shape = RowShape.of(jobs);
-        return jdbc.query(enqueue.get(shape)[notify ? 1 : 0], (params) -> {
+        boolean windowed = jobs.stream().anyMatch((job) -> job.dedupForMillis() != null);
+        return jdbc.query(enqueue.get(shape)[(notify ? 1 : 0) + (windowed ? 2 : 0)], (params) -> {
             shape.bind(params, jobs);
             params.text("queue", queue);
             if (notify) {
                 params.text("channel", schema.notifyChannel());
             }
         }, (row) -> row.getLong(1));
+    }
+
+    @Override
+    public DebouncedSend enqueueDebounced(String queue, NewJob job) {
+        String key = Objects.requireNonNull(job.debounceKey(), "debounce key");
+        List<DebouncedSend> sent = jdbc.query(enqueueDebounced, (params) -> {
+            RowShape.SINGLE.bind(params, List.of(job));
+            params.text("queue", queue).text("debounce_key", key);
+        }, (row) -> new DebouncedSend(row.getLong("id"), row.getBoolean("inserted")));
+        return sent.get(0);
     }
 
     @Override
@@ -492,15 +683,20 @@ final class JdbcJobRepository implements JobRepository {
             jobs.add(new ClaimedJob(rows.getLong("id"), rows.getString("queue"), rows.getString("payload"),
                     rows.getString("payload_type"), rows.getString("headers"), rows.getInt("attempts"),
                     rows.getInt("max_attempts"), rows.getTimestamp("created_at").toInstant(),
-                    rows.getTimestamp("run_at").toInstant(), rows.getTimestamp("claimed_at").toInstant()));
+                    rows.getTimestamp("run_at").toInstant(), rows.getTimestamp("claimed_at").toInstant(),
+                    rows.getObject("timeout_ms", Long.class)));
         }
         return jobs;
     }
 
     @Override
-    public int complete(UUID node, long[] ids, int[] attempts) {
-        return (int) jdbc.count(complete,
-                (params) -> params.int8Array("ids", ids).uuid("node", node).int4Array("attempts", attempts));
+    public int complete(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs) {
+        return (int) jdbc.count(complete, (params) -> {
+            params.int8Array("ids", ids).uuid("node", node).int4Array("attempts", attempts);
+            if (history) {
+                params.array("outputs", "text", outputs);
+            }
+        });
     }
 
     @Override
@@ -515,7 +711,7 @@ final class JdbcJobRepository implements JobRepository {
 
     private boolean failed(Sql sql, FailureUpdate failure, Jdbc.Binder ownership) {
         long delayMillis = (failure.retryDelay() != null) ? failure.retryDelay().toMillis() : 0L;
-        return jdbc.count(sql, (params) -> {
+        return jdbc.countAll(sql, (params) -> {
             params.bool("dead", failure.dead())
                 .int8("delay_ms", delayMillis)
                 .int4("attempt", failure.attempt())
@@ -527,8 +723,65 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
+    public boolean snooze(UUID node, long id, int attempt, Duration delay) {
+        return jdbc.countAll(snooze, (params) -> params.int8("delay_ms", delay.toMillis())
+            .int4("attempt", attempt)
+            .int8("id", id)
+            .uuid("node", node)) > 0;
+    }
+
+    @Override
+    public boolean snoozeAfterRollback(long id, int attempt, Duration delay) {
+        return jdbc.count(snoozeAfterRollback,
+                (params) -> params.int8("delay_ms", delay.toMillis()).int4("attempt", attempt).int8("id", id)) > 0;
+    }
+
+    @Override
+    public boolean finishCancelled(UUID node, long id, int attempt) {
+        return jdbc.count(cancelRunning, (params) -> params.int8("id", id).int4("attempt", attempt).uuid("node", node)) > 0;
+    }
+
+    @Override
+    public Cancellation cancel(long[] ids) {
+        List<long[]> rows = jdbc.query(cancel, (params) -> params.int8Array("ids", ids),
+                (row) -> new long[] { row.getLong("id"), row.getBoolean("finished") ? 1 : 0 });
+        Set<Long> finished = new HashSet<>();
+        Set<Long> requested = new HashSet<>();
+        rows.forEach((row) -> ((row[1] == 1) ? finished : requested).add(row[0]));
+        return new Cancellation(finished, requested);
+    }
+
+    @Override
+    public void progress(UUID node, long[] ids, int[] attempts, short[] percents, @Nullable String[] messages) {
+        if (ids.length == 0) {
+            return;
+        }
+        Short[] boxed = new Short[percents.length];
+        for (int i = 0; i < percents.length; i++) {
+            boxed[i] = percents[i];
+        }
+        jdbc.update(progress, (params) -> params.int8Array("ids", ids)
+            .int4Array("attempts", attempts)
+            .array("percents", "int2", boxed)
+            .array("messages", "text", messages)
+            .uuid("node", node));
+    }
+
+    @Override
+    public void recordOutput(long id, String outputJson) {
+        if (history) {
+            jdbc.update(recordOutput, (params) -> params.text("output", outputJson).int8("id", id));
+        }
+    }
+
+    @Override
+    public int expireDedupWindows(int limit) {
+        return (int) jdbc.count(expireDedupWindows, (params) -> params.int4("limit", limit));
+    }
+
+    @Override
     public int rescue(Duration nodeTimeout) {
-        return (int) jdbc.count(rescue, (params) -> params.int8("node_timeout_ms", nodeTimeout.toMillis()));
+        return (int) jdbc.countAll(rescue, (params) -> params.int8("node_timeout_ms", nodeTimeout.toMillis()));
     }
 
     @Override
@@ -536,7 +789,7 @@ final class JdbcJobRepository implements JobRepository {
         if (ids.length == 0) {
             return 0;
         }
-        return (int) jdbc.count(release, (params) -> params.int8Array("ids", ids).uuid("node", node));
+        return (int) jdbc.countAll(release, (params) -> params.int8Array("ids", ids).uuid("node", node));
     }
 
     @Override
@@ -595,6 +848,17 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
+    public @Nullable JobInfo job(long id) {
+        List<JobInfo> found = jdbc.query(lookups.byId(), (params) -> params.int8("id", id), JobLookups::read);
+        return found.isEmpty() ? null : found.get(0);
+    }
+
+    @Override
+    public List<JobInfo> jobs(JobQuery query) {
+        return jdbc.query(lookups.matching(query), (params) -> lookups.bind(params, query), JobLookups::read);
+    }
+
+    @Override
     public List<DeadJob> deadJobs(String queue, int offset, int limit) {
         return jdbc.query(deadJobs, (params) -> params.text("queue", queue).int4("offset", offset).int4("limit", limit),
                 (row) -> new DeadJob(row.getLong("id"), row.getString("queue"), row.getInt("attempts"),
@@ -616,6 +880,8 @@ final class JdbcJobRepository implements JobRepository {
     List<Sql> statements() {
         List<Sql> all = new ArrayList<>();
         enqueue.values().forEach((variants) -> all.addAll(List.of(variants)));
+        all.addAll(List.of(enqueueDebounced, snooze, snoozeAfterRollback, cancel, cancelRunning, progress, recordOutput,
+                expireDedupWindows, lookups.byId()));
         all.addAll(List.of(promoteDue, promoteDueOfQueue, claimLeased, claimAndDelete, complete, fail, failAfterRollback, rescue, release,
                 extendLease, retryDead, purgeDead, expireDead, expireHistory, throttleLock, countRunning, rateWindow,
                 rateStarted, findLiveByDedupKey, deadIds, deadJobs, pendingNow, queuesWithPending));
@@ -627,7 +893,8 @@ final class JdbcJobRepository implements JobRepository {
 
         /** A single send: plain parameters, cheaper to bind than nine one-element arrays. */
         SINGLE("(VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, "
-                + ":delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text))", Counters.Rows.ONE),
+                + ":delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, "
+                + ":dedup_for_ms::bigint))", Counters.Rows.ONE),
 
         /**
          * A batch whose jobs differ only in payload (sendBatch with one SendOptions, the usual case): one array
@@ -635,13 +902,14 @@ final class JdbcJobRepository implements JobRepository {
          */
         UNIFORM("(SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN "
                 + "(VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, "
-                + ":delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text)) AS o)",
+                + ":delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, "
+                + ":dedup_for_ms::bigint)) AS o)",
                 Counters.Rows.MANY),
 
         /** Any batch: one array per column, expanded by unnest. */
         MIXED("unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], "
                 + ":run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], "
-                + ":group_key::text[])", Counters.Rows.MANY);
+                + ":group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[])", Counters.Rows.MANY);
 
         private final String rows;
 
@@ -670,7 +938,9 @@ final class JdbcJobRepository implements JobRepository {
                     .array("delay_ms", "int8", column(jobs, NewJob::delayMillis))
                     .array("max_attempts", "int4", column(jobs, NewJob::maxAttempts))
                     .array("dedup_key", "text", column(jobs, NewJob::dedupKey))
-                    .array("group_key", "text", column(jobs, NewJob::groupKey));
+                    .array("group_key", "text", column(jobs, NewJob::groupKey))
+                    .array("timeout_ms", "int8", column(jobs, NewJob::timeoutMillis))
+                    .array("dedup_for_ms", "int8", column(jobs, NewJob::dedupForMillis));
                 return;
             }
             NewJob job = jobs.get(0);
@@ -687,7 +957,9 @@ final class JdbcJobRepository implements JobRepository {
                 .int8("delay_ms", job.delayMillis())
                 .int4("max_attempts", job.maxAttempts())
                 .text("dedup_key", job.dedupKey())
-                .text("group_key", job.groupKey());
+                .text("group_key", job.groupKey())
+                .int8("timeout_ms", job.timeoutMillis())
+                .int8("dedup_for_ms", job.dedupForMillis());
         }
 
         private static @Nullable Object[] column(List<NewJob> jobs, Function<NewJob, @Nullable Object> column) {

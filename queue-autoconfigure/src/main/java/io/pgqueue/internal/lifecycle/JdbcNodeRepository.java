@@ -1,6 +1,7 @@
 package io.pgqueue.internal.lifecycle;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -29,18 +30,26 @@ final class JdbcNodeRepository implements NodeRepository {
                 )
                 UPDATE {schema}.job SET lease_until = greatest(lease_until, now() + :lease_ms * interval '1 millisecond')
                 WHERE id = ANY(:ids::bigint[]) AND locked_by = (SELECT id FROM alive)
+                RETURNING id, cancel_requested
                 """);
         this.unregister = schema.sql("DELETE FROM {schema}.node WHERE id = :node");
         this.nodes = schema.sql("SELECT id, host, pid, started_at, heartbeat_at FROM {schema}.node ORDER BY started_at, id");
     }
 
     @Override
-    public void heartbeat(UUID node, String host, long pid, Duration lease, long[] runningJobIds) {
-        jdbc.update(heartbeat, (params) -> params.uuid("node", node)
+    public List<Long> heartbeat(UUID node, String host, long pid, Duration lease, long[] runningJobIds) {
+        List<Long> cancelRequested = new ArrayList<>();
+        jdbc.query(heartbeat, (params) -> params.uuid("node", node)
             .text("host", host)
             .int8("pid", pid)
             .int8("lease_ms", lease.toMillis())
-            .int8Array("ids", runningJobIds));
+            .int8Array("ids", runningJobIds), (row) -> {
+                if (row.getBoolean("cancel_requested")) {
+                    cancelRequested.add(row.getLong("id"));
+                }
+                return null;
+            });
+        return cancelRequested;
     }
 
     @Override

@@ -62,7 +62,8 @@ final class JdbcQueueStatsRepository implements QueueStatsRepository {
     @Override
     public List<QueueCounts> counts() {
         return jdbc.query(counts, Jdbc.Binder.NONE, (row) -> new QueueCounts(row.getString("queue"), states(row),
-                row.getLong("enqueued"), row.getLong("completed"), row.getLong("failed"), row.getLong("dead_lettered")));
+                row.getLong("enqueued"), row.getLong("completed"), row.getLong("failed"), row.getLong("dead_lettered"),
+                row.getLong("cancelled")));
     }
 
     @Override
@@ -99,14 +100,14 @@ final class JdbcQueueStatsRepository implements QueueStatsRepository {
         List<QueueCounts> drift = transactions.execute((status) -> {
             jdbc.count(reconcileLock, (params) -> params.text("lock", "pgqueue.reconcile." + schema.name()));
             return jdbc.query(reconcile, Jdbc.Binder.NONE,
-                    (row) -> new QueueCounts(row.getString("queue"), states(row), 0, 0, 0, 0));
+                    (row) -> new QueueCounts(row.getString("queue"), states(row), 0, 0, 0, 0, 0));
         });
         return (drift != null) ? drift : List.of();
     }
 
     private static Map<JobState, Long> states(ResultSet row) throws SQLException {
         Map<JobState, Long> states = new EnumMap<>(JobState.class);
-        for (JobState state : JobState.all()) {
+        for (JobState state : JobState.live()) {
             states.put(state, row.getLong(state.value()));
         }
         return states;

@@ -6,6 +6,8 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The JDBC {@link ScheduleRepository}. A tick's job is inserted by the job repository's insert, so a
  * recurring job is counted and notified exactly like a sent one.
@@ -14,19 +16,23 @@ final class JdbcScheduleRepository implements ScheduleRepository {
 
     private static final String COLUMNS = """
             name, queue, cron, fixed_rate_ms, zone, payload::text AS payload, payload_type, missed, next_run_at,
-            last_run_at""";
+            last_run_at, paused, overridden""";
 
-    /** Advances the schedule by compare-and-set on its next run; the winner's row feeds the job insert. */
+    /**
+     * Advances the schedule by compare-and-set on its next and last run (a run-time trigger changes only the
+     * last); the winner's row feeds the job insert.
+     */
     private static final String FIRE = """
             WITH advanced AS (
                 UPDATE {schema}.schedule SET next_run_at = :next, last_run_at = :tick, updated_at = now()
                 WHERE name = :name AND next_run_at = :expected
+                  AND last_run_at IS NOT DISTINCT FROM :expected_last::timestamptz
                 RETURNING name, queue, payload, payload_type
             ), input AS (
                 SELECT queue, coalesce(payload, '{}'::jsonb) AS payload, payload_type,
                        jsonb_build_object('schedule', name, 'tick', :tick_label::text) AS headers,
                        0::smallint AS priority, now() AS due, NULL::int AS max_attempts, NULL::text AS dedup_key,
-                       NULL::text AS group_key
+                       NULL::text AS group_key, NULL::bigint AS timeout_ms
                 FROM advanced WHERE :enqueue::boolean
             )""";
 
@@ -46,6 +52,12 @@ final class JdbcScheduleRepository implements ScheduleRepository {
 
     private final Sql delete;
 
+    private final Sql find;
+
+    private final Sql pause;
+
+    private final Sql redefine;
+
     JdbcScheduleRepository(Jdbc jdbc, Schema schema, JdbcJobRepository jobs) {
         this.jdbc = jdbc;
         this.schema = schema;
@@ -54,10 +66,15 @@ final class JdbcScheduleRepository implements ScheduleRepository {
                                                     next_run_at)
                 VALUES (:name, :queue, :cron, :fixed_rate_ms, :zone, :payload::jsonb, :payload_type, :missed, :next_run_at)
                 ON CONFLICT (name) DO UPDATE SET
-                    queue = excluded.queue, cron = excluded.cron, fixed_rate_ms = excluded.fixed_rate_ms,
-                    zone = excluded.zone, payload = excluded.payload, payload_type = excluded.payload_type,
+                    queue = excluded.queue,
+                    cron = CASE WHEN s.overridden THEN s.cron ELSE excluded.cron END,
+                    fixed_rate_ms = CASE WHEN s.overridden THEN s.fixed_rate_ms ELSE excluded.fixed_rate_ms END,
+                    zone = CASE WHEN s.overridden THEN s.zone ELSE excluded.zone END,
+                    payload = excluded.payload, payload_type = excluded.payload_type,
                     missed = excluded.missed,
                     next_run_at = CASE
+                        WHEN s.overridden AND (s.queue, s.payload) IS NOT DISTINCT FROM (excluded.queue, excluded.payload)
+                        THEN s.next_run_at
                         WHEN (s.queue, s.cron, s.fixed_rate_ms, s.zone, s.payload)
                              IS NOT DISTINCT FROM (excluded.queue, excluded.cron, excluded.fixed_rate_ms, excluded.zone,
                                                    excluded.payload)
@@ -65,7 +82,17 @@ final class JdbcScheduleRepository implements ScheduleRepository {
                     updated_at = now()
                 """);
         this.all = schema.sql("SELECT " + COLUMNS + " FROM {schema}.schedule ORDER BY name");
-        this.due = schema.sql("SELECT " + COLUMNS + " FROM {schema}.schedule WHERE next_run_at <= now() ORDER BY next_run_at");
+        this.due = schema.sql("SELECT " + COLUMNS
+                + " FROM {schema}.schedule WHERE next_run_at <= now() AND NOT paused ORDER BY next_run_at");
+        this.find = schema.sql("SELECT " + COLUMNS + " FROM {schema}.schedule WHERE name = :name");
+        this.pause = schema.sql("""
+                UPDATE {schema}.schedule SET paused = :paused, next_run_at = coalesce(:next::timestamptz, next_run_at),
+                                             updated_at = now()
+                WHERE name = :name""");
+        this.redefine = schema.sql("""
+                UPDATE {schema}.schedule SET cron = :cron, fixed_rate_ms = :fixed_rate_ms, next_run_at = :next,
+                                             overridden = true, updated_at = now()
+                WHERE name = :name""");
         this.now = schema.sql("SELECT now()");
         this.fire = new Sql[] { fireStatement(jobs, false), fireStatement(jobs, true) };
         this.delete = schema.sql("DELETE FROM {schema}.schedule WHERE name = :name");
@@ -111,6 +138,7 @@ final class JdbcScheduleRepository implements ScheduleRepository {
                 .timestamp("tick", tick)
                 .text("name", schedule.name())
                 .timestamp("expected", schedule.nextRunAt())
+                .timestamp("expected_last", schedule.lastRunAt())
                 .text("tick_label", tick.toString())
                 .bool("enqueue", enqueue);
             if (notify) {
@@ -120,12 +148,32 @@ final class JdbcScheduleRepository implements ScheduleRepository {
     }
 
     @Override
+    public @Nullable ScheduleRecord find(String name) {
+        List<ScheduleRecord> found = jdbc.query(find, (params) -> params.text("name", name), JdbcScheduleRepository::record);
+        return found.isEmpty() ? null : found.get(0);
+    }
+
+    @Override
+    public boolean setPaused(String name, boolean paused, @Nullable Instant nextRunAt) {
+        return jdbc.update(pause, (params) -> params.bool("paused", paused).timestamp("next", nextRunAt)
+            .text("name", name)) > 0;
+    }
+
+    @Override
+    public boolean redefine(String name, @Nullable String cron, @Nullable Long fixedRateMillis, Instant nextRunAt) {
+        return jdbc.update(redefine, (params) -> params.text("cron", cron)
+            .int8("fixed_rate_ms", fixedRateMillis)
+            .timestamp("next", nextRunAt)
+            .text("name", name)) > 0;
+    }
+
+    @Override
     public boolean delete(String name) {
         return jdbc.update(delete, (params) -> params.text("name", name)) > 0;
     }
 
     List<Sql> statements() {
-        return List.of(declare, all, due, now, fire[0], fire[1], delete);
+        return List.of(declare, all, due, now, fire[0], fire[1], delete, find, pause, redefine);
     }
 
     private static ScheduleRecord record(ResultSet row) throws SQLException {
@@ -134,6 +182,7 @@ final class JdbcScheduleRepository implements ScheduleRepository {
         Timestamp last = row.getTimestamp("last_run_at");
         return new ScheduleRecord(row.getString("name"), row.getString("queue"), row.getString("cron"), fixedRate,
                 row.getString("zone"), row.getString("payload"), row.getString("payload_type"), row.getString("missed"),
-                row.getTimestamp("next_run_at").toInstant(), (last != null) ? last.toInstant() : null);
+                row.getTimestamp("next_run_at").toInstant(), (last != null) ? last.toInstant() : null,
+                row.getBoolean("paused"), row.getBoolean("overridden"));
     }
 }

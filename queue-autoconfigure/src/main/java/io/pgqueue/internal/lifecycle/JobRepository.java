@@ -2,9 +2,12 @@ package io.pgqueue.internal.lifecycle;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 import io.pgqueue.admin.DeadJob;
+import io.pgqueue.admin.JobInfo;
+import io.pgqueue.admin.JobQuery;
 import io.pgqueue.listener.RateLimit;
 import org.jspecify.annotations.Nullable;
 
@@ -20,6 +23,21 @@ public interface JobRepository {
      * sends a NOTIFY for the queue (delivered at commit) when it inserted anything.
      */
     List<Long> enqueue(String queue, List<NewJob> jobs, boolean notify);
+
+    /**
+     * {@link Transition#ENQUEUE} of a debounced job ({@link NewJob#debounceKey()}), or, while a job of its key
+     * is still waiting for its quiet window, that job takes the new payload and options and waits again.
+     */
+    DebouncedSend enqueueDebounced(String queue, NewJob job);
+
+    /**
+     * What a debounced send did.
+     *
+     * @param jobId the job that will run
+     * @param inserted whether it was inserted (else an earlier send's job was updated)
+     */
+    record DebouncedSend(long jobId, boolean inserted) {
+    }
 
     /** {@link Transition#PROMOTE} of up to {@code limit} due scheduled jobs of any queue; returns how many. */
     int promoteDue(int limit);
@@ -50,14 +68,57 @@ public interface JobRepository {
      */
     Claim claimAndDelete(ClaimRequest request);
 
-    /** {@link Transition#COMPLETE} of the LEASE jobs this node still owns in the attempts given; returns how many. */
-    int complete(UUID node, long[] ids, int[] attempts);
+    /**
+     * {@link Transition#COMPLETE} of the LEASE jobs this node still owns in the attempts given, as completed or,
+     * when their cancellation was requested, as cancelled; with history on, each job's output (JSON text, or
+     * null) is kept. Returns how many.
+     */
+    int complete(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs);
 
-    /** {@link Transition#FAIL} of a LEASE attempt, if the node still owns the job in that attempt. */
+    /**
+     * {@link Transition#FAIL} of a LEASE attempt, if the node still owns the job in that attempt; a job whose
+     * cancellation was requested finishes as cancelled instead ({@link Transition#CANCEL_RUNNING}).
+     */
     boolean fail(UUID node, FailureUpdate failure);
 
     /** {@link Transition#FAIL_AFTER_ROLLBACK}: counts the rolled-back TRANSACTIONAL attempt and records it. */
     boolean failAfterRollback(FailureUpdate failure);
+
+    /**
+     * {@link Transition#SNOOZE} of a LEASE attempt, if the node still owns the job in that attempt: the job
+     * runs again after the delay and the attempt does not count. A cancel-requested job finishes as cancelled.
+     */
+    boolean snooze(UUID node, long id, int attempt, Duration delay);
+
+    /** {@link Transition#SNOOZE_AFTER_ROLLBACK}: a TRANSACTIONAL attempt rolled back and put off, uncounted. */
+    boolean snoozeAfterRollback(long id, int attempt, Duration delay);
+
+    /** {@link Transition#CANCEL_RUNNING} of a LEASE attempt whose cancellation was requested. */
+    boolean finishCancelled(UUID node, long id, int attempt);
+
+    /**
+     * {@link Transition#CANCEL} of the scheduled and ready jobs among the ids (not those a transaction holds);
+     * for the running ones, the cancellation is requested.
+     */
+    Cancellation cancel(long[] ids);
+
+    /**
+     * What {@link #cancel(long[])} did.
+     *
+     * @param cancelled ids of jobs finished as cancelled
+     * @param requested ids of running jobs whose cancellation was requested
+     */
+    record Cancellation(Set<Long> cancelled, Set<Long> requested) {
+    }
+
+    /** Records the progress of LEASE jobs this node runs in those attempts. */
+    void progress(UUID node, long[] ids, int[] attempts, short[] percents, @Nullable String[] messages);
+
+    /** Keeps a TRANSACTIONAL job's output in its history row (in the handler's transaction), when history is on. */
+    void recordOutput(long id, String outputJson);
+
+    /** Deletes up to {@code limit} expired dedup windows; returns how many. */
+    int expireDedupWindows(int limit);
 
     /**
      * {@link Transition#RESCUE} of running jobs whose lease expired or whose node's heartbeat is older than
@@ -65,7 +126,10 @@ public interface JobRepository {
      */
     int rescue(Duration nodeTimeout);
 
-    /** {@link Transition#RELEASE} of unfinished jobs of the node at shutdown, uncounting the attempt. */
+    /**
+     * {@link Transition#RELEASE} of unfinished jobs of the node at shutdown, uncounting the attempt; the
+     * cancel-requested ones finish as cancelled.
+     */
     int release(UUID node, long[] ids);
 
     /** Extends one job's lease, if the node still owns it in that attempt (no state change). */
@@ -85,6 +149,12 @@ public interface JobRepository {
 
     /** The id of the live (not dead) job holding this dedup key, if any. */
     @Nullable Long findLiveByDedupKey(String queue, String dedupKey);
+
+    /** A job by id: live from the job table, else finished from the history; null when neither has it. */
+    @Nullable JobInfo job(long id);
+
+    /** A page of jobs matching the query, newest first. */
+    List<JobInfo> jobs(JobQuery query);
 
     /** A page of the queue's dead jobs, newest first. */
     List<DeadJob> deadJobs(String queue, int offset, int limit);

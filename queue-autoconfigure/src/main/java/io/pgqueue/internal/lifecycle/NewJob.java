@@ -17,10 +17,14 @@ import org.jspecify.annotations.Nullable;
  * @param maxAttempts attempts before the job goes dead, or null for the listener's setting
  * @param dedupKey at most one live job per queue and key, or null
  * @param groupKey jobs with the same key run one at a time, in order, or null
+ * @param timeoutMillis the most a handler may run on the job, or null for the listener's setting
+ * @param dedupForMillis how long the dedup key stays taken after this send, finished or not, or null
+ * @param debounceKey sends with this key collapse into the one job waiting for its quiet window, or null
  */
 public record NewJob(String payloadJson, @Nullable String payloadType, @Nullable String headersJson, short priority,
         @Nullable Instant runAt, long delayMillis, @Nullable Integer maxAttempts, @Nullable String dedupKey,
-        @Nullable String groupKey) {
+        @Nullable String groupKey, @Nullable Long timeoutMillis, @Nullable Long dedupForMillis,
+        @Nullable String debounceKey) {
 
     @Nullable Long runAtMillis() {
         return (runAt != null) ? runAt.toEpochMilli() : null;
@@ -31,6 +35,7 @@ public record NewJob(String payloadJson, @Nullable String payloadType, @Nullable
         return Objects.equals(payloadType, other.payloadType) && Objects.equals(headersJson, other.headersJson)
                 && priority == other.priority && Objects.equals(runAt, other.runAt) && delayMillis == other.delayMillis
                 && Objects.equals(maxAttempts, other.maxAttempts) && Objects.equals(dedupKey, other.dedupKey)
-                && Objects.equals(groupKey, other.groupKey);
+                && Objects.equals(groupKey, other.groupKey) && Objects.equals(timeoutMillis, other.timeoutMillis)
+                && Objects.equals(dedupForMillis, other.dedupForMillis) && Objects.equals(debounceKey, other.debounceKey);
     }
 }

@@ -15,8 +15,9 @@ public interface NodeRepository {
      * Registers the node or marks it alive (registering it again if a rescue removed it after a long pause),
      * and renews the leases of the given running jobs in the same statement, never shortening a lease a
      * handler extended further.
+     * @return the ids among the running jobs whose cancellation was requested
      */
-    void heartbeat(UUID node, String host, long pid, Duration lease, long[] runningJobIds);
+    List<Long> heartbeat(UUID node, String host, long pid, Duration lease, long[] runningJobIds);
 
     void unregister(UUID node);
 

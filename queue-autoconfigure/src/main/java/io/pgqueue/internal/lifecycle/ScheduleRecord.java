@@ -22,15 +22,17 @@ import org.jspecify.annotations.Nullable;
  * @param missed FIRE_ONCE or SKIP
  * @param nextRunAt the next tick
  * @param lastRunAt the last tick fired, or null
+ * @param paused whether it was paused at run time (it fires no tick)
+ * @param overridden whether its cron or rate was changed at run time (declarations keep that)
  */
 public record ScheduleRecord(String name, String queue, @Nullable String cron, @Nullable Long fixedRateMillis,
         @Nullable String zone, @Nullable String payloadJson, @Nullable String payloadType, String missed,
-        Instant nextRunAt, @Nullable Instant lastRunAt) {
+        Instant nextRunAt, @Nullable Instant lastRunAt, boolean paused, boolean overridden) {
 
     /** What operators see of it (no payload). */
     public ScheduleInfo info() {
         return new ScheduleInfo(name, queue, cron, (fixedRateMillis != null) ? Duration.ofMillis(fixedRateMillis) : null,
                 (zone != null) ? ZoneId.of(zone) : ZoneId.of("UTC"), MissedTickPolicy.valueOf(missed), nextRunAt,
-                lastRunAt);
+                lastRunAt, paused, overridden);
     }
 }

@@ -3,12 +3,17 @@ package io.pgqueue.internal.lifecycle;
 import java.time.Instant;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The schedule table: recurring jobs, and firing their ticks.
  */
 public interface ScheduleRepository {
 
-    /** Declares a schedule; an unchanged definition keeps its next run, a changed one starts afresh. */
+    /**
+     * Declares a schedule; an unchanged definition keeps its next run, a changed one starts afresh. A schedule
+     * paused at run time stays paused, and one redefined at run time keeps its cron or rate.
+     */
     void declare(ScheduleRecord schedule);
 
     List<ScheduleRecord> all();
@@ -27,4 +32,12 @@ public interface ScheduleRepository {
     boolean fire(ScheduleRecord schedule, Instant tick, Instant next, boolean enqueue, boolean notify);
 
     boolean delete(String name);
+
+    @Nullable ScheduleRecord find(String name);
+
+    /** Pauses or resumes a schedule, moving its next run when {@code nextRunAt} is given; whether it exists. */
+    boolean setPaused(String name, boolean paused, @Nullable Instant nextRunAt);
+
+    /** Gives a schedule a cron expression or a fixed rate at run time, which later declarations keep. */
+    boolean redefine(String name, @Nullable String cron, @Nullable Long fixedRateMillis, Instant nextRunAt);
 }

@@ -11,6 +11,7 @@ import io.pgqueue.internal.lifecycle.ClaimedJob;
 import io.pgqueue.internal.lifecycle.JobRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.TransientDataAccessException;
@@ -38,7 +39,11 @@ final class AckBatcher {
 
     private final String name;
 
-    private final LinkedBlockingQueue<ClaimedJob> pending = new LinkedBlockingQueue<>(MAX_PENDING);
+    private final LinkedBlockingQueue<Ack> pending = new LinkedBlockingQueue<>(MAX_PENDING);
+
+    /** A finished job and what its handler returned (JSON), if anything. */
+    private record Ack(ClaimedJob job, @Nullable String outputJson) {
+    }
 
     private volatile boolean running;
 
@@ -58,9 +63,9 @@ final class AckBatcher {
     }
 
     /** Queues a finished job for deletion; waits while the pending list is full. */
-    void acknowledge(ClaimedJob job) {
+    void acknowledge(ClaimedJob job, @Nullable String outputJson) {
         try {
-            pending.put(job);
+            pending.put(new Ack(job, outputJson));
         }
         catch (InterruptedException ex) {
             // shutting down: the job keeps its lease and is rescued if nobody acknowledges it
@@ -78,10 +83,10 @@ final class AckBatcher {
     }
 
     private void flushLoop() {
-        List<ClaimedJob> batch = new ArrayList<>();
+        List<Ack> batch = new ArrayList<>();
         while (running || !pending.isEmpty()) {
             try {
-                ClaimedJob first = pending.poll(100, TimeUnit.MILLISECONDS);
+                Ack first = pending.poll(100, TimeUnit.MILLISECONDS);
                 if (first == null) {
                     continue;
                 }
@@ -97,7 +102,7 @@ final class AckBatcher {
         }
     }
 
-    private void flush(List<ClaimedJob> batch) throws InterruptedException {
+    private void flush(List<Ack> batch) throws InterruptedException {
         long backoff = 100;
         while (true) {
             try {
@@ -121,9 +126,9 @@ final class AckBatcher {
     }
 
     /** The database refused the batch: halve it until the refused rows are found; the rest is deleted. */
-    private void refused(List<ClaimedJob> batch, RuntimeException error) throws InterruptedException {
+    private void refused(List<Ack> batch, RuntimeException error) throws InterruptedException {
         if (batch.size() == 1) {
-            logger.warn("Job " + batch.get(0).id() + " could not be acknowledged and is left to its lease: "
+            logger.warn("Job " + batch.get(0).job().id() + " could not be acknowledged and is left to its lease: "
                     + error.getMessage());
             return;
         }
@@ -132,13 +137,15 @@ final class AckBatcher {
         flush(batch.subList(half, batch.size()));
     }
 
-    private void complete(List<ClaimedJob> batch) {
+    private void complete(List<Ack> batch) {
         long[] ids = new long[batch.size()];
         int[] attempts = new int[batch.size()];
+        String[] outputs = new String[batch.size()];
         for (int i = 0; i < ids.length; i++) {
-            ids[i] = batch.get(i).id();
-            attempts[i] = batch.get(i).attempt();
+            ids[i] = batch.get(i).job().id();
+            attempts[i] = batch.get(i).job().attempt();
+            outputs[i] = batch.get(i).outputJson();
         }
-        jobs.complete(node, ids, attempts);
+        jobs.complete(node, ids, attempts, outputs);
     }
 }

@@ -3,8 +3,10 @@ package io.pgqueue.internal.listener;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Objects;
 
 import io.pgqueue.internal.lifecycle.ClaimedJob;
+import io.pgqueue.listener.JobCancelledException;
 import io.pgqueue.listener.JobContext;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.type.TypeReference;
@@ -15,6 +17,9 @@ import tools.jackson.databind.json.JsonMapper;
  * first use: most handlers never read them.
  */
 final class JobContextImpl implements JobContext {
+
+    /** Longest progress message kept. */
+    static final int MAX_PROGRESS_MESSAGE = 1000;
 
     private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {
     };
@@ -30,16 +35,31 @@ final class JobContextImpl implements JobContext {
 
     private final ClaimedJob job;
 
+    private final HandlerRun run;
+
     private final JsonMapper mapper;
 
     private final LeaseExtender leaseExtender;
 
     private volatile @Nullable Map<String, String> headers;
 
-    JobContextImpl(ClaimedJob job, JsonMapper mapper, LeaseExtender leaseExtender) {
+    private volatile @Nullable Duration snoozedFor;
+
+    JobContextImpl(HandlerRun run, JsonMapper mapper, LeaseExtender leaseExtender) {
+        this(run.job(), run, mapper, leaseExtender);
+    }
+
+    /** The context of one job of a batch run. */
+    JobContextImpl(ClaimedJob job, HandlerRun run, JsonMapper mapper, LeaseExtender leaseExtender) {
         this.job = job;
+        this.run = run;
         this.mapper = mapper;
         this.leaseExtender = leaseExtender;
+    }
+
+    /** The delay the handler asked for with {@link #snooze(Duration)}, or null. */
+    @Nullable Duration snoozedFor() {
+        return snoozedFor;
     }
 
     ClaimedJob job() {
@@ -99,6 +119,36 @@ final class JobContextImpl implements JobContext {
     @Override
     public boolean extendLease(Duration duration) {
         return leaseExtender.extend(job, duration);
+    }
+
+    @Override
+    public boolean isCancellationRequested() {
+        return run.cancelRequested();
+    }
+
+    @Override
+    public void checkCancelled() {
+        if (run.cancelRequested()) {
+            throw new JobCancelledException(job.id());
+        }
+    }
+
+    @Override
+    public void snooze(Duration delay) {
+        Objects.requireNonNull(delay, "delay");
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("snooze delay must not be negative: " + delay);
+        }
+        snoozedFor = delay;
+    }
+
+    @Override
+    public void progress(int percent, @Nullable String message) {
+        if (percent < 0 || percent > 100) {
+            throw new IllegalArgumentException("progress percent must be between 0 and 100: " + percent);
+        }
+        run.reportProgress(percent, (message != null && message.length() > MAX_PROGRESS_MESSAGE)
+                ? message.substring(0, MAX_PROGRESS_MESSAGE) : message);
     }
 
     @Override

@@ -5,8 +5,11 @@ import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 import io.pgqueue.listener.JobObserver;
+import io.pgqueue.listener.SnoozeException;
+import io.pgqueue.listener.error.JobTimeoutException;
 import io.pgqueue.listener.adapter.MethodJobHandler;
 import io.pgqueue.listener.error.ExponentialBackoff;
 import io.pgqueue.listener.error.FailedJob;
@@ -21,7 +24,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Runs a listener on claimed jobs and turns what happened into outcomes: the part both delivery modes share.
- * Never throws for a handler's failure: every job gets a success or a failure decision.
+ * Never throws for a handler's failure: every job gets an outcome (succeeded with its output, snoozed,
+ * cancelled, or failed with a retry-or-dead decision). A run past its timeout is interrupted and fails with a
+ * {@link JobTimeoutException}, whatever the handler did after the interruption.
  */
 final class JobExecutor {
 
@@ -40,51 +45,119 @@ final class JobExecutor {
 
     private final JobObserver observer;
 
+    /** The listener's timeout, or null for none. */
+    private final @Nullable Duration timeout;
+
     JobExecutor(MethodJobHandler handler, QueueErrorHandler errorHandler, ExponentialBackoff backoff, JsonMapper mapper,
-            JobObserver observer) {
+            JobObserver observer, @Nullable Duration timeout) {
         this.handler = handler;
         this.errorHandler = errorHandler;
         this.backoff = backoff;
         this.mapper = mapper;
         this.observer = observer;
+        this.timeout = timeout;
     }
 
     boolean isBatch() {
         return handler.isBatch();
     }
 
-    /**
-     * Runs a single-job listener.
-     * @return null on success, the failure otherwise
-     */
-    @Nullable Failure run(ClaimedJob job, JobContextImpl.LeaseExtender leaseExtender) {
-        JobContextImpl context = new JobContextImpl(job, mapper, leaseExtender);
-        observer.started(context);
-        long start = System.nanoTime();
-        try {
-            Object payload = handler.readPayload(job.id(), job.payloadJson(), job.payloadType());
-            handler.invoke(payload, context);
-            observer.succeeded(context, Duration.ofNanos(System.nanoTime() - start));
-            return null;
-        }
-        catch (Throwable ex) {
-            rethrowIfFatal(ex);
-            return failure(context, ex, start);
-        }
+    /** What became of one job's run. */
+    sealed interface Outcome permits Succeeded, Snoozed, Cancelled, Failure {
+
+        ClaimedJob job();
     }
 
     /**
-     * Runs a batch listener on all jobs whose payload can be read; jobs whose payload cannot be read fail on
-     * their own, and the rest fail together if the listener throws.
+     * The handler returned.
+     *
+     * @param outputJson what it returned, as JSON, or null
+     */
+    record Succeeded(ClaimedJob job, @Nullable String outputJson) implements Outcome {
+    }
+
+    /** The handler put the job off; the attempt does not count. */
+    record Snoozed(ClaimedJob job, Duration delay) implements Outcome {
+    }
+
+    /** The job's cancellation was requested while it ran (or before it started): it finishes as cancelled. */
+    record Cancelled(ClaimedJob job) implements Outcome {
+    }
+
+    /**
+     * Runs a single-job listener on the job of {@code run}, bounded by the job's timeout (else the listener's).
+     */
+    Outcome run(HandlerRun run, JobContextImpl.LeaseExtender leaseExtender) {
+        ClaimedJob job = run.job();
+        JobContextImpl context = new JobContextImpl(run, mapper, leaseExtender);
+        observer.started(context);
+        long start = System.nanoTime();
+        Duration timeout = timeoutOf(job);
+        Object result = null;
+        Throwable error = null;
+        run.start(timeout);
+        try {
+            if (!run.cancelRequested()) {
+                Object payload = handler.readPayload(job.id(), job.payloadJson(), job.payloadType());
+                result = handler.invoke(payload, context);
+            }
+        }
+        catch (Throwable ex) {
+            rethrowIfFatal(ex);
+            error = ex;
+        }
+        finally {
+            run.finish();
+        }
+        Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+        if (run.cancelRequested()) {
+            observer.cancelled(context, elapsed);
+            return new Cancelled(job);
+        }
+        if (run.timedOut()) {
+            JobTimeoutException timedOut = new JobTimeoutException(job.id(), Objects.requireNonNull(timeout));
+            if (error != null) {
+                timedOut.addSuppressed(error);
+            }
+            return failure(context, timedOut, start);
+        }
+        Duration snooze = (error instanceof SnoozeException snoozed) ? snoozed.delay() : context.snoozedFor();
+        if (snooze != null) {
+            observer.snoozed(context, elapsed, snooze);
+            return new Snoozed(job, snooze);
+        }
+        if (error != null) {
+            return failure(context, error, start);
+        }
+        String output;
+        try {
+            output = (result != null) ? mapper.writeValueAsString(result) : null;
+        }
+        catch (RuntimeException ex) {
+            return failure(context, new IllegalStateException("The listener's return value (" + result.getClass().getName()
+                    + ") cannot be written as JSON for the job's output: " + ex.getMessage(), ex), start);
+        }
+        observer.succeeded(context, elapsed);
+        return new Succeeded(job, output);
+    }
+
+    /** The timeout of a job: its own, else its listener's, else none. */
+    private @Nullable Duration timeoutOf(ClaimedJob job) {
+        return (job.timeoutMillis() != null) ? Duration.ofMillis(job.timeoutMillis()) : timeout;
+    }
+
+    /**
+     * Runs a batch listener on all jobs whose payload can be read, bounded by the listener's timeout; jobs
+     * whose payload cannot be read fail on their own, and the rest fail together if the listener throws.
      * @return the failures, empty on success
      */
-    List<Failure> runBatch(List<ClaimedJob> jobs) {
+    List<Failure> runBatch(List<ClaimedJob> jobs, HandlerRun run) {
         long start = System.nanoTime();
         List<Failure> failures = new ArrayList<>();
         List<JobContextImpl> readable = new ArrayList<>(jobs.size());
         List<@Nullable Object> payloads = new ArrayList<>(jobs.size());
         for (ClaimedJob job : jobs) {
-            JobContextImpl context = new JobContextImpl(job, mapper, JobContextImpl.LeaseExtender.NONE);
+            JobContextImpl context = new JobContextImpl(job, run, mapper, JobContextImpl.LeaseExtender.NONE);
             observer.started(context);
             try {
                 payloads.add(handler.readPayload(job.id(), job.payloadJson(), job.payloadType()));
@@ -97,21 +170,37 @@ final class JobExecutor {
         if (readable.isEmpty()) {
             return failures;
         }
+        Throwable error = null;
+        run.start(timeout);
         try {
             handler.invokeBatch(payloads);
-            Duration duration = Duration.ofNanos(System.nanoTime() - start);
-            readable.forEach((job) -> observer.succeeded(job, duration));
         }
         catch (Throwable ex) {
             rethrowIfFatal(ex);
-            readable.forEach((job) -> failures.add(failure(job, ex, start)));
+            error = ex;
+        }
+        finally {
+            run.finish();
+        }
+        if (run.timedOut()) {
+            error = new JobTimeoutException(jobs.get(0).id(), Objects.requireNonNull(timeout));
+        }
+        if (error == null) {
+            Duration duration = Duration.ofNanos(System.nanoTime() - start);
+            readable.forEach((job) -> observer.succeeded(job, duration));
+        }
+        else {
+            for (JobContextImpl job : readable) {
+                failures.add(failure(job, error, start));
+            }
         }
         return failures;
     }
 
     /** The failure of a job whose handler succeeded but whose outcome could not be committed. */
     Failure failed(ClaimedJob job, Throwable error) {
-        return failure(new JobContextImpl(job, mapper, JobContextImpl.LeaseExtender.NONE), error, System.nanoTime());
+        return failure(new JobContextImpl(new HandlerRun(job, false), mapper, JobContextImpl.LeaseExtender.NONE), error,
+                System.nanoTime());
     }
 
     private Failure failure(JobContextImpl context, Throwable error, long start) {
@@ -169,7 +258,7 @@ final class JobExecutor {
      * @param decision retry or dead
      * @param update the row update that records it
      */
-    record Failure(ClaimedJob job, FailureDecision decision, FailureUpdate update, Throwable error) {
+    record Failure(ClaimedJob job, FailureDecision decision, FailureUpdate update, Throwable error) implements Outcome {
 
         /** Whether the handler stopped because its thread was interrupted (a container stopping). */
         boolean interrupted() {

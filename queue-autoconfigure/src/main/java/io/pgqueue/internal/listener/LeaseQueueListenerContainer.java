@@ -2,6 +2,7 @@ package io.pgqueue.internal.listener;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.pgqueue.internal.lifecycle.Claim;
 import io.pgqueue.internal.lifecycle.ClaimRequest;
 import io.pgqueue.internal.node.NodeRuntime;
+import io.pgqueue.internal.node.TrackedJobs;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.GroupFailurePolicy;
 import io.pgqueue.internal.lifecycle.ClaimedJob;
@@ -33,7 +35,8 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     /** Shortest wait for interrupted handlers to stop at shutdown. */
     private static final Duration MIN_INTERRUPT_GRACE = Duration.ofSeconds(2);
 
-    private final Map<Long, ClaimedJob> inFlight = new ConcurrentHashMap<>();
+    /** The runs of the jobs claimed and not finished, by job id (a batch's jobs share its run). */
+    private final Map<Long, HandlerRun> inFlight = new ConcurrentHashMap<>();
 
 
     private Semaphore slots;
@@ -68,7 +71,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         AtomicInteger workerCount = new AtomicInteger();
         workers = new WorkerPool(options.concurrency(),
                 (task) -> newThread(task, "worker-" + workerCount.incrementAndGet()));
-        node.track(this, inFlight.keySet());
+        node.track(this, new Tracked());
         acks = new AckBatcher(jobs, node.identity().id(), "pgqueue-" + id() + "-acks");
         acks.start();
         poller = newThread(() -> pollLoop(false), "poller");
@@ -210,36 +213,47 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     }
 
     private void dispatch(List<ClaimedJob> jobs, int slotsTaken) {
-        for (ClaimedJob job : jobs) {
-            inFlight.put(job.id(), job);
-        }
         if (executor.isBatch()) {
             if (jobs.isEmpty()) {
                 slots.release(slotsTaken);
             }
             else {
-                workers.execute(() -> runBatch(jobs));
+                // a batch is not interrupted for one of its jobs: a cancelled job of it finishes as cancelled
+                HandlerRun run = new HandlerRun(jobs.get(0), false);
+                jobs.forEach((job) -> inFlight.put(job.id(), run));
+                workers.execute(() -> runBatch(jobs, run));
             }
             return;
         }
         slots.release(slotsTaken - jobs.size());
         for (ClaimedJob job : jobs) {
-            workers.execute(() -> runOne(job));
+            HandlerRun run = new HandlerRun(job, true);
+            inFlight.put(job.id(), run);
+            workers.execute(() -> runOne(run));
         }
     }
 
-    private void runOne(ClaimedJob job) {
+    private void runOne(HandlerRun run) {
+        ClaimedJob job = run.job();
         try {
-            JobExecutor.Failure failure = executor.run(job,
+            JobExecutor.Outcome outcome = executor.run(run,
                     (claimed, duration) -> node.extendLease(claimed.id(), claimed.attempt(), duration));
-            if (failure == null) {
-                acks.acknowledge(job);
+            if (outcome instanceof JobExecutor.Succeeded succeeded) {
+                acks.acknowledge(job, succeeded.outputJson());
             }
-            else if (!running && failure.interrupted()) {
-                releaseStopped(new long[] { job.id() });
+            else if (outcome instanceof JobExecutor.Snoozed snoozed) {
+                record("snooze", job, () -> jobs.snooze(node.identity().id(), job.id(), job.attempt(), snoozed.delay()));
             }
-            else {
-                recordFailure(failure);
+            else if (outcome instanceof JobExecutor.Cancelled) {
+                record("cancellation", job, () -> jobs.finishCancelled(node.identity().id(), job.id(), job.attempt()));
+            }
+            else if (outcome instanceof JobExecutor.Failure failure) {
+                if (!running && failure.interrupted()) {
+                    releaseStopped(new long[] { job.id() });
+                }
+                else {
+                    recordFailure(failure);
+                }
             }
         }
         finally {
@@ -248,12 +262,26 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         }
     }
 
-    private void runBatch(List<ClaimedJob> jobs) {
+    /** Records an outcome other than success or failure; a job this node lost is left to its new owner. */
+    private void record(String what, ClaimedJob job, java.util.function.BooleanSupplier statement) {
         try {
-            List<JobExecutor.Failure> failures = executor.runBatch(jobs);
+            if (!statement.getAsBoolean()) {
+                logger.info("The " + what + " of job " + job.id() + " came after this node lost it (lease expired or "
+                        + "node rescued); its new owner decides");
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Could not record the " + what + " of job " + job.id() + "; it will be rescued when its lease "
+                    + "expires: " + ex.getMessage());
+        }
+    }
+
+    private void runBatch(List<ClaimedJob> jobs, HandlerRun run) {
+        try {
+            List<JobExecutor.Failure> failures = executor.runBatch(jobs, run);
             for (ClaimedJob job : jobs) {
                 if (failures.stream().noneMatch((failure) -> failure.job().id() == job.id())) {
-                    acks.acknowledge(job);
+                    acks.acknowledge(job, null);
                 }
             }
             List<JobExecutor.Failure> recorded = new ArrayList<>();
@@ -278,19 +306,40 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     }
 
     private void recordFailure(JobExecutor.Failure failure) {
-        try {
-            if (!jobs.fail(node.identity().id(), failure.update())) {
-                logger.info("Job " + failure.job().id() + " failed after this node lost it (lease expired or node "
-                        + "rescued); its new owner decides");
-            }
-        }
-        catch (RuntimeException ex) {
-            logger.warn("Could not record the failure of job " + failure.job().id()
-                    + "; it will be rescued when its lease expires: " + ex.getMessage());
-        }
+        record("failure", failure.job(), () -> jobs.fail(node.identity().id(), failure.update()));
     }
 
     private void finished(ClaimedJob job) {
         inFlight.remove(job.id());
+    }
+
+    /** This container's running jobs as the node's heartbeat sees them. */
+    private final class Tracked implements TrackedJobs {
+
+        @Override
+        public Collection<Long> ids() {
+            return inFlight.keySet();
+        }
+
+        @Override
+        public void cancellationRequested(long jobId) {
+            HandlerRun run = inFlight.get(jobId);
+            if (run != null) {
+                logger.info("Cancelling job " + jobId + " of queue '" + queue() + "' at its cancellation's request");
+                run.requestCancel();
+            }
+        }
+
+        @Override
+        public List<ProgressReport> takeProgress() {
+            List<ProgressReport> reports = new ArrayList<>();
+            inFlight.forEach((id, run) -> {
+                HandlerRun.Progress progress = (run.job().id() == id) ? run.takeProgress() : null;
+                if (progress != null) {
+                    reports.add(new ProgressReport(id, run.job().attempt(), progress.percent(), progress.message()));
+                }
+            });
+            return reports;
+        }
     }
 }

@@ -45,7 +45,8 @@ public final class ListenerContainers {
      */
     public QueueListenerContainer create(ContainerOptions options, MethodJobHandler handler,
             @Nullable PlatformTransactionManager transactionManager) {
-        JobExecutor executor = new JobExecutor(handler, errorHandler, options.backoff(), mapper, observer);
+        JobExecutor executor = new JobExecutor(handler, errorHandler, options.backoff(), mapper, observer,
+                options.timeout());
         if (options.mode() == DeliveryMode.LEASE) {
             return new LeaseQueueListenerContainer(options, executor, jobs, node);
         }

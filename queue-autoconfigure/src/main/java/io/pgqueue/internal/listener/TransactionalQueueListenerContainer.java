@@ -83,7 +83,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                     promoted = lastClaimFull ? 0 : jobs.promoteDue(queue());
                     batch = transactions.execute((status) -> {
                         Claim claim = jobs.claimAndDelete(claimRequest);
-                        List<JobExecutor.Failure> failures = run(claim.jobs());
+                        List<JobExecutor.Outcome> failures = run(claim.jobs());
                         if (!failures.isEmpty()) {
                             status.setRollbackOnly();
                         }
@@ -109,7 +109,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 }
                 errorBackoff = initialErrorBackoff();
                 if (batch != null) {
-                    batch.failures().forEach(this::recordFailure);
+                    batch.failures().forEach(this::recordSetback);
                     lastClaimFull = batch.claim().jobs().size() >= options.batchSize();
                     afterPoll(options.batchSize(), batch.claim().jobs().size(), promoted);
                 }
@@ -121,21 +121,44 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
         }
     }
 
-    private List<JobExecutor.Failure> run(List<ClaimedJob> jobs) {
+    /**
+     * Runs the claimed jobs in the open transaction; returns what must roll it back: the failures (of a batch
+     * listener: all of them), or the first failed or snoozed job of a single-job listener.
+     */
+    private List<JobExecutor.Outcome> run(List<ClaimedJob> jobs) {
         if (jobs.isEmpty()) {
             return List.of();
         }
         if (executor.isBatch()) {
-            return executor.runBatch(jobs);
+            return List.copyOf(executor.runBatch(jobs, new HandlerRun(jobs.get(0), false)));
         }
         for (ClaimedJob job : jobs) {
-            JobExecutor.Failure failure = executor.run(job, JobContextImpl.LeaseExtender.NONE);
-            if (failure != null) {
+            JobExecutor.Outcome outcome = executor.run(new HandlerRun(job, false), JobContextImpl.LeaseExtender.NONE);
+            if (outcome instanceof JobExecutor.Failure || outcome instanceof JobExecutor.Snoozed) {
                 // the rest of the batch rolls back with it and runs again later, uncounted
-                return List.of(failure);
+                return List.of(outcome);
+            }
+            if (outcome instanceof JobExecutor.Succeeded succeeded && succeeded.outputJson() != null) {
+                this.jobs.recordOutput(job.id(), succeeded.outputJson());
             }
         }
         return List.of();
+    }
+
+    /** Records, once its transaction rolled back, why a job did not complete. */
+    private void recordSetback(JobExecutor.Outcome outcome) {
+        if (outcome instanceof JobExecutor.Snoozed snoozed) {
+            try {
+                jobs.snoozeAfterRollback(snoozed.job().id(), snoozed.job().attempt(), snoozed.delay());
+            }
+            catch (RuntimeException ex) {
+                logger.warn("Could not record the snooze of job " + snoozed.job().id()
+                        + "; it is ready again and will run again: " + ex.getMessage());
+            }
+        }
+        else if (outcome instanceof JobExecutor.Failure failure) {
+            recordFailure(failure);
+        }
     }
 
     /**
@@ -154,6 +177,6 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
         }
     }
 
-    private record Batch(Claim claim, List<JobExecutor.Failure> failures) {
+    private record Batch(Claim claim, List<JobExecutor.Outcome> failures) {
     }
 }

@@ -1,7 +1,9 @@
 package io.pgqueue.internal.node;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -30,8 +32,8 @@ public class NodeRuntime {
 
     private final NodeSettings settings;
 
-    /** The in-flight job ids of each LEASE container (a live view per container), read at every heartbeat. */
-    private final Map<Object, Collection<Long>> running = new ConcurrentHashMap<>();
+    /** The in-flight jobs of each LEASE container, read at every heartbeat. */
+    private final Map<Object, TrackedJobs> running = new ConcurrentHashMap<>();
 
     private ScheduledExecutorService scheduler;
 
@@ -82,7 +84,7 @@ public class NodeRuntime {
         }
         scheduler.shutdownNow();
         scheduler = null;
-        if (running.values().stream().anyMatch((jobIds) -> !jobIds.isEmpty())) {
+        if (running.values().stream().anyMatch((jobs) -> !jobs.ids().isEmpty())) {
             logger.warn("Node " + identity.id() + " stops with handlers still running; it stays registered until "
                     + "its heartbeat expires, so that their jobs are not handed out while they run");
             return;
@@ -95,9 +97,12 @@ public class NodeRuntime {
         }
     }
 
-    /** Renews the leases of a container's in-flight jobs (a live view of their ids) at every heartbeat. */
-    public void track(Object container, Collection<Long> inFlightJobIds) {
-        running.put(container, inFlightJobIds);
+    /**
+     * Renews the leases of a container's in-flight jobs at every heartbeat, passes on the cancellations
+     * requested for them and writes their progress.
+     */
+    public void track(Object container, TrackedJobs jobs) {
+        running.put(container, jobs);
     }
 
     public void untrack(Object container) {
@@ -153,12 +158,41 @@ public class NodeRuntime {
     }
 
     private void heartbeat() {
-        long[] ids = running.values().stream().flatMap(Collection::stream).mapToLong(Long::longValue).toArray();
-        nodes.heartbeat(identity.id(), identity.host(), identity.pid(), settings.leaseDuration(), ids);
+        long[] ids = running.values().stream().map(TrackedJobs::ids).flatMap(Collection::stream)
+            .mapToLong(Long::longValue).toArray();
+        List<Long> cancelled = nodes.heartbeat(identity.id(), identity.host(), identity.pid(), settings.leaseDuration(),
+                ids);
         long now = System.nanoTime();
         if (aliveSince < 0) {
             aliveSince = now;
         }
         lastHeartbeat = now;
+        for (Long jobId : cancelled) {
+            running.values().stream().filter((jobs) -> jobs.ids().contains(jobId))
+                .forEach((jobs) -> jobs.cancellationRequested(jobId));
+        }
+        writeProgress();
+    }
+
+    /** One statement for the progress every handler of this node reported since the last heartbeat. */
+    private void writeProgress() {
+        List<TrackedJobs.ProgressReport> reports = new ArrayList<>();
+        running.values().forEach((jobs) -> reports.addAll(jobs.takeProgress()));
+        if (reports.isEmpty()) {
+            return;
+        }
+        int size = reports.size();
+        long[] ids = new long[size];
+        int[] attempts = new int[size];
+        short[] percents = new short[size];
+        String[] messages = new String[size];
+        for (int i = 0; i < size; i++) {
+            TrackedJobs.ProgressReport report = reports.get(i);
+            ids[i] = report.jobId();
+            attempts[i] = report.attempt();
+            percents[i] = report.percent();
+            messages[i] = report.message();
+        }
+        jobs.progress(identity.id(), ids, attempts, percents, messages);
     }
 }

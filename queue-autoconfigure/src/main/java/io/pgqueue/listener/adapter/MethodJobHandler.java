@@ -128,8 +128,8 @@ public final class MethodJobHandler {
         }
     }
 
-    /** Calls a single-job listener. */
-    public void invoke(@Nullable Object payload, JobContext context) throws Exception {
+    /** Calls a single-job listener; returns what it returned (null for a void method). */
+    public @Nullable Object invoke(@Nullable Object payload, JobContext context) throws Exception {
         Object[] arguments = new Object[method.getParameterCount()];
         if (payloadIndex >= 0) {
             arguments[payloadIndex] = payload;
@@ -137,7 +137,7 @@ public final class MethodJobHandler {
         if (contextIndex >= 0) {
             arguments[contextIndex] = context;
         }
-        call(arguments);
+        return call(arguments);
     }
 
     /** Calls a batch listener. */
@@ -145,9 +145,9 @@ public final class MethodJobHandler {
         call(new Object[] { payloads });
     }
 
-    private void call(Object[] arguments) throws Exception {
+    private @Nullable Object call(Object[] arguments) throws Exception {
         try {
-            method.invoke(bean, arguments);
+            return method.invoke(bean, arguments);
         }
         catch (InvocationTargetException ex) {
             Throwable cause = ex.getCause();

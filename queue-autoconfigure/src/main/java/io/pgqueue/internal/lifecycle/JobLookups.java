@@ -1,0 +1,178 @@
+package io.pgqueue.internal.lifecycle;
+
+import java.sql.Array;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.pgqueue.JobState;
+import io.pgqueue.admin.JobInfo;
+import io.pgqueue.admin.JobQuery;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The reads of single jobs and pages of jobs, live ones from the job table and finished ones from the
+ * history, for {@link JdbcJobRepository}. A page is the newest jobs below a cursor id, read per state from
+ * the index on (queue, state, id) of either table, so that it costs a few index ranges however many jobs the
+ * queue holds; the filters a query uses pick one of a few generated statements, so that each is planned for
+ * exactly the filters it has.
+ */
+final class JobLookups {
+
+    private static final String LIVE_COLUMNS = """
+            SELECT id, queue, state, payload::text AS payload, payload_type, %s, attempts, max_attempts,
+                   priority, run_at, created_at, attempted_at, NULL::timestamptz AS finished_at, last_error,
+                   NULL::text AS output, progress_percent, progress_message, cancel_requested, group_key, dedup_key,
+                   timeout_ms, locked_by, lease_until
+            FROM {schema}.job""";
+
+    private static final String FINISHED_COLUMNS = """
+            SELECT id, queue, state, payload::text AS payload, payload_type, %s, attempts, NULL::int AS max_attempts,
+                   0::smallint AS priority, coalesce(run_at, created_at) AS run_at, created_at, attempted_at,
+                   finished_at, last_error, output::text AS output, NULL::smallint AS progress_percent,
+                   NULL::text AS progress_message, false AS cancel_requested, group_key, dedup_key,
+                   NULL::bigint AS timeout_ms, NULL::uuid AS locked_by, NULL::timestamptz AS lease_until
+            FROM {schema}.job_history""";
+
+    /** Headers as two arrays ordered by name: no JSON parsing needed to read them. */
+    private static final String HEADERS = """
+            ARRAY(SELECT key FROM jsonb_each_text(headers) ORDER BY key) AS header_names,
+                   ARRAY(SELECT value FROM jsonb_each_text(headers) ORDER BY key) AS header_values""";
+
+    /** The optional filters of a page, each a condition on either table. */
+    private enum Filter {
+
+        GROUP_KEY("group_key = :group_key"), DEDUP_KEY("dedup_key = :dedup_key"),
+        HEADER("headers @> jsonb_build_object(:header_name::text, :header_value::text)"),
+        ENQUEUED_AFTER("created_at >= :enqueued_after::timestamptz"),
+        ENQUEUED_BEFORE("created_at < :enqueued_before::timestamptz");
+
+        private final String condition;
+
+        Filter(String condition) {
+            this.condition = condition;
+        }
+
+        boolean usedBy(JobQuery query) {
+            return switch (this) {
+                case GROUP_KEY -> query.groupKey() != null;
+                case DEDUP_KEY -> query.dedupKey() != null;
+                case HEADER -> query.headerName() != null;
+                case ENQUEUED_AFTER -> query.enqueuedAfter() != null;
+                case ENQUEUED_BEFORE -> query.enqueuedBefore() != null;
+            };
+        }
+    }
+
+    private final Schema schema;
+
+    private final Sql byId;
+
+    /** The page statements by the bit set of filters they have. */
+    private final Map<Integer, Sql> pages = new ConcurrentHashMap<>();
+
+    JobLookups(Schema schema) {
+        this.schema = schema;
+        this.byId = schema.sql("(" + LIVE_COLUMNS.formatted(HEADERS) + " WHERE id = :id)\nUNION ALL\n("
+                + FINISHED_COLUMNS.formatted(HEADERS) + " WHERE id = :id)\nLIMIT 1");
+    }
+
+    Sql byId() {
+        return byId;
+    }
+
+    Sql matching(JobQuery query) {
+        int filters = 0;
+        for (Filter filter : Filter.values()) {
+            if (filter.usedBy(query)) {
+                filters |= 1 << filter.ordinal();
+            }
+        }
+        return pages.computeIfAbsent(filters, this::pageStatement);
+    }
+
+    private Sql pageStatement(int filters) {
+        StringBuilder conditions = new StringBuilder("queue = :queue AND state = s.state AND id < :before");
+        for (Filter filter : Filter.values()) {
+            if ((filters & (1 << filter.ordinal())) != 0) {
+                conditions.append(" AND ").append(filter.condition);
+            }
+        }
+        String perState = """
+                SELECT page.* FROM unnest(:%s::text[]) AS s(state)
+                CROSS JOIN LATERAL (%s
+                    WHERE %s ORDER BY id DESC LIMIT :limit) AS page""";
+        return schema.sql("SELECT * FROM (\n" + perState.formatted("live_states", LIVE_COLUMNS.formatted(HEADERS), conditions)
+                + "\nUNION ALL\n" + perState.formatted("finished_states", FINISHED_COLUMNS.formatted(HEADERS), conditions)
+                + "\n) AS jobs ORDER BY id DESC LIMIT :limit");
+    }
+
+    void bind(Params params, JobQuery query) throws SQLException {
+        params.text("queue", query.queue())
+            .array("live_states", "text", query.liveStates().stream().map(JobState::value).toArray())
+            .array("finished_states", "text", query.finishedStates().stream().map(JobState::value).toArray())
+            .int8("before", query.before())
+            .int4("limit", query.limit());
+        if (query.groupKey() != null) {
+            params.text("group_key", query.groupKey());
+        }
+        if (query.dedupKey() != null) {
+            params.text("dedup_key", query.dedupKey());
+        }
+        if (query.headerName() != null) {
+            params.text("header_name", query.headerName()).text("header_value", query.headerValue());
+        }
+        if (query.enqueuedAfter() != null) {
+            params.timestamp("enqueued_after", query.enqueuedAfter());
+        }
+        if (query.enqueuedBefore() != null) {
+            params.timestamp("enqueued_before", query.enqueuedBefore());
+        }
+    }
+
+    static JobInfo read(ResultSet row) throws SQLException {
+        Integer percent = row.getObject("progress_percent", Integer.class);
+        return new JobInfo(row.getLong("id"), row.getString("queue"), JobState.of(row.getString("state")),
+                row.getString("payload"), row.getString("payload_type"), headers(row), row.getInt("attempts"),
+                row.getObject("max_attempts", Integer.class), row.getInt("priority"),
+                instant(row.getTimestamp("run_at")), instant(row.getTimestamp("created_at")),
+                instant(row.getTimestamp("attempted_at")), instant(row.getTimestamp("finished_at")),
+                row.getString("last_error"), row.getString("output"),
+                (percent != null) ? new JobInfo.Progress(percent, row.getString("progress_message")) : null,
+                row.getBoolean("cancel_requested"), row.getString("group_key"), row.getString("dedup_key"),
+                row.getObject("timeout_ms", Long.class), row.getObject("locked_by", UUID.class),
+                instant(row.getTimestamp("lease_until")));
+    }
+
+    private static Map<String, String> headers(ResultSet row) throws SQLException {
+        Array names = row.getArray("header_names");
+        Array values = row.getArray("header_values");
+        Map<String, String> headers = new LinkedHashMap<>();
+        if (names != null && values != null) {
+            String[] keys = (String[]) names.getArray();
+            String[] texts = (String[]) values.getArray();
+            for (int i = 0; i < keys.length; i++) {
+                headers.put(keys[i], texts[i]);
+            }
+        }
+        return headers;
+    }
+
+    private static @Nullable Instant instant(@Nullable Timestamp timestamp) {
+        return (timestamp != null) ? timestamp.toInstant() : null;
+    }
+
+    /** Every statement generated so far, for checking them. */
+    List<Sql> statements() {
+        List<Sql> all = new ArrayList<>(pages.values());
+        all.add(byId);
+        return all;
+    }
+}
