@@ -20,6 +20,8 @@ import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
 import io.pgqueue.JobRequest;
+import io.pgqueue.admin.JobInfo;
+import io.pgqueue.admin.JobQuery;
 import io.pgqueue.JobState;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
@@ -146,7 +148,12 @@ class CounterConsistencyTests {
             assertThat(declared).as("transition of a statement that changed a job from %s to %s: %s", from, to, query)
                 .isNotEmpty()
                 .anySatisfy((transition) -> {
-                    assertThat(transition.from()).isEqualTo(from);
+                    if (from == null) {
+                        assertThat(transition.from()).isEmpty();
+                    }
+                    else {
+                        assertThat(transition.from()).contains(from);
+                    }
                     if (to == null) {
                         assertThat(transition.finishes()).isTrue();
                     }
@@ -335,6 +342,10 @@ class CounterConsistencyTests {
                 case COMPLETE -> completeSome();
                 case FAIL -> failSome((random.nextInt(3) == 0) ? null : Duration.ofMillis(random.nextInt(3) * 10L));
                 case FAIL_AFTER_ROLLBACK -> failAfterRollback(queue);
+                case SNOOZE -> snoozeSome();
+                case SNOOZE_AFTER_ROLLBACK -> snoozeAfterRollback(queue);
+                case CANCEL -> cancelSome(queue);
+                case CANCEL_RUNNING -> cancelHeld();
                 case RESCUE -> expireAndRescue(queue);
                 case RELEASE -> releaseSome();
                 case RETRY_DEAD -> admin.retryAllDead(queue);
@@ -369,7 +380,7 @@ class CounterConsistencyTests {
             }
             List<ClaimedJob> done = takeSome();
             jobs.complete(node.id(), done.stream().mapToLong(ClaimedJob::id).toArray(),
-                    done.stream().mapToInt(ClaimedJob::attempt).toArray());
+                    done.stream().mapToInt(ClaimedJob::attempt).toArray(), new String[done.size()]);
         }
 
         private void releaseSome() {
@@ -384,6 +395,56 @@ class CounterConsistencyTests {
             }
             ClaimedJob job = held.remove(random.nextInt(held.size()));
             jobs.fail(node.id(), new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), retryDelay, "failed"));
+        }
+
+        private void snoozeSome() {
+            if (!held.isEmpty()) {
+                ClaimedJob job = held.remove(random.nextInt(held.size()));
+                jobs.snooze(node.id(), job.id(), job.attempt(), Duration.ofMillis(random.nextInt(3) * 10L));
+            }
+        }
+
+        /** A TRANSACTIONAL attempt that snoozes: its claim rolls back, then the snooze is recorded. */
+        private void snoozeAfterRollback(String queue) {
+            List<ClaimedJob> claimed = transactions.execute((status) -> {
+                status.setRollbackOnly();
+                return jobs.claimAndDelete(new ClaimRequest(queue, 1, 3, true, null, 0)).jobs();
+            });
+            for (ClaimedJob job : claimed) {
+                jobs.snoozeAfterRollback(job.id(), job.attempt(), Duration.ofMillis(random.nextInt(3) * 10L));
+            }
+        }
+
+        /** Cancels a few of the queue's newest scheduled and ready jobs (and requests it for running ones). */
+        private void cancelSome(String queue) {
+            JobQuery query = JobQuery.queue(queue)
+                .states(JobState.SCHEDULED, JobState.READY, JobState.RUNNING)
+                .limit(1 + random.nextInt(5))
+                .build();
+            if (random.nextInt(8) == 0) {
+                admin.cancel(query);
+            }
+            else {
+                jobs.cancel(admin.jobs(query).jobs().stream().mapToLong(JobInfo::id).toArray());
+            }
+        }
+
+        /**
+         * Requests the cancellation of a held job, then ends its attempt as a handler would: a failure, a
+         * snooze or a release all finish it as cancelled, and so does its acknowledgement.
+         */
+        private void cancelHeld() {
+            if (held.isEmpty()) {
+                return;
+            }
+            ClaimedJob job = held.remove(random.nextInt(held.size()));
+            jobs.cancel(new long[] { job.id() });
+            switch (random.nextInt(4)) {
+                case 0 -> jobs.fail(node.id(), new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), null, "x"));
+                case 1 -> jobs.snooze(node.id(), job.id(), job.attempt(), Duration.ZERO);
+                case 2 -> jobs.release(node.id(), new long[] { job.id() });
+                default -> jobs.complete(node.id(), new long[] { job.id() }, new int[] { job.attempt() }, new String[1]);
+            }
         }
 
         /** A TRANSACTIONAL attempt that fails: its claim rolls back, then the failure is recorded. */

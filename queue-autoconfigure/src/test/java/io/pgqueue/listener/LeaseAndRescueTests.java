@@ -118,7 +118,8 @@ class LeaseAndRescueTests {
                 assertThat(row.get("attempts")).isEqualTo(2);
 
                 // the stale node finally tries to acknowledge attempt 1: nothing is deleted
-                assertThat(a.getBean(Repositories.class).jobs().complete(staleNode, new long[] { id }, new int[] { 1 }))
+                assertThat(a.getBean(Repositories.class).jobs().complete(staleNode, new long[] { id }, new int[] { 1 },
+                        new String[1]))
                     .isZero();
                 stale.release.countDown();
                 await().atMost(Duration.ofSeconds(5)).until(() -> stale.runs.size() == 1);

@@ -61,9 +61,9 @@ class RecurringJobTests {
                     context.getBean(io.pgqueue.JobPayloadCodec.class), Duration.ofMillis(100), List.of());
             Instant longAgo = store.now().minus(Duration.ofHours(3));
             store.declare(new ScheduleRecord("hourly-once", "missed-once", "0 0 * * * *", null, "UTC", null, null,
-                    "FIRE_ONCE", longAgo, null));
+                    "FIRE_ONCE", longAgo, null, false, false));
             store.declare(new ScheduleRecord("hourly-skip", "missed-skip", "0 0 * * * *", null, "UTC", null, null,
-                    "SKIP", longAgo, null));
+                    "SKIP", longAgo, null, false, false));
 
             assertThat(scheduler.fireDue()).isEqualTo(1);
 

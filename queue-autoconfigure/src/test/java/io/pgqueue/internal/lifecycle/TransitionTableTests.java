@@ -82,13 +82,22 @@ class TransitionTableTests {
         assertThat(counters.deltaCte(Transition.PURGE, "deleted", Counters.Rows.MANY))
             .contains("(queue, dead)")
             .contains("SELECT queue, -count(*) FROM deleted");
+        assertThat(counters.deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY))
+            .contains("(queue, running, completed, cancelled)")
+            .contains("SELECT queue, -count(*), count(*) FILTER (WHERE state = 'completed'), "
+                    + "count(*) FILTER (WHERE state = 'cancelled') FROM done");
+        assertThat(counters.deltaCte(Transition.CANCEL, "cancelled", Counters.Rows.MANY))
+            .contains("(queue, scheduled, ready, cancelled)")
+            .contains("SELECT queue, -count(*) FILTER (WHERE from_state = 'scheduled'), "
+                    + "-count(*) FILTER (WHERE from_state = 'ready'), count(*) FROM cancelled");
         assertThat(new Counters(false).deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY)).isEmpty();
     }
 
     @Test
     void everyTransitionMovesJobsBetweenDifferentPlacesOrCountsSomething() {
         for (Transition transition : Transition.values()) {
-            assertThat(transition.from() != null || !transition.to().isEmpty()).as(transition.name()).isTrue();
+            assertThat(!transition.from().isEmpty() || !transition.to().isEmpty()).as(transition.name()).isTrue();
+            assertThat(transition.from()).as(transition.name()).noneMatch(JobState::isFinished);
             assertThat(transition.to()).as(transition.name()).allSatisfy((state) -> assertThat(state).isIn(JobState.all()));
         }
     }
