@@ -406,12 +406,22 @@ class CounterConsistencyTests {
 
         /** A TRANSACTIONAL attempt that snoozes: its claim rolls back, then the snooze is recorded. */
         private void snoozeAfterRollback(String queue) {
+            boolean inTransaction = random.nextBoolean();
             List<ClaimedJob> claimed = transactions.execute((status) -> {
-                status.setRollbackOnly();
-                return jobs.claimAndDelete(new ClaimRequest(queue, 1, 3, true, null, 0)).jobs();
+                List<ClaimedJob> jobsClaimed = jobs.claimAndDelete(new ClaimRequest(queue, 1, 3, true, null, 0)).jobs();
+                if (inTransaction) {
+                    jobsClaimed.forEach((job) -> jobs.snoozeAfterRollback(job.id(), job.attempt(),
+                            Duration.ofMillis(random.nextInt(3) * 10L), true));
+                }
+                else {
+                    status.setRollbackOnly();
+                }
+                return jobsClaimed;
             });
-            for (ClaimedJob job : claimed) {
-                jobs.snoozeAfterRollback(job.id(), job.attempt(), Duration.ofMillis(random.nextInt(3) * 10L));
+            if (!inTransaction) {
+                for (ClaimedJob job : claimed) {
+                    jobs.snoozeAfterRollback(job.id(), job.attempt(), Duration.ofMillis(random.nextInt(3) * 10L), false);
+                }
             }
         }
 
@@ -449,15 +459,25 @@ class CounterConsistencyTests {
 
         /** A TRANSACTIONAL attempt that fails: its claim rolls back, then the failure is recorded. */
         private void failAfterRollback(String queue) {
+            boolean inTransaction = random.nextBoolean();
             List<ClaimedJob> claimed = transactions.execute((status) -> {
-                status.setRollbackOnly();
-                return jobs.claimAndDelete(new ClaimRequest(queue, 1, 3, true, null, 0)).jobs();
+                List<ClaimedJob> jobsClaimed = jobs.claimAndDelete(new ClaimRequest(queue, 1, 3, true, null, 0)).jobs();
+                if (inTransaction) {
+                    jobsClaimed.forEach((job) -> jobs.failAfterRollback(failure(job), true));
+                }
+                else {
+                    status.setRollbackOnly();
+                }
+                return jobsClaimed;
             });
-            for (ClaimedJob job : claimed) {
-                Duration retryDelay = (job.attempt() >= job.maxAttempts()) ? null
-                        : Duration.ofMillis(random.nextInt(3) * 10L);
-                jobs.failAfterRollback(new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), retryDelay, "failed"));
+            if (!inTransaction) {
+                claimed.forEach((job) -> jobs.failAfterRollback(failure(job), false));
             }
+        }
+
+        private FailureUpdate failure(ClaimedJob job) {
+            Duration retryDelay = (job.attempt() >= job.maxAttempts()) ? null : Duration.ofMillis(random.nextInt(3) * 10L);
+            return new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), retryDelay, "failed");
         }
 
         private void expireAndRescue(String queue) {

@@ -33,6 +33,13 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 final class JdbcJobRepository implements JobRepository {
 
+    /**
+     * The savepoint a TRANSACTIONAL claim sets before it deletes its jobs: rolling back to it gives the jobs
+     * back, and the statement that records their failure or snooze follows in the same round trip, so that no
+     * other worker can claim them in between.
+     */
+    private static final String CLAIM_SAVEPOINT = "pgqueue_claim";
+
     /** Due scheduled jobs a claim promotes before it claims. */
     private static final int PROMOTE_PER_CLAIM = 1000;
 
@@ -98,6 +105,10 @@ final class JdbcJobRepository implements JobRepository {
     private final Sql snooze;
 
     private final Sql snoozeAfterRollback;
+
+    private final Sql undoClaimThenFail;
+
+    private final Sql undoClaimThenSnooze;
 
     private final Sql cancel;
 
@@ -172,6 +183,8 @@ final class JdbcJobRepository implements JobRepository {
         String leasedAttempt = "id = :id AND attempts = :attempt AND locked_by = :node";
         this.snooze = schema.sql(snoozeStatement(Transition.SNOOZE) + ";\n" + cancelRunningStatement(leasedAttempt));
         this.snoozeAfterRollback = schema.sql(snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
+        this.undoClaimThenSnooze = schema.sql("ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n"
+                + snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
         this.cancel = schema.sql(cancelStatement());
         this.cancelRunning = schema.sql(cancelRunningStatement(leasedAttempt));
         this.progress = schema.sql("""
@@ -194,7 +207,9 @@ final class JdbcJobRepository implements JobRepository {
         this.promoteDue = schema.sql(promoteStatement(false));
         this.promoteDueOfQueue = schema.sql(promoteStatement(true));
         this.claimLeased = schema.sql(promoteStatement(true) + ";\n" + claimLeasedStatement());
-        this.claimAndDelete = schema.sql(claimAndDeleteStatement());
+        this.claimAndDelete = schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + claimAndDeleteStatement());
+        this.undoClaimThenFail = schema.sql("ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n"
+                + failStatement(Transition.FAIL_AFTER_ROLLBACK));
         this.complete = schema.sql(completeStatement());
         this.fail = schema.sql(failStatement(Transition.FAIL) + ";\n" + cancelRunningStatement(leasedAttempt));
         this.failAfterRollback = schema.sql(failStatement(Transition.FAIL_AFTER_ROLLBACK));
@@ -664,8 +679,15 @@ final class JdbcJobRepository implements JobRepository {
     public Claim claimAndDelete(ClaimRequest request) {
         return jdbc.execute((Connection connection) -> {
             try (PreparedStatement statement = jdbc.statement(connection, claimAndDelete,
-                    (params) -> bindClaim(params, request)); ResultSet rows = statement.executeQuery()) {
-                return new Claim(claimedJobs(rows), 0);
+                    (params) -> bindClaim(params, request))) {
+                // the savepoint, then the claimed rows
+                statement.execute();
+                if (!statement.getMoreResults()) {
+                    throw new IllegalStateException("A claim returned no claimed rows");
+                }
+                try (ResultSet rows = statement.getResultSet()) {
+                    return new Claim(claimedJobs(rows), 0);
+                }
             }
         });
     }
@@ -705,8 +727,8 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
-    public boolean failAfterRollback(FailureUpdate failure) {
-        return failed(failAfterRollback, failure, Jdbc.Binder.NONE);
+    public boolean failAfterRollback(FailureUpdate failure, boolean undoClaim) {
+        return failed(undoClaim ? undoClaimThenFail : failAfterRollback, failure, Jdbc.Binder.NONE);
     }
 
     private boolean failed(Sql sql, FailureUpdate failure, Jdbc.Binder ownership) {
@@ -731,8 +753,8 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
-    public boolean snoozeAfterRollback(long id, int attempt, Duration delay) {
-        return jdbc.count(snoozeAfterRollback,
+    public boolean snoozeAfterRollback(long id, int attempt, Duration delay, boolean undoClaim) {
+        return jdbc.countAll(undoClaim ? undoClaimThenSnooze : snoozeAfterRollback,
                 (params) -> params.int8("delay_ms", delay.toMillis()).int4("attempt", attempt).int8("id", id)) > 0;
     }
 
@@ -880,7 +902,7 @@ final class JdbcJobRepository implements JobRepository {
     List<Sql> statements() {
         List<Sql> all = new ArrayList<>();
         enqueue.values().forEach((variants) -> all.addAll(List.of(variants)));
-        all.addAll(List.of(enqueueDebounced, snooze, snoozeAfterRollback, cancel, cancelRunning, progress, recordOutput,
+        all.addAll(List.of(enqueueDebounced, snooze, snoozeAfterRollback, undoClaimThenFail, undoClaimThenSnooze, cancel, cancelRunning, progress, recordOutput,
                 expireDedupWindows, lookups.byId()));
         all.addAll(List.of(promoteDue, promoteDueOfQueue, claimLeased, claimAndDelete, complete, fail, failAfterRollback, rescue, release,
                 extendLease, retryDead, purgeDead, expireDead, expireHistory, throttleLock, countRunning, rateWindow,

@@ -62,7 +62,8 @@ public interface JobRepository {
 
     /**
      * {@link Transition#CLAIM_DELETE} in the caller's transaction (a Spring-managed one on the same
-     * DataSource): the delete is the acknowledgement, committed or rolled back with the handler's writes. It
+     * DataSource), after a savepoint: the delete is the acknowledgement, committed or rolled back with the
+     * handler's writes. It
      * promotes nothing: rows promoted inside a handler's long transaction would be hidden from every other
      * worker until it commits ({@link #promoteDue(String)} runs before, in a transaction of its own).
      */
@@ -81,8 +82,13 @@ public interface JobRepository {
      */
     boolean fail(UUID node, FailureUpdate failure);
 
-    /** {@link Transition#FAIL_AFTER_ROLLBACK}: counts the rolled-back TRANSACTIONAL attempt and records it. */
-    boolean failAfterRollback(FailureUpdate failure);
+    /**
+     * {@link Transition#FAIL_AFTER_ROLLBACK}: counts the rolled-back TRANSACTIONAL attempt and records it. With
+     * {@code undoClaim}, in the claim's transaction: first rolls back to the savepoint the claim set (undoing
+     * the claim and the handler's writes), then records the failure in the same round trip, so that no other
+     * worker can take the job in between; the caller commits.
+     */
+    boolean failAfterRollback(FailureUpdate failure, boolean undoClaim);
 
     /**
      * {@link Transition#SNOOZE} of a LEASE attempt, if the node still owns the job in that attempt: the job
@@ -90,8 +96,11 @@ public interface JobRepository {
      */
     boolean snooze(UUID node, long id, int attempt, Duration delay);
 
-    /** {@link Transition#SNOOZE_AFTER_ROLLBACK}: a TRANSACTIONAL attempt rolled back and put off, uncounted. */
-    boolean snoozeAfterRollback(long id, int attempt, Duration delay);
+    /**
+     * {@link Transition#SNOOZE_AFTER_ROLLBACK}: a TRANSACTIONAL attempt rolled back and put off, uncounted; with
+     * {@code undoClaim}, in the claim's transaction, as {@link #failAfterRollback}.
+     */
+    boolean snoozeAfterRollback(long id, int attempt, Duration delay, boolean undoClaim);
 
     /** {@link Transition#CANCEL_RUNNING} of a LEASE attempt whose cancellation was requested. */
     boolean finishCancelled(UUID node, long id, int attempt);

@@ -17,9 +17,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * TRANSACTIONAL delivery: each of {@code concurrency} workers loops over one transaction that deletes up to
  * a batch of ready jobs, runs the listener on them and commits, so the listener's own writes on the same
- * DataSource commit exactly with the acknowledgement. If a job fails, the transaction rolls back (every job
- * of the batch is ready again, none of their writes remain) and the failure is recorded in a separate short
- * transaction.
+ * DataSource commit exactly with the acknowledgement. If a job fails or snoozes, the transaction rolls back
+ * to the savepoint its claim set (every job of the batch is ready again, none of the handlers' writes
+ * remain), records the failure or snooze and commits that.
  */
 final class TransactionalQueueListenerContainer extends AbstractQueueListenerContainer {
 
@@ -78,22 +78,29 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 // backlog (full claims) maintenance promotes them instead
                 long promoted = 0;
                 AtomicReference<List<ClaimedJob>> succeeded = new AtomicReference<>();
+                AtomicReference<List<JobExecutor.Outcome>> setbacks = new AtomicReference<>(List.of());
                 Batch batch;
                 try {
                     promoted = lastClaimFull ? 0 : jobs.promoteDue(queue());
                     batch = transactions.execute((status) -> {
                         Claim claim = jobs.claimAndDelete(claimRequest);
                         List<JobExecutor.Outcome> failures = run(claim.jobs());
-                        if (!failures.isEmpty()) {
-                            status.setRollbackOnly();
-                        }
-                        else {
+                        if (failures.isEmpty()) {
                             succeeded.set(claim.jobs());
+                            return new Batch(claim, List.of());
                         }
-                        return new Batch(claim, failures);
+                        setbacks.set(failures);
+                        if (!recordInTransaction(failures)) {
+                            status.setRollbackOnly();
+                            return new Batch(claim, failures);
+                        }
+                        return new Batch(claim, List.of());
                     });
                 }
                 catch (RuntimeException ex) {
+                    // recorded in a transaction that did not commit (e.g. a handler's own @Transactional code
+                    // marked it rollback-only): record them again now that the jobs are back
+                    setbacks.get().forEach(this::recordSetback);
                     List<ClaimedJob> uncommitted = succeeded.get();
                     if (uncommitted != null && !uncommitted.isEmpty()) {
                         // the handlers returned but the commit failed (a deferred constraint, a handler that
@@ -145,11 +152,39 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
         return List.of();
     }
 
+    /**
+     * Records why jobs did not complete inside the claim's transaction, which then commits: the claim and the
+     * handlers' writes are rolled back to the claim's savepoint in the same round trip as the first record,
+     * so that no other worker takes a job back before its failure or snooze is written (a retry never runs
+     * before its backoff). Returns false if that could not be done (the connection broke, say); the
+     * transaction then rolls back and the records are written after it.
+     */
+    private boolean recordInTransaction(List<JobExecutor.Outcome> setbacks) {
+        try {
+            boolean undo = true;
+            for (JobExecutor.Outcome outcome : setbacks) {
+                if (outcome instanceof JobExecutor.Snoozed snoozed) {
+                    jobs.snoozeAfterRollback(snoozed.job().id(), snoozed.job().attempt(), snoozed.delay(), undo);
+                }
+                else if (outcome instanceof JobExecutor.Failure failure) {
+                    jobs.failAfterRollback(failure.update(), undo);
+                }
+                undo = false;
+            }
+            return true;
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Could not record " + setbacks.size() + " failed or snoozed job(s) in their transaction; "
+                    + "recording them after it: " + ex.getMessage());
+            return false;
+        }
+    }
+
     /** Records, once its transaction rolled back, why a job did not complete. */
     private void recordSetback(JobExecutor.Outcome outcome) {
         if (outcome instanceof JobExecutor.Snoozed snoozed) {
             try {
-                jobs.snoozeAfterRollback(snoozed.job().id(), snoozed.job().attempt(), snoozed.delay());
+                jobs.snoozeAfterRollback(snoozed.job().id(), snoozed.job().attempt(), snoozed.delay(), false);
             }
             catch (RuntimeException ex) {
                 logger.warn("Could not record the snooze of job " + snoozed.job().id()
@@ -162,14 +197,14 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
     }
 
     /**
-     * Records a failed attempt once its transaction rolled back. Between that rollback and this statement the
-     * job is ready, and another worker may claim and run it at once, without its backoff (its attempt is then
-     * counted by whichever recording matches). Closing that window needs the failure written inside the
-     * rolled-back transaction (a savepoint per claim, a round trip on the hot path); not done yet.
+     * Records a failed attempt once its transaction rolled back: the fallback when it could not be recorded
+     * inside that transaction. Between that rollback and this statement the job is ready, and another worker
+     * may claim and run it at once, without its backoff (its attempt is then counted by whichever recording
+     * matches).
      */
     private void recordFailure(JobExecutor.Failure failure) {
         try {
-            jobs.failAfterRollback(failure.update());
+            jobs.failAfterRollback(failure.update(), false);
         }
         catch (RuntimeException ex) {
             logger.warn("Could not record the failure of job " + failure.job().id()
