@@ -21,6 +21,9 @@ public class ScheduleOperations {
 
     private static final Log logger = LogFactory.getLog(ScheduleOperations.class);
 
+    /** How long after a trigger another trigger of the same schedule is the same one. */
+    public static final Duration TRIGGER_WINDOW = Duration.ofSeconds(2);
+
     private final ScheduleRepository store;
 
     private final Wakeups wakeups;
@@ -51,16 +54,16 @@ public class ScheduleOperations {
     }
 
     /**
-     * Enqueues one job of the schedule now, besides its regular ticks, which go on unchanged. Asked on
-     * several nodes at once, exactly one of them enqueues: the trigger is a compare-and-set on the
-     * schedule's last run, like a tick.
-     * @return whether this call enqueued the job (false when another trigger or tick won the race)
+     * Enqueues one job of the schedule now, besides its regular ticks, which go on unchanged. A trigger is
+     * one job however many nodes are asked: its job holds the schedule's trigger key while it is pending
+     * and for {@link #TRIGGER_WINDOW} after it was sent, and a trigger meanwhile enqueues nothing.
+     * @return whether this call enqueued the job (false when another trigger got there first)
      */
     public boolean trigger(String name) {
         ScheduleRecord schedule = existing(name);
         Instant now = store.now();
         Wakeups.Decision wakeup = wakeups.decide(schedule.queue());
-        boolean fired = store.fire(schedule, now, schedule.nextRunAt(), true, wakeup == Wakeups.Decision.WITH_INSERT);
+        boolean fired = store.trigger(schedule, now, TRIGGER_WINDOW, wakeup == Wakeups.Decision.WITH_INSERT);
         if (fired) {
             wakeups.afterInsert(schedule.queue(), wakeup);
             logger.info("Recurring job '" + name + "' triggered");

@@ -278,7 +278,8 @@ final class JdbcJobRepository implements JobRepository {
         return insertCtes(rows, notify, false);
     }
 
-    private String insertCtes(Counters.Rows rows, boolean notify, boolean windowed) {
+    /** As {@link #insertCtes(Counters.Rows, boolean)}; with {@code windowed}, input rows may carry dedup windows. */
+    String insertCtes(Counters.Rows rows, boolean notify, boolean windowed) {
         return Transition.ENQUEUE.tag() + (windowed ? WINDOW_CTE : "") + """
                 , inserted AS (
                     INSERT INTO {schema}.job (queue, state, priority, run_at, payload, payload_type, headers,

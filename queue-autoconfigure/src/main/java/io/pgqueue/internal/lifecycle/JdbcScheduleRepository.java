@@ -3,6 +3,7 @@ package io.pgqueue.internal.lifecycle;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -31,8 +32,8 @@ final class JdbcScheduleRepository implements ScheduleRepository {
             ), input AS (
                 SELECT queue, coalesce(payload, '{}'::jsonb) AS payload, payload_type,
                        jsonb_build_object('schedule', name, 'tick', :tick_label::text) AS headers,
-                       0::smallint AS priority, now() AS due, NULL::int AS max_attempts, NULL::text AS dedup_key,
-                       NULL::text AS group_key, NULL::bigint AS timeout_ms
+                       0::smallint AS priority, now() AS due, NULL::int AS max_attempts, :dedup_key::text AS dedup_key,
+                       NULL::text AS group_key, NULL::bigint AS timeout_ms, :dedup_for_ms::bigint AS dedup_for_ms
                 FROM advanced WHERE :enqueue::boolean
             )""";
 
@@ -94,13 +95,19 @@ final class JdbcScheduleRepository implements ScheduleRepository {
                                              overridden = true, updated_at = now()
                 WHERE name = :name""");
         this.now = schema.sql("SELECT now()");
-        this.fire = new Sql[] { fireStatement(jobs, false), fireStatement(jobs, true) };
+        this.fire = new Sql[] { fireStatement(jobs, false, false), fireStatement(jobs, true, false),
+                fireStatement(jobs, false, true), fireStatement(jobs, true, true) };
         this.delete = schema.sql("DELETE FROM {schema}.schedule WHERE name = :name");
     }
 
-    private Sql fireStatement(JdbcJobRepository jobs, boolean notify) {
-        return schema.sql(FIRE + jobs.insertCtes(Counters.Rows.ONE, notify) + "\nSELECT (SELECT count(*) FROM advanced)"
-                + (notify ? " + 0 * (SELECT count(*) FROM notified)" : "") + " AS advanced");
+    /**
+     * A tick (or, {@code triggered}, a run-time trigger, whose job holds the trigger's dedup key for a window);
+     * returns how many jobs it enqueued, or, for a tick that skips its job, whether it advanced.
+     */
+    private Sql fireStatement(JdbcJobRepository jobs, boolean notify, boolean triggered) {
+        return schema.sql(FIRE + jobs.insertCtes(Counters.Rows.ONE, notify, triggered)
+                + "\nSELECT CASE WHEN :enqueue::boolean THEN (SELECT count(*) FROM inserted) ELSE (SELECT count(*) FROM advanced) END"
+                + (notify ? " + 0 * (SELECT count(*) FROM notified)" : "") + " AS fired");
     }
 
     @Override
@@ -133,15 +140,28 @@ final class JdbcScheduleRepository implements ScheduleRepository {
 
     @Override
     public boolean fire(ScheduleRecord schedule, Instant tick, Instant next, boolean enqueue, boolean notify) {
-        return jdbc.count(fire[notify ? 1 : 0], (params) -> {
+        return fire(fire[notify ? 1 : 0], schedule, tick, next, enqueue, null, null);
+    }
+
+    @Override
+    public boolean trigger(ScheduleRecord schedule, Instant now, Duration window, boolean notify) {
+        return fire(fire[notify ? 3 : 2], schedule, now, schedule.nextRunAt(), true,
+                "pgqueue.trigger." + schedule.name(), window.toMillis());
+    }
+
+    private boolean fire(Sql sql, ScheduleRecord schedule, Instant tick, Instant next, boolean enqueue,
+            @Nullable String dedupKey, @Nullable Long dedupForMillis) {
+        return jdbc.count(sql, (params) -> {
             params.timestamp("next", next)
                 .timestamp("tick", tick)
                 .text("name", schedule.name())
                 .timestamp("expected", schedule.nextRunAt())
                 .timestamp("expected_last", schedule.lastRunAt())
                 .text("tick_label", tick.toString())
-                .bool("enqueue", enqueue);
-            if (notify) {
+                .bool("enqueue", enqueue)
+                .text("dedup_key", dedupKey)
+                .int8("dedup_for_ms", dedupForMillis);
+            if (sql == fire[1] || sql == fire[3]) {
                 params.text("channel", schema.notifyChannel());
             }
         }) > 0;
@@ -173,7 +193,7 @@ final class JdbcScheduleRepository implements ScheduleRepository {
     }
 
     List<Sql> statements() {
-        return List.of(declare, all, due, now, fire[0], fire[1], delete, find, pause, redefine);
+        return List.of(declare, all, due, now, fire[0], fire[1], fire[2], fire[3], delete, find, pause, redefine);
     }
 
     private static ScheduleRecord record(ResultSet row) throws SQLException {

@@ -1,5 +1,6 @@
 package io.pgqueue.internal.lifecycle;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -30,6 +31,14 @@ public interface ScheduleRepository {
      * @return whether this call won the tick
      */
     boolean fire(ScheduleRecord schedule, Instant tick, Instant next, boolean enqueue, boolean notify);
+
+    /**
+     * Enqueues one job of the schedule now ({@link Transition#ENQUEUE}), leaving its next tick as it is. The
+     * job holds the trigger's dedup key while it is pending and for {@code window} after: a trigger asked
+     * again meanwhile (on any node) enqueues nothing.
+     * @return whether this call enqueued the job
+     */
+    boolean trigger(ScheduleRecord schedule, Instant now, Duration window, boolean notify);
 
     boolean delete(String name);
 

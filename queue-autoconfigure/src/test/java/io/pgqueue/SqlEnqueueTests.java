@@ -1,0 +1,176 @@
+package io.pgqueue;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.pgqueue.admin.JobInfo;
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.admin.QueueCounts;
+import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.internal.lifecycle.Schema;
+import io.pgqueue.internal.lifecycle.SqlFunctionText;
+import io.pgqueue.listener.JobContext;
+import io.pgqueue.support.QueueContextRunners;
+import io.pgqueue.testsupport.TestDatabase;
+import io.pgqueue.testsupport.TestPostgres;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@code pgqueue.send(...)} enqueues from SQL exactly as QueueTemplate does: the same checks, dedup, delays,
+ * priority, counters and NOTIFY; from plain JDBC and from a trigger.
+ */
+class SqlEnqueueTests {
+
+    private static final TestDatabase database = TestPostgres.createDatabase(SqlEnqueueTests.class);
+
+    /** Polls only once an hour: a job is picked up this fast only because its NOTIFY woke the listener. */
+    private final ApplicationContextRunner runner = QueueContextRunners.fastListeners(database)
+        .withPropertyValues("pgqueue.listener.poll-interval=1h");
+
+    private final JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+
+    /** Records what arrives, and when. */
+    static class Inbox {
+
+        final List<Map<String, Object>> received = new CopyOnWriteArrayList<>();
+
+        final Map<Long, Long> arrivedAt = new ConcurrentHashMap<>();
+
+        @QueueListener(queue = "from-sql")
+        void fromSql(Map<String, Object> payload, JobContext job) {
+            arrivedAt.put(job.id(), System.nanoTime());
+            received.add(payload);
+        }
+
+        @QueueListener(queue = "orders")
+        void orders(Map<String, Object> order) {
+            received.add(order);
+        }
+    }
+
+    @Test
+    void plainJdbcEnqueuesWithExactCountersAndWakesAListenerInMilliseconds() throws Exception {
+        Inbox inbox = new Inbox();
+        runner.withBean(Inbox.class, () -> inbox).run((context) -> {
+            QueueAdmin admin = context.getBean(QueueAdmin.class);
+            // a client that knows nothing of Spring: a bare JDBC connection
+            try (Connection connection = DriverManager.getConnection(database.jdbcUrl(), database.username(),
+                    database.password())) {
+                long sentAt = System.nanoTime();
+                long id = send(connection, "SELECT pgqueue.send('from-sql', '{\"n\": 1}'::jsonb)");
+                await().atMost(Duration.ofSeconds(5)).until(() -> inbox.arrivedAt.containsKey(id));
+                Duration wakeup = Duration.ofNanos(inbox.arrivedAt.get(id) - sentAt);
+                assertThat(wakeup).as("send to handler").isLessThan(Duration.ofMillis(1000));
+
+                long delayed = send(connection, "SELECT pgqueue.send('from-sql', '{\"n\": 2}', p_delay => interval '1 hour', "
+                        + "p_priority => 7, p_dedup_key => 'once', p_group_key => 'g', p_max_attempts => 2, "
+                        + "p_headers => '{\"source\": \"psql\"}', p_timeout => interval '30 seconds')");
+                JobInfo job = admin.job(delayed);
+                assertThat(job.state()).isEqualTo(JobState.SCHEDULED);
+                assertThat(job.priority()).isEqualTo(7);
+                assertThat(job.dedupKey()).isEqualTo("once");
+                assertThat(job.groupKey()).isEqualTo("g");
+                assertThat(job.maxAttempts()).isEqualTo(2);
+                assertThat(job.headers()).isEqualTo(Map.of("source", "psql"));
+                assertThat(job.timeoutMillis()).isEqualTo(30_000);
+                try (PreparedStatement duplicate = connection.prepareStatement(
+                        "SELECT pgqueue.send('from-sql', '{}', p_dedup_key => 'once')"); ResultSet rows = duplicate.executeQuery()) {
+                    rows.next();
+                    assertThat(rows.getObject(1)).as("a duplicate returns NULL").isNull();
+                }
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> inbox.received.size() == 1);
+            QueueCounts counts = admin.queue("from-sql").orElseThrow().counts();
+            assertThat(counts.enqueued()).isEqualTo(2);
+            await().atMost(Duration.ofSeconds(5))
+                .until(() -> admin.queue("from-sql").orElseThrow().counts().completed() == 1);
+            assertThat(admin.queue("from-sql").orElseThrow().counts().scheduled()).isEqualTo(1);
+            assertThat(admin.reconcile()).as("counter drift").isEmpty();
+        });
+    }
+
+    @Test
+    void aTriggerEnqueuesAJobInTheTransactionOfTheRowThatFiresIt() {
+        Inbox inbox = new Inbox();
+        runner.withBean(Inbox.class, () -> inbox).run((context) -> {
+            jdbc.execute("""
+                    CREATE TABLE public.customer_order (id bigint PRIMARY KEY, total numeric NOT NULL);
+                    CREATE FUNCTION public.order_placed() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        PERFORM pgqueue.send('orders', jsonb_build_object('id', NEW.id, 'total', NEW.total),
+                                             p_dedup_key => 'order-' || NEW.id);
+                        RETURN NEW;
+                    END $$;
+                    CREATE TRIGGER order_placed AFTER INSERT ON public.customer_order
+                        FOR EACH ROW EXECUTE FUNCTION public.order_placed();
+                    """);
+            jdbc.update("INSERT INTO public.customer_order VALUES (1, 99.50)");
+            assertThatThrownBy(() -> jdbc.update("INSERT INTO public.customer_order VALUES (1, 10)"))
+                .as("a rolled-back insert").hasMessageContaining("duplicate key");
+
+            await().atMost(Duration.ofSeconds(5)).until(() -> inbox.received.size() == 1);
+            assertThat(inbox.received).containsExactly(Map.of("id", 1, "total", 99.50));
+            QueueCounts counts = context.getBean(QueueAdmin.class).queue("orders").orElseThrow().counts();
+            assertThat(counts.enqueued()).as("the rolled-back insert enqueued nothing").isEqualTo(1);
+        });
+    }
+
+    @Test
+    void invalidArgumentsAreRefusedWithTheirReason() {
+        runner.run((context) -> {
+            assertThatThrownBy(() -> jdbc.queryForObject("SELECT pgqueue.send('no spaces!', '{}')", Long.class))
+                .hasMessageContaining("pgqueue.send: invalid queue name 'no spaces!'");
+            assertThatThrownBy(() -> jdbc.queryForObject("SELECT pgqueue.send(NULL, '{}')", Long.class))
+                .hasMessageContaining("invalid queue name NULL");
+            assertThatThrownBy(() -> jdbc.queryForObject("SELECT pgqueue.send('q', NULL)", Long.class))
+                .hasMessageContaining("payload must not be NULL");
+            assertThatThrownBy(() -> jdbc.queryForObject("SELECT pgqueue.send('q', '{}', p_delay => interval '-1 s')",
+                    Long.class)).hasMessageContaining("delay must not be negative");
+            assertThatThrownBy(() -> jdbc.queryForObject("SELECT pgqueue.send('q', '{}', p_priority => 40000)", Long.class))
+                .hasMessageContaining("priority must be between -32768 and 32767");
+            assertThatThrownBy(() -> jdbc.queryForObject("SELECT pgqueue.send('q', '{}', p_max_attempts => 0)", Long.class))
+                .hasMessageContaining("max attempts must be at least 1");
+            assertThatThrownBy(() -> jdbc.queryForObject("SELECT pgqueue.send('q', '{}', p_headers => '[1]')", Long.class))
+                .hasMessageContaining("headers must be a JSON object of string values");
+            assertThatThrownBy(() -> jdbc.queryForObject("SELECT pgqueue.send('q', '{}', p_dedup_key => '')", Long.class))
+                .hasMessageContaining("dedup and group keys must have 1 to 512 characters");
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM pgqueue.job WHERE queue = 'q'", Long.class)).isZero();
+        });
+    }
+
+    @Test
+    void theFunctionsChannelAndCounterDeltasAreTheOnesPgqueueGeneratesForItsOwnSends() {
+        runner.run((context) -> {
+            for (String schema : List.of("pgqueue", "a_schema_name_long_enough_that_the_channel_needs_its_hash_x")) {
+                assertThat(jdbc.queryForObject("SELECT pgqueue.notify_channel(?)", String.class, schema))
+                    .isEqualTo(new Schema(schema).notifyChannel());
+            }
+            String body = jdbc.queryForObject("SELECT prosrc FROM pg_proc WHERE proname = 'send' "
+                    + "AND pronamespace = 'pgqueue'::regnamespace", String.class);
+            assertThat(SqlFunctionText.normalize(body)).contains("/* pgqueue:enqueue */")
+                .contains(SqlFunctionText.enqueueDeltas());
+        });
+    }
+
+    private static long send(Connection connection, String sql) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql); ResultSet rows = statement.executeQuery()) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+}
