@@ -1,6 +1,7 @@
 package io.pgqueue.actuate;
 
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
@@ -9,6 +10,11 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
+import io.pgqueue.admin.BulkCancelResult;
+import io.pgqueue.admin.JobInfo;
+import io.pgqueue.admin.JobPage;
+import io.pgqueue.admin.JobQuery;
+import io.pgqueue.admin.NoSuchJobException;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.admin.QueueStats;
 import io.pgqueue.listener.QueueListenerContainer;
@@ -20,6 +26,7 @@ import io.pgqueue.schedule.ScheduleInfo;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.Show;
@@ -27,11 +34,15 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.convert.DurationStyle;
 
 /**
  * {@code /actuator/pgqueue}: every queue's counts, lag and pause state, this node's containers, the cluster's
- * nodes and the schema version; one queue with a page of its dead jobs; and the write operations pause,
- * resume, retry-dead and purge-dead. Read-only unless {@code management.endpoint.pgqueue.access=unrestricted};
+ * nodes, the recurring jobs and the schema version; one queue with a page of its dead jobs and a keyset page
+ * of its jobs; one job ({@code /{queue}/{jobId}}); and the write operations pause, resume, retry-dead,
+ * purge-dead and cancel on a queue, and pause, resume, trigger, reschedule and remove on a recurring job
+ * ({@code /schedules/{name}}). Read-only unless {@code management.endpoint.pgqueue.access=unrestricted};
  * dead jobs' payloads and errors are masked unless {@code management.endpoint.pgqueue.show-values} shows
  * them (as Boot's {@code env} endpoint does with its values).
  */
@@ -65,30 +76,163 @@ public class PgQueueEndpoint {
         return new QueuesDescriptor(queues, nodes, schedules, admin.schemaVersion());
     }
 
+    /**
+     * One queue with a page of its dead jobs and a page of its jobs, newest first: those in {@code state} (a
+     * comma-separated list; default every live state), filtered by {@code groupKey}, {@code dedupKey},
+     * {@code header} ({@code name:value}), {@code enqueuedAfter}/{@code enqueuedBefore} (ISO-8601 instants),
+     * {@code limit} per page, from the cursor {@code before} (the previous page's {@code nextCursor}).
+     */
     @ReadOperation
     public @Nullable QueueDetailDescriptor queue(SecurityContext securityContext, @Selector String queue,
-            @Nullable Integer deadOffset, @Nullable Integer deadLimit) {
+            @Nullable Integer deadOffset, @Nullable Integer deadLimit, @Nullable String state, @Nullable String groupKey,
+            @Nullable String dedupKey, @Nullable String header, @Nullable String enqueuedAfter,
+            @Nullable String enqueuedBefore, @Nullable Integer limit, @Nullable Long before) {
         QueueStats stats = admin.queue(queue).orElse(null);
         if (stats == null) {
             return null;
         }
         int offset = (deadOffset != null) ? deadOffset : 0;
-        int limit = (deadLimit != null) ? deadLimit : 20;
+        int deadPage = (deadLimit != null) ? deadLimit : 20;
         boolean show = showValues.isShown(securityContext, roles);
-        List<DeadJobDescriptor> deadJobs = admin.deadJobs(queue, offset, limit)
+        List<DeadJobDescriptor> deadJobs = admin.deadJobs(queue, offset, deadPage)
             .stream()
             .map((job) -> DeadJobDescriptor.of(job, show))
             .toList();
-        return new QueueDetailDescriptor(describe(stats), deadJobs, offset, limit);
+        JobQuery query = request(() -> query(queue, state, groupKey, dedupKey, header, enqueuedAfter, enqueuedBefore,
+                (limit != null) ? limit : 20, before));
+        JobPage page = admin.jobs(query);
+        return new QueueDetailDescriptor(describe(stats), deadJobs, offset, deadPage,
+                page.jobs().stream().map((job) -> JobDescriptor.of(job, show)).toList(), page.nextCursor());
+    }
+
+    /** One job of the queue, live or (while the history keeps it) finished. */
+    @ReadOperation
+    public @Nullable JobDescriptor job(SecurityContext securityContext, @Selector String queue, @Selector long jobId) {
+        try {
+            JobInfo job = admin.job(jobId);
+            return job.queue().equals(queue) ? JobDescriptor.of(job, showValues.isShown(securityContext, roles)) : null;
+        }
+        catch (NoSuchJobException ex) {
+            return null;
+        }
     }
 
     /**
-     * Runs an operation on a queue: {@code pause}, {@code resume}, {@code retry-dead} or {@code purge-dead}
-     * (the last two on one job when {@code jobId} is given, else on all dead jobs of the queue).
+     * Operates a recurring job: {@code POST /actuator/pgqueue/schedules/{name}} with {@code action} one of
+     * {@code pause}, {@code resume}, {@code trigger}, {@code reschedule} (with {@code cron} or {@code fixedRate},
+     * e.g. {@code 10m}) or {@code remove}.
      */
     @WriteOperation
-    public OperationResult operate(@Selector String queue, String action, @Nullable Long jobId) {
-        return switch (action.toLowerCase(Locale.ROOT)) {
+    public WebEndpointResponse<OperationResult> operateSchedule(@Selector String scope, @Selector String name,
+            String action, @Nullable String cron, @Nullable String fixedRate) {
+        if (!"schedules".equals(scope)) {
+            return refused(name, action, "Unknown scope '" + scope + "': use /schedules/{name}");
+        }
+        return operation(name, action, () -> switch (action.toLowerCase(Locale.ROOT)) {
+            case "pause" -> {
+                admin.pauseSchedule(name);
+                yield new OperationResult(name, "pause", 1);
+            }
+            case "resume" -> {
+                admin.resumeSchedule(name);
+                yield new OperationResult(name, "resume", 1);
+            }
+            case "trigger" -> new OperationResult(name, "trigger", admin.triggerSchedule(name) ? 1 : 0);
+            case "reschedule" -> {
+                if ((cron == null) == (fixedRate == null)) {
+                    throw new IllegalArgumentException("reschedule needs exactly one of cron and fixedRate");
+                }
+                if (cron != null) {
+                    admin.rescheduleCron(name, cron);
+                }
+                else {
+                    admin.rescheduleFixedRate(name, DurationStyle.detectAndParse(fixedRate));
+                }
+                yield new OperationResult(name, "reschedule", 1);
+            }
+            case "remove" -> new OperationResult(name, "remove", admin.removeSchedule(name) ? 1 : 0);
+            default -> throw new IllegalArgumentException(
+                    "Unknown action '" + action + "': use pause, resume, trigger, reschedule or remove");
+        });
+    }
+
+    private static JobQuery query(String queue, @Nullable String state, @Nullable String groupKey,
+            @Nullable String dedupKey, @Nullable String header, @Nullable String enqueuedAfter,
+            @Nullable String enqueuedBefore, int limit, @Nullable Long before) {
+        JobQuery.Builder query = JobQuery.queue(queue).limit(limit);
+        if (state != null) {
+            query.states(Arrays.stream(state.split(",")).map(String::trim).map(JobState::of).toArray(JobState[]::new));
+        }
+        if (groupKey != null) {
+            query.groupKey(groupKey);
+        }
+        if (dedupKey != null) {
+            query.dedupKey(dedupKey);
+        }
+        if (header != null) {
+            int colon = header.indexOf(':');
+            if (colon < 1) {
+                throw new IllegalArgumentException("header must be name:value, was '" + header + "'");
+            }
+            query.header(header.substring(0, colon), header.substring(colon + 1));
+        }
+        if (enqueuedAfter != null) {
+            query.enqueuedAfter(Instant.parse(enqueuedAfter));
+        }
+        if (enqueuedBefore != null) {
+            query.enqueuedBefore(Instant.parse(enqueuedBefore));
+        }
+        JobQuery built = query.build();
+        return (before != null) ? built.after(before) : built;
+    }
+
+    /** Runs a write operation; what it refuses is a 400 response whose body says why. */
+    private static WebEndpointResponse<OperationResult> operation(String target, String action,
+            java.util.function.Supplier<OperationResult> work) {
+        try {
+            return new WebEndpointResponse<>(work.get());
+        }
+        catch (IllegalArgumentException | IllegalStateException | java.time.format.DateTimeParseException ex) {
+            return refused(target, action, ex.getMessage());
+        }
+    }
+
+    private static WebEndpointResponse<OperationResult> refused(String target, String action, String why) {
+        return new WebEndpointResponse<>(new OperationResult(target, action, 0, why),
+                WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
+
+    /** Runs a read's work, turning what it refuses into a 400 response. */
+    private static <T> T request(java.util.function.Supplier<T> work) {
+        try {
+            return work.get();
+        }
+        catch (IllegalArgumentException | IllegalStateException | java.time.format.DateTimeParseException ex) {
+            throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+        }
+    }
+
+    /**
+     * Runs an operation on a queue: {@code pause}, {@code resume}, {@code retry-dead}, {@code purge-dead} (the
+     * last two on one job when {@code jobId} is given, else on all dead jobs of the queue) or {@code cancel}
+     * (one job when {@code jobId} is given, else every scheduled, ready and running job matching the filters
+     * {@code state}, {@code groupKey}, {@code dedupKey} and {@code header}).
+     */
+    @WriteOperation
+    public WebEndpointResponse<OperationResult> operate(@Selector String queue, String action, @Nullable Long jobId,
+            @Nullable String state, @Nullable String groupKey, @Nullable String dedupKey, @Nullable String header) {
+        return operation(queue, action, () -> switch (action.toLowerCase(Locale.ROOT)) {
+            case "cancel" -> {
+                if (jobId != null) {
+                    if (!admin.job(jobId).queue().equals(queue)) {
+                        throw new IllegalArgumentException("Job " + jobId + " is not in queue '" + queue + "'");
+                    }
+                    yield new OperationResult(queue, admin.cancel(jobId).name().toLowerCase(Locale.ROOT), 1);
+                }
+                BulkCancelResult result = admin.cancel(
+                        query(queue, state, groupKey, dedupKey, header, null, null, JobQuery.MAX_LIMIT, null));
+                yield new OperationResult(queue, "cancel", result.cancelled() + result.cancelRequested());
+            }
             case "pause" -> {
                 admin.pause(queue);
                 yield new OperationResult(queue, "pause", 1);
@@ -102,8 +246,8 @@ public class PgQueueEndpoint {
             case "purge-dead" -> new OperationResult(queue, "purge-dead",
                     (jobId != null) ? (admin.purgeDead(queue, jobId) ? 1 : 0) : admin.purgeDead(queue));
             default -> throw new IllegalArgumentException(
-                    "Unknown action '" + action + "': use pause, resume, retry-dead or purge-dead");
-        };
+                    "Unknown action '" + action + "': use pause, resume, retry-dead, purge-dead or cancel");
+        });
     }
 
     private QueueDescriptor describe(QueueStats stats) {
@@ -151,14 +295,18 @@ public class PgQueueEndpoint {
      * @param missed what happens to missed ticks
      * @param nextRunAt the next tick
      * @param lastRunAt the last tick fired, or null
+     * @param paused whether it was paused at run time
+     * @param overridden whether its cron or rate was changed at run time
      */
     public record ScheduleDescriptor(String name, String queue, @Nullable String cron, @Nullable Long fixedRateMillis,
-            String zone, String missed, Instant nextRunAt, @Nullable Instant lastRunAt) {
+            String zone, String missed, Instant nextRunAt, @Nullable Instant lastRunAt, boolean paused,
+            boolean overridden) {
 
         static ScheduleDescriptor of(ScheduleInfo schedule) {
             return new ScheduleDescriptor(schedule.name(), schedule.queue(), schedule.cron(),
                     (schedule.fixedRate() != null) ? schedule.fixedRate().toMillis() : null, schedule.zone().getId(),
-                    schedule.missed().name(), schedule.nextRunAt(), schedule.lastRunAt());
+                    schedule.missed().name(), schedule.nextRunAt(), schedule.lastRunAt(), schedule.paused(),
+                    schedule.overridden());
         }
     }
 
@@ -185,7 +333,53 @@ public class PgQueueEndpoint {
      * @param deadLimit the page's size
      */
     public record QueueDetailDescriptor(QueueDescriptor queue, List<DeadJobDescriptor> deadJobs, int deadOffset,
-            int deadLimit) implements OperationResponseBody {
+            int deadLimit, List<JobDescriptor> jobs, @Nullable Long nextCursor) implements OperationResponseBody {
+    }
+
+    /**
+     * A job; payload, error and output are masked unless shown on purpose.
+     *
+     * @param id job id
+     * @param queue queue name
+     * @param state its state
+     * @param attempts attempts made
+     * @param maxAttempts attempts allowed, or null until its first claim
+     * @param priority its priority
+     * @param runAt when it may run
+     * @param enqueuedAt when it was sent
+     * @param attemptedAt when its last attempt was claimed, or null
+     * @param finishedAt when it finished, or null
+     * @param headers its headers
+     * @param groupKey its group key, or null
+     * @param dedupKey its dedup key, or null
+     * @param lockedBy the node running it, or null
+     * @param cancelRequested whether its cancellation was requested while it runs
+     * @param progressPercent reported progress, or null
+     * @param progressMessage reported progress message, or null
+     * @param payload payload as JSON text, or the mask
+     * @param payloadType Java type recorded at send
+     * @param lastError its last error, or the mask
+     * @param output its output as JSON text, or the mask
+     */
+    public record JobDescriptor(long id, String queue, String state, int attempts, @Nullable Integer maxAttempts,
+            int priority, Instant runAt, Instant enqueuedAt, @Nullable Instant attemptedAt, @Nullable Instant finishedAt,
+            Map<String, String> headers, @Nullable String groupKey, @Nullable String dedupKey, @Nullable UUID lockedBy,
+            boolean cancelRequested, @Nullable Integer progressPercent, @Nullable String progressMessage,
+            @Nullable String payload, @Nullable String payloadType, @Nullable String lastError,
+            @Nullable String output) implements OperationResponseBody {
+
+        static JobDescriptor of(JobInfo job, boolean show) {
+            return new JobDescriptor(job.id(), job.queue(), job.state().value(), job.attempts(), job.maxAttempts(),
+                    job.priority(), job.runAt(), job.enqueuedAt(), job.attemptedAt(), job.finishedAt(), job.headers(),
+                    job.groupKey(), job.dedupKey(), job.lockedBy(), job.cancelRequested(),
+                    (job.progress() != null) ? job.progress().percent() : null,
+                    (job.progress() != null) ? job.progress().message() : null, show ? job.payload() : MASK,
+                    job.payloadType(), mask(job.lastError(), show), mask(job.output(), show));
+        }
+
+        private static @Nullable String mask(@Nullable String value, boolean show) {
+            return (value == null || show) ? value : MASK;
+        }
     }
 
     /**
@@ -244,10 +438,16 @@ public class PgQueueEndpoint {
     /**
      * What a write operation did.
      *
-     * @param queue the queue
+     * @param queue the queue (or recurring job)
      * @param action the action
      * @param affected how many jobs (or 1 for pause/resume)
+     * @param error why the operation was refused, or null
      */
-    public record OperationResult(String queue, String action, long affected) implements OperationResponseBody {
+    public record OperationResult(String queue, String action, long affected, @Nullable String error)
+            implements OperationResponseBody {
+
+        OperationResult(String queue, String action, long affected) {
+            this(queue, action, affected, null);
+        }
     }
 }

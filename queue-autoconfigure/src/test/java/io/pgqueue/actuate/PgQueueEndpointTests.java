@@ -37,7 +37,8 @@ import static org.awaitility.Awaitility.await;
                 "management.endpoint.health.show-details=always", "pgqueue.metrics.refresh-interval=100ms",
                 "pgqueue.maintenance.interval=100ms", "pgqueue.listener.poll-interval=200ms",
                 "pgqueue.listener.heartbeat-interval=200ms", "pgqueue.listener.node-timeout=2s",
-                "pgqueue.listener.shutdown-timeout=2s", "pgqueue.health.max-lag=1s" })
+                "pgqueue.listener.shutdown-timeout=2s", "pgqueue.health.max-lag=1s", "pgqueue.history.enabled=true",
+                "pgqueue.schedules.nightly.queue=reports", "pgqueue.schedules.nightly.cron=0 0 3 * * *" })
 class PgQueueEndpointTests {
 
     private static final TestDatabase database = TestPostgres.createDatabase(PgQueueEndpointTests.class);
@@ -79,7 +80,50 @@ class PgQueueEndpointTests {
         assertThat(orders.at("/containers/0/mode").asString()).isEqualTo("LEASE");
         assertThat(orders.at("/containers/0/running").asBoolean()).isTrue();
         assertThat(body.at("/nodes").size()).isGreaterThanOrEqualTo(1);
-        assertThat(body.at("/schemaVersion").asString()).isEqualTo("5");
+        assertThat(body.at("/schemaVersion").asString()).isEqualTo("6");
+    }
+
+    @Test
+    void jobsAreListedLookedUpAndCancelledOverHttp() throws Exception {
+        long id = template.send("orders", new Order("later", false),
+                SendOptions.builder().delay(Duration.ofHours(1)).header("tenant", "acme").build()).jobId();
+
+        JsonNode page = get("/actuator/pgqueue/orders?state=scheduled&header=tenant:acme&limit=5");
+        assertThat(page.at("/jobs/0/id").asLong()).isEqualTo(id);
+        assertThat(page.at("/jobs/0/state").asString()).isEqualTo("scheduled");
+        assertThat(page.at("/jobs/0/payload").asString()).isEqualTo("{\"fail\": false, \"item\": \"later\"}");
+        JsonNode job = get("/actuator/pgqueue/orders/" + id);
+        assertThat(job.at("/headers/tenant").asString()).isEqualTo("acme");
+
+        assertThat(post("/actuator/pgqueue/orders", "{\"action\": \"cancel\", \"jobId\": " + id + "}")
+            .at("/action").asString()).isEqualTo("cancelled");
+        assertThat(get("/actuator/pgqueue/orders/" + id).at("/state").asString()).isEqualTo("cancelled");
+
+        HttpResponse<String> again = postAllowingErrors("/actuator/pgqueue/orders",
+                "{\"action\": \"cancel\", \"jobId\": " + id + "}");
+        assertThat(again.statusCode()).isEqualTo(400);
+        assertThat(again.body()).contains("has already finished (cancelled)");
+        assertThat(send(HttpRequest.newBuilder(uri("/actuator/pgqueue/orders/987654321")).build()).statusCode())
+            .isEqualTo(404);
+        assertThat(send(HttpRequest.newBuilder(uri("/actuator/pgqueue/orders?limit=501")).build()).statusCode())
+            .isEqualTo(400);
+    }
+
+    @Test
+    void recurringJobsArePausedAndTriggeredOverHttp() throws Exception {
+        assertThat(post("/actuator/pgqueue/schedules/nightly", "{\"action\": \"pause\"}").at("/affected").asLong())
+            .isOne();
+        JsonNode all = get("/actuator/pgqueue");
+        assertThat(all.at("/schedules/0/name").asString()).isEqualTo("nightly");
+        assertThat(all.at("/schedules/0/paused").asBoolean()).isTrue();
+
+        assertThat(post("/actuator/pgqueue/schedules/nightly", "{\"action\": \"trigger\"}").at("/affected").asLong())
+            .isOne();
+        assertThat(jobs.count("reports")).isOne();
+        assertThat(postAllowingErrors("/actuator/pgqueue/schedules/nightly", "{\"action\": \"reschedule\"}")
+            .statusCode()).isEqualTo(400);
+        post("/actuator/pgqueue/schedules/nightly", "{\"action\": \"resume\"}");
+        assertThat(get("/actuator/pgqueue").at("/schedules/0/paused").asBoolean()).isFalse();
     }
 
     @Test
@@ -182,12 +226,16 @@ class PgQueueEndpointTests {
     }
 
     private JsonNode post(String path, String body) throws Exception {
-        HttpResponse<String> response = send(HttpRequest.newBuilder(uri(path))
+        HttpResponse<String> response = postAllowingErrors(path, body);
+        assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(200);
+        return json.readTree(response.body());
+    }
+
+    private HttpResponse<String> postAllowingErrors(String path, String body) throws Exception {
+        return send(HttpRequest.newBuilder(uri(path))
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build());
-        assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(200);
-        return json.readTree(response.body());
     }
 
     private HttpResponse<String> send(HttpRequest request) throws Exception {
