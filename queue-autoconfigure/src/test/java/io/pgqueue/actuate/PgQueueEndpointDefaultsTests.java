@@ -86,6 +86,19 @@ class PgQueueEndpointDefaultsTests {
         assertThat(detail.at("/deadJobs/0/payload").asString()).isEqualTo("******");
         assertThat(detail.at("/deadJobs/0/lastError").asString()).isEqualTo("******");
         assertThat(response.body()).doesNotContain("secret card number").doesNotContain("order rejected");
+        assertThat(detail.at("/jobs/0/payload").asString()).isEqualTo("******");
+
+        HttpResponse<String> job = http.send(HttpRequest.newBuilder(uri("/actuator/pgqueue/orders/" + id)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(json.readTree(job.body()).at("/state").asString()).isEqualTo("dead");
+        assertThat(job.body()).doesNotContain("secret card number").doesNotContain("order rejected");
+
+        HttpResponse<String> cancel = http.send(HttpRequest.newBuilder(uri("/actuator/pgqueue/orders"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString("{\"action\": \"cancel\"}"))
+            .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(cancel.statusCode()).as("cancel refused by default").isGreaterThanOrEqualTo(400);
+        assertThat(jobs.row(id).get("state")).isEqualTo("dead");
     }
 
     private URI uri(String path) {

@@ -1,10 +1,12 @@
 package io.pgqueue.admin;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
 import javax.sql.DataSource;
 
+import io.pgqueue.JobState;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
@@ -17,8 +19,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * With a million jobs in the table, reading every queue's counts and lag (what a metrics refresh does) scans
- * no part of the job table sequentially and takes milliseconds.
+ * With a million jobs in the table, reading every queue's counts and lag (what a metrics refresh does), and
+ * reading a page of a queue's jobs by any filter, scans no part of the job table sequentially.
  */
 class LargeTableReadTests {
 
@@ -28,10 +30,12 @@ class LargeTableReadTests {
     void metricsRefreshTouchesOnlyCountersAndIndexRangesOfAMillionJobTable() {
         QueueContextRunners.on(database).withPropertyValues("pgqueue.maintenance.enabled=false").run((context) -> {
             JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
-            jdbc.execute("INSERT INTO pgqueue.job (queue, state, priority, run_at, payload) "
+            jdbc.execute("INSERT INTO pgqueue.job (queue, state, priority, run_at, payload, headers, group_key, dedup_key) "
                     + "SELECT 'big-' || (g % 4), CASE WHEN (g / 4) % 2 = 0 THEN 'ready' ELSE 'scheduled' END, (g % 3)::smallint, "
                     + "CASE WHEN (g / 4) % 2 = 0 THEN now() - (g || ' ms')::interval ELSE now() + interval '1 day' END, "
-                    + "'{}'::jsonb FROM generate_series(1, 1000000) AS g");
+                    + "'{}'::jsonb, CASE WHEN g % 1000 = 0 THEN jsonb_build_object('tenant', 't' || (g % 7)) END, "
+                    + "CASE WHEN g % 10 = 0 THEN 'g' || (g % 100) END, CASE WHEN g % 500 = 0 THEN 'd' || g END "
+                    + "FROM generate_series(1, 1000000) AS g");
             jdbc.execute("ANALYZE pgqueue.job");
             QueueAdmin admin = context.getBean(QueueAdmin.class);
             admin.reconcile();
@@ -53,6 +57,28 @@ class LargeTableReadTests {
                 Map<String, Object> after = scans(sameTransaction);
                 assertThat(after.get("seq_scan")).isEqualTo(before.get("seq_scan"));
                 assertThat((Long) after.get("idx_scan")).isGreaterThan((Long) before.get("idx_scan"));
+
+                // pages of jobs, by every filter: each an index range, never a scan of the table
+                Instant now = Instant.now();
+                List<JobQuery> queries = List.of(JobQuery.queue("big-1").build(),
+                        JobQuery.queue("big-1").states(JobState.READY).limit(500).build().after(900_000),
+                        JobQuery.queue("big-2").states(JobState.SCHEDULED, JobState.RUNNING, JobState.DEAD,
+                                JobState.COMPLETED, JobState.CANCELLED).build(),
+                        JobQuery.queue("big-2").groupKey("g10").build(),
+                        JobQuery.queue("big-0").dedupKey("d1000").build(),
+                        JobQuery.queue("big-0").header("tenant", "t3").build(),
+                        JobQuery.queue("big-3").enqueuedAfter(now.minusSeconds(3600)).enqueuedBefore(now.plusSeconds(60))
+                            .build());
+                for (JobQuery query : queries) {
+                    Map<String, Object> beforePage = scans(sameTransaction);
+                    long pageStart = System.nanoTime();
+                    JobPage page = admin.jobs(query);
+                    long pageMillis = (System.nanoTime() - pageStart) / 1_000_000;
+                    assertThat(page.jobs()).as(query.toString()).isNotEmpty();
+                    assertThat(scans(sameTransaction).get("seq_scan")).as("sequential scans for " + query)
+                        .isEqualTo(beforePage.get("seq_scan"));
+                    assertThat(pageMillis).as("%s took %d ms", query, pageMillis).isLessThan(1000);
+                }
             });
         });
     }
