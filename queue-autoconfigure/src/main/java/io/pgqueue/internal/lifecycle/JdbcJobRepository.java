@@ -747,10 +747,13 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public boolean snooze(UUID node, long id, int attempt, Duration delay) {
-        return jdbc.countAll(snooze, (params) -> params.int8("delay_ms", delay.toMillis())
-            .int4("attempt", attempt)
-            .int8("id", id)
-            .uuid("node", node)) > 0;
+        return jdbc.countAll(snooze, (params) -> leasedAttempt(params, node, id, attempt).int8("delay_ms", delay.toMillis()))
+                > 0;
+    }
+
+    /** Binds the (node, id, attempt) that a statement on one LEASE attempt checks ownership by. */
+    private static Params leasedAttempt(Params params, UUID node, long id, int attempt) throws SQLException {
+        return params.int8("id", id).int4("attempt", attempt).uuid("node", node);
     }
 
     @Override
@@ -761,7 +764,7 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public boolean finishCancelled(UUID node, long id, int attempt) {
-        return jdbc.count(cancelRunning, (params) -> params.int8("id", id).int4("attempt", attempt).uuid("node", node)) > 0;
+        return jdbc.count(cancelRunning, (params) -> leasedAttempt(params, node, id, attempt)) > 0;
     }
 
     @Override
@@ -817,10 +820,8 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public boolean extendLease(UUID node, long id, int attempt, Duration lease) {
-        return jdbc.update(extendLease, (params) -> params.int8("lease_ms", lease.toMillis())
-            .int8("id", id)
-            .int4("attempt", attempt)
-            .uuid("node", node)) > 0;
+        return jdbc.update(extendLease, (params) -> leasedAttempt(params, node, id, attempt)
+            .int8("lease_ms", lease.toMillis())) > 0;
     }
 
     /**
