@@ -45,6 +45,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The counters equal COUNT(*) of the job table after any mix of every transition from several threads, and
@@ -61,11 +62,38 @@ class CounterConsistencyTests {
 
     private final JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
 
+    /** The queue a real listener works on during the mix: its jobs time out, snooze, fail or complete. */
+    static final String LISTENED = "delta";
+
+    /** By payload: 0 overruns its timeout, 1 snoozes once, 2 fails, 3 completes. */
+    static class Unreliable {
+
+        private final Set<Long> snoozed = ConcurrentHashMap.newKeySet();
+
+        @io.pgqueue.annotation.QueueListener(queue = LISTENED, concurrency = "4", timeout = "100ms", maxAttempts = "2")
+        void handle(int kind, io.pgqueue.listener.JobContext job) throws InterruptedException {
+            switch (Math.floorMod(kind, 4)) {
+                case 0 -> Thread.sleep(2_000);
+                case 1 -> {
+                    if (snoozed.add(job.id())) {
+                        job.snooze(Duration.ofMillis(10));
+                    }
+                }
+                case 2 -> throw new IllegalStateException("unreliable");
+                default -> {
+                }
+            }
+        }
+    }
+
     @Test
     void randomOperationsFromSeveralThreadsLeaveCountersEqualToCountStar() throws Exception {
         long seed = System.nanoTime();
         Set<Transition> driven = ConcurrentHashMap.newKeySet();
-        runner.run((context) -> {
+        runner.withPropertyValues("pgqueue.listener.heartbeat-interval=200ms", "pgqueue.listener.poll-interval=100ms",
+                "pgqueue.listener.backoff.initial=10ms", "pgqueue.listener.backoff.jitter=0")
+            .withBean(Unreliable.class, Unreliable::new)
+            .run((context) -> {
             installStateChangeLog();
             int threads = 6;
             ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
@@ -101,6 +129,10 @@ class CounterConsistencyTests {
             finally {
                 pool.shutdownNow();
             }
+            // the listener's jobs all end: completed, dead or cancelled (timeouts, snoozes and failures on the way)
+            await().atMost(Duration.ofSeconds(60)).until(() -> jdbc.queryForObject(
+                    "SELECT count(*) FROM pgqueue.job WHERE queue = ? AND state <> 'dead'", Long.class, LISTENED) == 0);
+            context.getBean(io.pgqueue.listener.QueueListenerContainerRegistry.class).stop();
 
             context.getBean(Repositories.class).stats().squeeze();
             assertThat(countersByState(context)).as("counters vs COUNT(*), seed " + seed).isEqualTo(countStar());
@@ -109,6 +141,10 @@ class CounterConsistencyTests {
             assertEveryStateChangeIsDeclared();
         });
         assertThat(driven).as("transitions driven").containsExactlyInAnyOrder(Transition.values());
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM public.state_change_log WHERE query LIKE '%snooze */%'",
+                Long.class)).as("snoozes by the listener").isPositive();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM public.state_change_log WHERE query LIKE '%pgqueue:fail */%' "
+                + "AND old_state = 'running'", Long.class)).as("failures by the listener, timeouts among them").isPositive();
     }
 
     /** Logs every change of job.state with the statement that made it (a trigger, in this test only). */
@@ -325,7 +361,10 @@ class CounterConsistencyTests {
         private void drive(Transition transition, String queue, int step) {
             switch (transition) {
                 case ENQUEUE -> {
-                    if (random.nextBoolean()) {
+                    if (random.nextInt(4) == 0) {
+                        template.sendBatch(LISTENED, IntStream.range(0, 1 + random.nextInt(8)).boxed().toList());
+                    }
+                    else if (random.nextBoolean()) {
                         template.send(queue, step, options());
                     }
                     else {
@@ -433,6 +472,10 @@ class CounterConsistencyTests {
                 .build();
             if (random.nextInt(8) == 0) {
                 admin.cancel(query);
+            }
+            else if (random.nextInt(4) == 0) {
+                // the listener's jobs, running ones included: their cancellation is requested
+                admin.cancel(JobQuery.queue(LISTENED).limit(1 + random.nextInt(3)).build());
             }
             else {
                 jobs.cancel(admin.jobs(query).jobs().stream().mapToLong(JobInfo::id).toArray());

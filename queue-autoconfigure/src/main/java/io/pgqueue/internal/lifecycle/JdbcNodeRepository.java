@@ -1,7 +1,6 @@
 package io.pgqueue.internal.lifecycle;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -27,10 +26,12 @@ final class JdbcNodeRepository implements NodeRepository {
                     INSERT INTO {schema}.node (id, host, pid) VALUES (:node, :host, :pid)
                     ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()
                     RETURNING id
+                ), renewed AS (
+                    UPDATE {schema}.job SET lease_until = greatest(lease_until, now() + :lease_ms * interval '1 millisecond')
+                    WHERE id = ANY(:ids::bigint[]) AND locked_by = (SELECT id FROM alive)
+                    RETURNING id, cancel_requested
                 )
-                UPDATE {schema}.job SET lease_until = greatest(lease_until, now() + :lease_ms * interval '1 millisecond')
-                WHERE id = ANY(:ids::bigint[]) AND locked_by = (SELECT id FROM alive)
-                RETURNING id, cancel_requested
+                SELECT id FROM renewed WHERE cancel_requested
                 """);
         this.unregister = schema.sql("DELETE FROM {schema}.node WHERE id = :node");
         this.nodes = schema.sql("SELECT id, host, pid, started_at, heartbeat_at FROM {schema}.node ORDER BY started_at, id");
@@ -38,18 +39,11 @@ final class JdbcNodeRepository implements NodeRepository {
 
     @Override
     public List<Long> heartbeat(UUID node, String host, long pid, Duration lease, long[] runningJobIds) {
-        List<Long> cancelRequested = new ArrayList<>();
-        jdbc.query(heartbeat, (params) -> params.uuid("node", node)
+        return jdbc.query(heartbeat, (params) -> params.uuid("node", node)
             .text("host", host)
             .int8("pid", pid)
             .int8("lease_ms", lease.toMillis())
-            .int8Array("ids", runningJobIds), (row) -> {
-                if (row.getBoolean("cancel_requested")) {
-                    cancelRequested.add(row.getLong("id"));
-                }
-                return null;
-            });
-        return cancelRequested;
+            .int8Array("ids", runningJobIds), (row) -> row.getLong("id"));
     }
 
     @Override
