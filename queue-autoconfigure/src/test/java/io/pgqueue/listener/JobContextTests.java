@@ -51,6 +51,42 @@ class JobContextTests {
         }
     }
 
+    /** Records the MDC while the handler runs, and after it returned (an observer runs on the same thread). */
+    static class LogContextRecorder implements JobObserver {
+
+        final CompletableFuture<java.util.Map<String, String>> during = new CompletableFuture<>();
+
+        final CompletableFuture<java.util.Map<String, String>> after = new CompletableFuture<>();
+
+        @QueueListener(queue = "logged")
+        void handle(Invoice invoice) {
+            during.complete(mdc());
+        }
+
+        @Override
+        public void succeeded(JobContext job, Duration duration) {
+            after.complete(mdc());
+        }
+
+        private static java.util.Map<String, String> mdc() {
+            java.util.Map<String, String> copy = org.slf4j.MDC.getCopyOfContextMap();
+            return (copy != null) ? copy : java.util.Map.of();
+        }
+    }
+
+    @Test
+    void aHandlersLogLinesCarryItsQueueJobAndAttemptAndNothingIsLeftAfter() throws Exception {
+        LogContextRecorder recorder = new LogContextRecorder();
+        runner.withBean(LogContextRecorder.class, () -> recorder).run((context) -> {
+            long id = context.getBean(QueueTemplate.class).send("logged", new Invoice("INV-2"));
+            assertThat(recorder.during.get(10, TimeUnit.SECONDS)).containsEntry("pgqueue.queue", "logged")
+                .containsEntry("pgqueue.jobId", Long.toString(id))
+                .containsEntry("pgqueue.attempt", "1");
+            assertThat(recorder.after.get(10, TimeUnit.SECONDS)).doesNotContainKeys("pgqueue.queue", "pgqueue.jobId",
+                    "pgqueue.attempt");
+        });
+    }
+
     @Test
     void listenerSeesItsJobAndCanExtendItsLease() throws Exception {
         Jobs jobs = new Jobs(database.dataSource());

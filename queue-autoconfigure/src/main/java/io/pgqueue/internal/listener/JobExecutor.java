@@ -96,7 +96,7 @@ final class JobExecutor {
         Object result = null;
         Throwable error = null;
         run.start(timeout);
-        try {
+        try (JobLogContext logContext = JobLogContext.of(job)) {
             if (!run.cancelRequested()) {
                 Object payload = handler.readPayload(job.id(), job.payloadJson(), job.payloadType());
                 result = handler.invoke(payload, context);
@@ -172,7 +172,7 @@ final class JobExecutor {
         }
         Throwable error = null;
         run.start(timeout);
-        try {
+        try (JobLogContext logContext = JobLogContext.ofBatch(jobs)) {
             handler.invokeBatch(payloads);
         }
         catch (Throwable ex) {

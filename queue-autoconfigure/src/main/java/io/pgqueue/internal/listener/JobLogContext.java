@@ -1,0 +1,45 @@
+package io.pgqueue.internal.listener;
+
+import java.util.List;
+
+import io.pgqueue.internal.lifecycle.ClaimedJob;
+import org.slf4j.MDC;
+
+/**
+ * The MDC keys a handler's log lines carry while it runs: {@value #QUEUE}, {@value #JOB_ID} and
+ * {@value #ATTEMPT} (for a batch listener, the first job's id and the batch size in {@value #BATCH_SIZE}).
+ * They are removed when the handler returns, so a pooled worker thread never logs another job's keys.
+ */
+final class JobLogContext implements AutoCloseable {
+
+    static final String QUEUE = "pgqueue.queue";
+
+    static final String JOB_ID = "pgqueue.jobId";
+
+    static final String ATTEMPT = "pgqueue.attempt";
+
+    static final String BATCH_SIZE = "pgqueue.batchSize";
+
+    private static final List<String> KEYS = List.of(QUEUE, JOB_ID, ATTEMPT, BATCH_SIZE);
+
+    private JobLogContext() {
+    }
+
+    static JobLogContext of(ClaimedJob job) {
+        MDC.put(QUEUE, job.queue());
+        MDC.put(JOB_ID, Long.toString(job.id()));
+        MDC.put(ATTEMPT, Integer.toString(job.attempt()));
+        return new JobLogContext();
+    }
+
+    static JobLogContext ofBatch(List<ClaimedJob> jobs) {
+        JobLogContext context = of(jobs.get(0));
+        MDC.put(BATCH_SIZE, Integer.toString(jobs.size()));
+        return context;
+    }
+
+    @Override
+    public void close() {
+        KEYS.forEach(MDC::remove);
+    }
+}
