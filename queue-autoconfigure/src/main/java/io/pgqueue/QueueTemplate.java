@@ -3,6 +3,8 @@ package io.pgqueue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -13,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.pgqueue.internal.lifecycle.JobRepository;
 import io.pgqueue.internal.lifecycle.NewJob;
+import io.pgqueue.internal.observe.SendObserver;
 import io.pgqueue.internal.wakeup.Wakeups;
 
 /**
@@ -30,6 +33,8 @@ public class QueueTemplate implements QueueOperations {
 
     private final int batchChunkSize;
 
+    private volatile SendObserver observer = SendObserver.NONE;
+
     public QueueTemplate(JobRepository jobs, JobPayloadCodec codec, Wakeups wakeups, int batchChunkSize) {
         if (batchChunkSize < 1) {
             throw new IllegalArgumentException("batchChunkSize must be at least 1");
@@ -38,6 +43,11 @@ public class QueueTemplate implements QueueOperations {
         this.codec = codec;
         this.wakeups = wakeups;
         this.batchChunkSize = batchChunkSize;
+    }
+
+    /** Observes every send from now on (pgqueue.template.observation-enabled). */
+    public void setObserver(SendObserver observer) {
+        this.observer = Objects.requireNonNull(observer, "observer");
     }
 
     @Override
@@ -52,7 +62,16 @@ public class QueueTemplate implements QueueOperations {
         QueueNames.validate(queue);
         Objects.requireNonNull(payload, "payload");
         Objects.requireNonNull(options, "options");
-        NewJob job = toNewJob(queue, payload, options);
+        return observer.observe(queue, options.headers(), 1, (headers, sentJob) -> {
+            SendResult result = send(queue, toNewJob(queue, payload, options, headers), options);
+            if (result.created()) {
+                sentJob.accept(Objects.requireNonNull(result.jobId()));
+            }
+            return result;
+        });
+    }
+
+    private SendResult send(String queue, NewJob job, SendOptions options) {
         if (job.debounceKey() != null) {
             JobRepository.DebouncedSend sent = jobs.enqueueDebounced(queue, job);
             return sent.inserted() ? SendResult.created(sent.jobId()) : SendResult.duplicateOf(sent.jobId());
@@ -74,12 +93,20 @@ public class QueueTemplate implements QueueOperations {
         QueueNames.validate(queue);
         Objects.requireNonNull(payloads, "payloads");
         Objects.requireNonNull(options, "options");
+        return observer.observe(queue, options.headers(), payloads.size(),
+                (headers, sentJob) -> sendBatch(queue, payloads, options, headers));
+    }
+
+    /** Sends a batch; every job carries {@code traceHeaders} (the batch's trace context) beside its own. */
+    private BatchSendResult sendBatch(String queue, Collection<?> payloads, SendOptions options,
+            Map<String, String> traceHeaders) {
         List<Long> ids = new ArrayList<>(payloads.size());
         List<NewJob> chunk = new ArrayList<>(Math.min(payloads.size(), batchChunkSize));
         for (Object element : payloads) {
             Objects.requireNonNull(element, "payloads must not contain null");
-            NewJob job = (element instanceof JobRequest request) ? toNewJob(queue, request.payload(), request.options())
-                    : toNewJob(queue, element, options);
+            NewJob job = (element instanceof JobRequest request)
+                    ? toNewJob(queue, request.payload(), request.options(), merged(request.options(), traceHeaders))
+                    : toNewJob(queue, element, options, traceHeaders);
             if (job.debounceKey() != null) {
                 throw new IllegalArgumentException("A debounced send cannot be part of a batch: send it on its own");
             }
@@ -103,10 +130,20 @@ public class QueueTemplate implements QueueOperations {
         return ids;
     }
 
-    private NewJob toNewJob(String queue, Object payload, SendOptions options) {
+    /** A job request's own headers and the batch's trace context. */
+    private static Map<String, String> merged(SendOptions options, Map<String, String> traceHeaders) {
+        if (traceHeaders.isEmpty()) {
+            return options.headers();
+        }
+        Map<String, String> headers = new LinkedHashMap<>(traceHeaders);
+        headers.putAll(options.headers());
+        return headers;
+    }
+
+    private NewJob toNewJob(String queue, Object payload, SendOptions options, Map<String, String> headers) {
         Duration delay = (options.debounceWindow() != null) ? options.debounceWindow() : options.delay();
         return new NewJob(codec.writePayload(queue, payload), payload.getClass().getName(),
-                codec.writeHeaders(options.headers()), options.priority(), options.runAt(),
+                codec.writeHeaders(headers), options.priority(), options.runAt(),
                 (delay != null) ? delay.toMillis() : 0L, options.maxAttempts(), options.dedupKey(), options.groupKey(),
                 millis(options.timeout()), millis(options.dedupFor()), options.debounceKey());
     }

@@ -16,6 +16,7 @@ import io.pgqueue.schema.QueueSchemaInitializer;
 import io.pgqueue.schema.QueueSchemaValidator;
 import io.pgqueue.internal.lifecycle.Repositories;
 import io.pgqueue.internal.lifecycle.Schema;
+import io.pgqueue.internal.observe.SendObserver;
 import io.pgqueue.internal.wakeup.Wakeups;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -57,7 +58,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnBooleanProperty(name = "pgqueue.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(PgQueueProperties.class)
-@Import({ DatabaseInitializationDependencyConfigurer.class, QueueListenerConfiguration.class })
+@Import({ DatabaseInitializationDependencyConfigurer.class, QueueListenerConfiguration.class,
+        QueueObservationConfiguration.class })
 public final class PgQueueAutoConfiguration {
 
     @Bean
@@ -87,8 +89,11 @@ public final class PgQueueAutoConfiguration {
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
     QueueTemplate queueTemplate(Repositories repositories, JobPayloadCodec codec, Wakeups wakeups,
-            PgQueueProperties properties) {
-        return new QueueTemplate(repositories.jobs(), codec, wakeups, properties.getTemplate().getBatchChunkSize());
+            PgQueueProperties properties, ObjectProvider<SendObserver> sendObserver) {
+        QueueTemplate template = new QueueTemplate(repositories.jobs(), codec, wakeups,
+                properties.getTemplate().getBatchChunkSize());
+        sendObserver.ifAvailable(template::setObserver);
+        return template;
     }
 
     @Bean

@@ -247,6 +247,20 @@ public class PgQueueProperties implements InitializingBean {
          */
         private int batchChunkSize = 10_000;
 
+        /**
+         * Whether sends are observed (Micrometer Observation "pgqueue.send" in the application's
+         * ObservationRegistry), writing the trace context into the jobs' headers.
+         */
+        private boolean observationEnabled;
+
+        public boolean isObservationEnabled() {
+            return observationEnabled;
+        }
+
+        public void setObservationEnabled(boolean observationEnabled) {
+            this.observationEnabled = observationEnabled;
+        }
+
         public DataSize getMaxPayloadSize() {
             return maxPayloadSize;
         }
@@ -522,6 +536,20 @@ public class PgQueueProperties implements InitializingBean {
          * in-process, others find jobs by polling within the poll interval.
          */
         private boolean notify = true;
+
+        /**
+         * Whether handler runs are observed (Micrometer Observation "pgqueue.process" in the application's
+         * ObservationRegistry), continuing the trace context the job was sent with.
+         */
+        private boolean observationEnabled;
+
+        public boolean isObservationEnabled() {
+            return observationEnabled;
+        }
+
+        public void setObservationEnabled(boolean observationEnabled) {
+            this.observationEnabled = observationEnabled;
+        }
 
         /**
          * Shortest time between two notifications for one queue from this JVM; a notification skipped by

@@ -9,6 +9,7 @@ import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.node.NodeSettings;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.listener.ContainerOptionsResolver;
+import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.QueueListenerContainerFactory;
 import io.pgqueue.listener.QueueListenerContainerRegistry;
@@ -53,9 +54,11 @@ class QueueListenerConfiguration {
     @ConditionalOnMissingBean
     QueueListenerContainerFactory queueListenerContainerFactory(Repositories repositories, NodeRuntime nodeRuntime,
             JobPayloadCodec codec, QueueErrorHandler errorHandler,
-            ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JobObserver> observers) {
+            ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JobObserver> observers,
+            ObjectProvider<ProcessObserver> processObserver) {
         return new QueueListenerContainerFactory(new ListenerContainers(repositories.jobs(), nodeRuntime, codec.mapper(),
-                errorHandler, JobObserver.composite(observers.orderedStream().toList())), transactionManager::getIfUnique);
+                errorHandler, JobObserver.composite(observers.orderedStream().toList()),
+                processObserver.getIfAvailable(() -> ProcessObserver.NONE)), transactionManager::getIfUnique);
     }
 
     @Bean

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
+import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.SnoozeException;
 import io.pgqueue.listener.error.JobTimeoutException;
@@ -48,14 +49,21 @@ final class JobExecutor {
     /** The listener's timeout, or null for none. */
     private final @Nullable Duration timeout;
 
+    private final ProcessObserver processObserver;
+
+    /** The delivery mode, as observations tag it. */
+    private final String mode;
+
     JobExecutor(MethodJobHandler handler, QueueErrorHandler errorHandler, ExponentialBackoff backoff, JsonMapper mapper,
-            JobObserver observer, @Nullable Duration timeout) {
+            JobObserver observer, @Nullable Duration timeout, ProcessObserver processObserver, String mode) {
         this.handler = handler;
         this.errorHandler = errorHandler;
         this.backoff = backoff;
         this.mapper = mapper;
         this.observer = observer;
         this.timeout = timeout;
+        this.processObserver = processObserver;
+        this.mode = mode;
     }
 
     boolean isBatch() {
@@ -90,6 +98,26 @@ final class JobExecutor {
     Outcome run(HandlerRun run, JobContextImpl.LeaseExtender leaseExtender) {
         ClaimedJob job = run.job();
         JobContextImpl context = new JobContextImpl(run, mapper, leaseExtender);
+        try (ProcessObserver.Observed observed = processObserver.start(job.queue(), mode, job.id(), job.attempt(),
+                context::headers)) {
+            Outcome outcome = run(run, context);
+            observed.outcome(outcomeName(outcome), (outcome instanceof Failure failure) ? failure.error() : null);
+            return outcome;
+        }
+    }
+
+    private static String outcomeName(Outcome outcome) {
+        if (outcome instanceof Succeeded) {
+            return "success";
+        }
+        if (outcome instanceof Snoozed) {
+            return "snoozed";
+        }
+        return (outcome instanceof Cancelled) ? "cancelled" : "failure";
+    }
+
+    private Outcome run(HandlerRun run, JobContextImpl context) {
+        ClaimedJob job = run.job();
         observer.started(context);
         long start = System.nanoTime();
         Duration timeout = timeoutOf(job);
@@ -171,19 +199,24 @@ final class JobExecutor {
             return failures;
         }
         Throwable error = null;
-        run.start(timeout);
-        try (JobLogContext logContext = JobLogContext.ofBatch(jobs)) {
-            handler.invokeBatch(payloads);
-        }
-        catch (Throwable ex) {
-            rethrowIfFatal(ex);
-            error = ex;
-        }
-        finally {
-            run.finish();
-        }
-        if (run.timedOut()) {
-            error = new JobTimeoutException(jobs.get(0).id(), Objects.requireNonNull(timeout));
+        ClaimedJob first = jobs.get(0);
+        try (ProcessObserver.Observed observed = processObserver.start(first.queue(), mode, first.id(), first.attempt(),
+                readable.get(0)::headers)) {
+            run.start(timeout);
+            try (JobLogContext logContext = JobLogContext.ofBatch(jobs)) {
+                handler.invokeBatch(payloads);
+            }
+            catch (Throwable ex) {
+                rethrowIfFatal(ex);
+                error = ex;
+            }
+            finally {
+                run.finish();
+            }
+            if (run.timedOut()) {
+                error = new JobTimeoutException(first.id(), Objects.requireNonNull(timeout));
+            }
+            observed.outcome((error == null) ? "success" : "failure", error);
         }
         if (error == null) {
             Duration duration = Duration.ofNanos(System.nanoTime() - start);

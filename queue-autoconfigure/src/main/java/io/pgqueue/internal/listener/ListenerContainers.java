@@ -4,6 +4,7 @@ import io.pgqueue.internal.lifecycle.JobRepository;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.DeliveryMode;
+import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.listener.adapter.MethodJobHandler;
@@ -30,13 +31,16 @@ public final class ListenerContainers {
 
     private final JobObserver observer;
 
+    private final ProcessObserver processObserver;
+
     public ListenerContainers(JobRepository jobs, NodeRuntime node, JsonMapper mapper, QueueErrorHandler errorHandler,
-            JobObserver observer) {
+            JobObserver observer, ProcessObserver processObserver) {
         this.jobs = jobs;
         this.node = node;
         this.mapper = mapper;
         this.errorHandler = errorHandler;
         this.observer = observer;
+        this.processObserver = processObserver;
     }
 
     /**
@@ -46,7 +50,7 @@ public final class ListenerContainers {
     public QueueListenerContainer create(ContainerOptions options, MethodJobHandler handler,
             @Nullable PlatformTransactionManager transactionManager) {
         JobExecutor executor = new JobExecutor(handler, errorHandler, options.backoff(), mapper, observer,
-                options.timeout());
+                options.timeout(), processObserver, options.mode().name().toLowerCase(java.util.Locale.ROOT));
         if (options.mode() == DeliveryMode.LEASE) {
             return new LeaseQueueListenerContainer(options, executor, jobs, node);
         }

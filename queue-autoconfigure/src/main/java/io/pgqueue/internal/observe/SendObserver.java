@@ -1,0 +1,31 @@
+package io.pgqueue.internal.observe;
+
+import java.util.Map;
+
+/**
+ * Observes a send: the work runs inside the observation and sends its jobs with the headers it is given
+ * (the sender's plus the trace context the observation added).
+ */
+public interface SendObserver {
+
+    SendObserver NONE = new SendObserver() {
+        @Override
+        public <T> T observe(String queue, Map<String, String> headers, int jobCount, SendWork<T> work) {
+            return work.run(headers, (jobId) -> {
+            });
+        }
+    };
+
+    <T> T observe(String queue, Map<String, String> headers, int jobCount, SendWork<T> work);
+
+    /** The observed send. */
+    @FunctionalInterface
+    interface SendWork<T> {
+
+        /**
+         * @param headers the headers to send with
+         * @param sentJob told the id of the job sent, for a single send
+         */
+        T run(Map<String, String> headers, java.util.function.LongConsumer sentJob);
+    }
+}

@@ -1,0 +1,27 @@
+package io.pgqueue.observation;
+
+import io.micrometer.common.KeyValues;
+
+/** The default names and tags of {@link PgQueueObservation#PROCESS}. */
+public class DefaultProcessObservationConvention implements ProcessObservationConvention {
+
+    public static final DefaultProcessObservationConvention INSTANCE = new DefaultProcessObservationConvention();
+
+    @Override
+    public String getContextualName(ProcessContext context) {
+        return context.queue() + " process";
+    }
+
+    @Override
+    public KeyValues getLowCardinalityKeyValues(ProcessContext context) {
+        return KeyValues.of(PgQueueObservation.ProcessLowCardinalityTags.QUEUE.withValue(context.queue()),
+                PgQueueObservation.ProcessLowCardinalityTags.MODE.withValue(context.mode()),
+                PgQueueObservation.ProcessLowCardinalityTags.OUTCOME.withValue(context.outcome()));
+    }
+
+    @Override
+    public KeyValues getHighCardinalityKeyValues(ProcessContext context) {
+        return KeyValues.of(PgQueueObservation.ProcessHighCardinalityTags.JOB_ID.withValue(Long.toString(context.jobId())),
+                PgQueueObservation.ProcessHighCardinalityTags.ATTEMPT.withValue(Integer.toString(context.attempt())));
+    }
+}

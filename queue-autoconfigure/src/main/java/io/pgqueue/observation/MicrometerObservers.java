@@ -1,0 +1,58 @@
+package io.pgqueue.observation;
+
+import java.util.Map;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.pgqueue.internal.observe.ProcessObserver;
+import io.pgqueue.internal.observe.SendObserver;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * pgqueue's send and process paths observed with Micrometer Observation in the application's registry, with
+ * the conventions given (or the default ones).
+ */
+public final class MicrometerObservers {
+
+    private MicrometerObservers() {
+    }
+
+    /** Observes sends as {@link PgQueueObservation#SEND}. */
+    public static SendObserver send(ObservationRegistry registry, @Nullable SendObservationConvention convention) {
+        return new SendObserver() {
+            @Override
+            public <T> T observe(String queue, Map<String, String> headers, int jobCount, SendWork<T> work) {
+                SendContext context = new SendContext(queue, headers, jobCount);
+                Observation observation = PgQueueObservation.SEND.observation(convention,
+                        DefaultSendObservationConvention.INSTANCE, () -> context, registry);
+                return observation.observe(() -> work.run(context.headers(), context::setJobId));
+            }
+        };
+    }
+
+    /** Observes handler runs as {@link PgQueueObservation#PROCESS}. */
+    public static ProcessObserver process(ObservationRegistry registry,
+            @Nullable ProcessObservationConvention convention) {
+        return (queue, mode, jobId, attempt, headers) -> {
+            ProcessContext context = new ProcessContext(queue, mode, jobId, attempt, headers.get());
+            Observation observation = PgQueueObservation.PROCESS.observation(convention,
+                    DefaultProcessObservationConvention.INSTANCE, () -> context, registry).start();
+            Observation.Scope scope = observation.openScope();
+            return new ProcessObserver.Observed() {
+                @Override
+                public void outcome(String outcome, @Nullable Throwable error) {
+                    context.setOutcome(outcome);
+                    if (error != null) {
+                        observation.error(error);
+                    }
+                }
+
+                @Override
+                public void close() {
+                    scope.close();
+                    observation.stop();
+                }
+            };
+        };
+    }
+}

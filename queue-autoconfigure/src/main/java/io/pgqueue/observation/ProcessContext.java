@@ -1,0 +1,67 @@
+package io.pgqueue.observation;
+
+import java.util.Map;
+
+import io.micrometer.observation.transport.Kind;
+import io.micrometer.observation.transport.ReceiverContext;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The context of a {@link PgQueueObservation#PROCESS}: its carrier is the job's headers, from which a tracing
+ * handler reads the trace context the send wrote, so that processing continues the sender's trace. A retry
+ * (attempt 2 or later) carries no trace context: it starts a new trace instead of adding to the first.
+ */
+public class ProcessContext extends ReceiverContext<Map<String, String>> {
+
+    private final String queue;
+
+    private final String mode;
+
+    private final long jobId;
+
+    private final int attempt;
+
+    private String outcome = "success";
+
+    public ProcessContext(String queue, String mode, long jobId, int attempt, Map<String, String> headers) {
+        super((carrier, key) -> (carrier != null) ? carrier.get(key) : null, Kind.CONSUMER);
+        this.queue = queue;
+        this.mode = mode;
+        this.jobId = jobId;
+        this.attempt = attempt;
+        setCarrier((attempt <= 1) ? headers : Map.of());
+        setRemoteServiceName("pgqueue");
+    }
+
+    public String queue() {
+        return queue;
+    }
+
+    /** {@code lease} or {@code transactional}. */
+    public String mode() {
+        return mode;
+    }
+
+    public long jobId() {
+        return jobId;
+    }
+
+    public int attempt() {
+        return attempt;
+    }
+
+    /** {@code success}, {@code failure}, {@code snoozed} or {@code cancelled}. */
+    public String outcome() {
+        return outcome;
+    }
+
+    public void setOutcome(String outcome) {
+        this.outcome = outcome;
+    }
+
+    /** The trace context header the job was sent with, if any. */
+    public @Nullable String traceparent() {
+        Map<String, String> carrier = getCarrier();
+        return (carrier != null) ? carrier.get("traceparent") : null;
+    }
+}
