@@ -141,6 +141,74 @@ class ObservationTests {
                 }));
     }
 
+    /** A real tracer (OpenTelemetry through Micrometer Tracing) for one application, its spans kept in memory. */
+    static final class Tracing {
+
+        final io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter spans =
+                io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter.create();
+
+        final io.micrometer.observation.ObservationRegistry registry = io.micrometer.observation.ObservationRegistry.create();
+
+        Tracing() {
+            io.opentelemetry.sdk.OpenTelemetrySdk sdk = io.opentelemetry.sdk.OpenTelemetrySdk.builder()
+                .setTracerProvider(io.opentelemetry.sdk.trace.SdkTracerProvider.builder()
+                    .addSpanProcessor(io.opentelemetry.sdk.trace.export.SimpleSpanProcessor.create(spans))
+                    .build())
+                .setPropagators(io.opentelemetry.context.propagation.ContextPropagators
+                    .create(io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator.getInstance()))
+                .build();
+            io.opentelemetry.api.trace.Tracer otel = sdk.getTracer("pgqueue-test");
+            io.micrometer.tracing.otel.bridge.OtelTracer tracer = new io.micrometer.tracing.otel.bridge.OtelTracer(otel,
+                    new io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext(), (event) -> {
+                    });
+            io.micrometer.tracing.otel.bridge.OtelPropagator propagator = new io.micrometer.tracing.otel.bridge.OtelPropagator(
+                    sdk.getPropagators(), otel);
+            registry.observationConfig().observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
+                    new io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler<>(tracer, propagator),
+                    new io.micrometer.tracing.handler.PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
+                    new io.micrometer.tracing.handler.DefaultTracingObservationHandler(tracer)));
+        }
+
+        List<io.opentelemetry.sdk.trace.data.SpanData> named(String name) {
+            return spans.getFinishedSpanItems().stream().filter((span) -> span.getName().equals(name)).toList();
+        }
+    }
+
+    @Test
+    void withARealTracerAJobsProcessSpanIsAChildOfItsSendSpanInTheRequestsTrace() {
+        Tracing senderTracing = new Tracing();
+        Tracing workerTracing = new Tracing();
+        Orders orders = new Orders();
+        runner.withPropertyValues("pgqueue.template.observation-enabled=true")
+            .withBean(io.micrometer.observation.ObservationRegistry.class, () -> senderTracing.registry)
+            .run((sender) -> runner.withPropertyValues("pgqueue.listener.observation-enabled=true")
+                .withBean(io.micrometer.observation.ObservationRegistry.class, () -> workerTracing.registry)
+                .withBean(Orders.class, () -> orders)
+                .run((worker) -> {
+                    // a traced request of the sending application sends the job
+                    Observation.createNotStarted("http.request", senderTracing.registry)
+                        .observe(() -> sender.getBean(QueueTemplate.class).send("traced", new Order("book")));
+                    await().atMost(Duration.ofSeconds(10)).until(() -> workerTracing.named("traced process").size() == 1);
+
+                    var request = senderTracing.named("http.request").get(0);
+                    var send = senderTracing.named("traced send").get(0);
+                    var process = workerTracing.named("traced process").get(0);
+                    assertThat(send.getTraceId()).isEqualTo(request.getTraceId());
+                    assertThat(send.getParentSpanId()).isEqualTo(request.getSpanId());
+                    assertThat(process.getTraceId()).as("the worker continues the request's trace").isEqualTo(request.getTraceId());
+                    assertThat(process.getParentSpanId()).as("process is a child of send").isEqualTo(send.getSpanId());
+
+                    // a retry: the first attempt in the request's trace, the second in a trace of its own
+                    Observation.createNotStarted("http.request", senderTracing.registry)
+                        .observe(() -> sender.getBean(QueueTemplate.class).send("traced", new Order("flaky")));
+                    await().atMost(Duration.ofSeconds(10)).until(() -> workerTracing.named("traced process").size() == 3);
+                    var flakySend = senderTracing.named("traced send").get(1);
+                    var attempts = workerTracing.named("traced process").subList(1, 3);
+                    assertThat(attempts.get(0).getTraceId()).isEqualTo(flakySend.getTraceId());
+                    assertThat(attempts.get(1).getTraceId()).isNotEqualTo(flakySend.getTraceId());
+                }));
+    }
+
     @Test
     void aConventionBeanReplacesNamesAndTags() {
         TestObservationRegistry registry = TestObservationRegistry.create();
