@@ -16,6 +16,7 @@ import io.pgqueue.schema.QueueSchemaInitializer;
 import io.pgqueue.schema.QueueSchemaValidator;
 import io.pgqueue.internal.lifecycle.Repositories;
 import io.pgqueue.internal.lifecycle.Schema;
+import io.pgqueue.aot.PgQueueRuntimeHints;
 import io.pgqueue.internal.observe.SendObserver;
 import io.pgqueue.internal.wakeup.Wakeups;
 import tools.jackson.databind.json.JsonMapper;
@@ -38,6 +39,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -60,6 +62,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @EnableConfigurationProperties(PgQueueProperties.class)
 @Import({ DatabaseInitializationDependencyConfigurer.class, QueueListenerConfiguration.class,
         QueueObservationConfiguration.class })
+@ImportRuntimeHints(PgQueueRuntimeHints.class)
 public final class PgQueueAutoConfiguration {
 
     @Bean

@@ -1,0 +1,8 @@
+/**
+ * Ahead-of-time processing and native images: what pgqueue reads by reflection or from resources, declared
+ * as runtime hints.
+ */
+@NullMarked
+package io.pgqueue.aot;
+
+import org.jspecify.annotations.NullMarked;
