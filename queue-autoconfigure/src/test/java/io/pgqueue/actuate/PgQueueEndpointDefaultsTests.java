@@ -31,7 +31,8 @@ import static org.awaitility.Awaitility.await;
  * write operations are refused and dead jobs' payloads and errors are masked.
  */
 @SpringBootTest(classes = PgQueueEndpointTests.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = { "management.endpoints.web.exposure.include=pgqueue", "pgqueue.listener.poll-interval=200ms" })
+        properties = { "management.endpoints.web.exposure.include=pgqueue", "pgqueue.listener.poll-interval=200ms",
+                "pgqueue.listener.shutdown-timeout=2s" })
 class PgQueueEndpointDefaultsTests {
 
     private static final TestDatabase database = TestPostgres.createDatabase(PgQueueEndpointDefaultsTests.class);
