@@ -12,6 +12,8 @@ import io.pgqueue.JobRequest;
 import io.pgqueue.QueueOperations;
 import io.pgqueue.SendOptions;
 import io.pgqueue.SendResult;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -25,6 +27,8 @@ import org.springframework.web.bind.annotation.RestController;
 class ReadingController {
 
     static final String READINGS_QUEUE = "meter-readings";
+
+    private static final Log logger = LogFactory.getLog(ReadingController.class);
 
     private final QueueOperations queue;
 
@@ -60,6 +64,7 @@ class ReadingController {
     Map<String, Object> submit(@RequestBody MeterReading reading) {
         SendResult result = queue.send(READINGS_QUEUE, reading,
                 SendOptions.builder().groupKey("account-" + reading.accountId()).build());
+        logger.info("Reading of account " + reading.accountId() + " accepted as job " + result.jobId());
         Map<String, Object> response = new LinkedHashMap<>();
         response.put("jobId", result.jobId());
         response.put("queue", READINGS_QUEUE);

@@ -9,6 +9,8 @@ import io.pgqueue.QueueOperations;
 import io.pgqueue.SendOptions;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.listener.JobContext;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
@@ -22,6 +24,8 @@ import org.springframework.stereotype.Component;
 class ReadingListener {
 
     static final BigDecimal PRICE_PER_KWH = new BigDecimal("0.30");
+
+    private static final Log logger = LogFactory.getLog(ReadingListener.class);
 
     private final JdbcClient jdbc;
 
@@ -44,6 +48,7 @@ class ReadingListener {
         if (updated == 0) {
             throw new IllegalArgumentException("No account " + reading.accountId());
         }
+        logger.info("Recorded " + reading.kwh() + " kWh for account " + reading.accountId() + " (job " + job.id() + ")");
         queue.send(BillingListener.BILLS_QUEUE, new Bill(reading.accountId(), amount));
         queue.send(UsageBatchListener.USAGE_QUEUE, new UsageEvent(reading.accountId(), reading.kwh()),
                 SendOptions.builder().runAt(UsageBatchListener.bucketEnd(Instant.now())).build());

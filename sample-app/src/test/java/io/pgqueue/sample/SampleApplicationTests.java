@@ -30,6 +30,7 @@ import static org.awaitility.Awaitility.await;
 // Close the application while its database still runs: left to the JVM shutdown hooks, the context and the
 // test server stop concurrently and the listeners' final unregister waits out Hikari's connection timeout.
 @DirtiesContext
+@org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
 class SampleApplicationTests {
 
     private static final TestDatabase database = TestPostgres.createDatabase(SampleApplicationTests.class);
@@ -61,6 +62,21 @@ class SampleApplicationTests {
     private final HttpClient http = HttpClient.newHttpClient();
 
     private final JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+
+    @Test
+    void aRequestsTraceIdIsInItsLogLineAndInTheLogLinesOfTheJobsItSent(
+            org.springframework.boot.test.system.CapturedOutput output) throws Exception {
+        HttpResponse<String> response = postReading(77, "1.25");
+        assertThat(response.statusCode()).isEqualTo(200);
+        java.util.regex.Pattern accepted = java.util.regex.Pattern
+            .compile("\\[pgqueue-sample,([0-9a-f]{32}),[0-9a-f]{16}\\].*Reading of account 77 accepted as job (\\d+)");
+        java.util.regex.Matcher request = await().atMost(Duration.ofSeconds(10))
+            .until(() -> accepted.matcher(output.getOut()), java.util.regex.Matcher::find);
+        String traceId = request.group(1);
+        String jobId = request.group(2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> output.getOut().lines()
+            .anyMatch((line) -> line.contains("," + traceId + ",") && line.contains("for account 77 (job " + jobId + ")")));
+    }
 
     @Test
     void postedReadingIsRecordedChargedAndBilled() throws Exception {
