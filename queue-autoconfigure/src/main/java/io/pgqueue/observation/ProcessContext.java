@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The context of a {@link PgQueueObservation#PROCESS}: its carrier is the job's headers, from which a tracing
  * handler reads the trace context the send wrote, so that processing continues the sender's trace. A retry
- * (attempt 2 or later) carries no trace context: it starts a new trace instead of adding to the first.
+ * (attempt 2 or later) starts a trace of its own, linked to the sending span
+ * ({@link RetryLinkingReceiverTracingHandler}).
  */
 public class ProcessContext extends ReceiverContext<Map<String, String>> {
 
@@ -29,7 +30,7 @@ public class ProcessContext extends ReceiverContext<Map<String, String>> {
         this.mode = mode;
         this.jobId = jobId;
         this.attempt = attempt;
-        setCarrier((attempt <= 1) ? headers : Map.of());
+        setCarrier(headers);
         setRemoteServiceName("pgqueue");
     }
 

@@ -133,11 +133,11 @@ class ObservationTests {
                         .hasHighCardinalityKeyValue("pgqueue.job.attempt", "1")
                         .hasBeenStopped());
 
-                    // a retry starts a trace of its own instead of adding to the first attempt's
+                    // a batch's jobs carry the batch's trace context too, and a retry still sees where the job
+                    // came from (the tracing handler links to it: see the real tracer's test)
                     sender.getBean(QueueTemplate.class).sendBatch("traced", List.of(new Order("flaky")));
                     await().atMost(Duration.ofSeconds(10)).until(() -> workerTracing.received.size() == 3);
-                    assertThat(workerTracing.received).containsExactly(StandInTracing.TRACEPARENT,
-                            StandInTracing.TRACEPARENT, "none");
+                    assertThat(workerTracing.received).containsOnly(StandInTracing.TRACEPARENT);
                 }));
     }
 
@@ -149,6 +149,10 @@ class ObservationTests {
 
         final io.micrometer.observation.ObservationRegistry registry = io.micrometer.observation.ObservationRegistry.create();
 
+        final io.micrometer.tracing.otel.bridge.OtelTracer tracer;
+
+        final io.micrometer.tracing.otel.bridge.OtelPropagator propagator;
+
         Tracing() {
             io.opentelemetry.sdk.OpenTelemetrySdk sdk = io.opentelemetry.sdk.OpenTelemetrySdk.builder()
                 .setTracerProvider(io.opentelemetry.sdk.trace.SdkTracerProvider.builder()
@@ -158,12 +162,13 @@ class ObservationTests {
                     .create(io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator.getInstance()))
                 .build();
             io.opentelemetry.api.trace.Tracer otel = sdk.getTracer("pgqueue-test");
-            io.micrometer.tracing.otel.bridge.OtelTracer tracer = new io.micrometer.tracing.otel.bridge.OtelTracer(otel,
+            this.tracer = new io.micrometer.tracing.otel.bridge.OtelTracer(otel,
                     new io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext(), (event) -> {
                     });
-            io.micrometer.tracing.otel.bridge.OtelPropagator propagator = new io.micrometer.tracing.otel.bridge.OtelPropagator(
-                    sdk.getPropagators(), otel);
+            this.propagator = new io.micrometer.tracing.otel.bridge.OtelPropagator(sdk.getPropagators(), otel);
+            // as Spring Boot groups them: pgqueue's retry handler first (its order), then the standard ones
             registry.observationConfig().observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
+                    new RetryLinkingReceiverTracingHandler(tracer, propagator),
                     new io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler<>(tracer, propagator),
                     new io.micrometer.tracing.handler.PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
                     new io.micrometer.tracing.handler.DefaultTracingObservationHandler(tracer)));
@@ -198,15 +203,35 @@ class ObservationTests {
                     assertThat(process.getTraceId()).as("the worker continues the request's trace").isEqualTo(request.getTraceId());
                     assertThat(process.getParentSpanId()).as("process is a child of send").isEqualTo(send.getSpanId());
 
-                    // a retry: the first attempt in the request's trace, the second in a trace of its own
+                    // a retry: the first attempt in the request's trace, the second in a trace of its own, linked
+                    // to the span that sent the job
                     Observation.createNotStarted("http.request", senderTracing.registry)
                         .observe(() -> sender.getBean(QueueTemplate.class).send("traced", new Order("flaky")));
                     await().atMost(Duration.ofSeconds(10)).until(() -> workerTracing.named("traced process").size() == 3);
                     var flakySend = senderTracing.named("traced send").get(1);
                     var attempts = workerTracing.named("traced process").subList(1, 3);
                     assertThat(attempts.get(0).getTraceId()).isEqualTo(flakySend.getTraceId());
+                    assertThat(attempts.get(0).getParentSpanId()).isEqualTo(flakySend.getSpanId());
                     assertThat(attempts.get(1).getTraceId()).isNotEqualTo(flakySend.getTraceId());
+                    assertThat(attempts.get(1).getParentSpanContext().isValid()).as("a retry has no parent").isFalse();
+                    assertThat(attempts.get(1).getLinks()).singleElement().satisfies((link) -> {
+                        assertThat(link.getSpanContext().getTraceId()).isEqualTo(flakySend.getTraceId());
+                        assertThat(link.getSpanContext().getSpanId()).isEqualTo(flakySend.getSpanId());
+                    });
                 }));
+    }
+
+    @Test
+    void theRetryLinkingHandlerIsConfiguredWhenTheApplicationTracesAndHandlerRunsAreObserved() {
+        Tracing tracing = new Tracing();
+        org.springframework.boot.test.context.runner.ApplicationContextRunner traced = new org.springframework.boot.test.context.runner.ApplicationContextRunner()
+            .withConfiguration(org.springframework.boot.autoconfigure.AutoConfigurations
+                .of(io.pgqueue.autoconfigure.PgQueueTracingAutoConfiguration.class))
+            .withBean(io.micrometer.tracing.Tracer.class, () -> tracing.tracer)
+            .withBean(io.micrometer.tracing.propagation.Propagator.class, () -> tracing.propagator);
+        traced.withPropertyValues("pgqueue.listener.observation-enabled=true")
+            .run((context) -> assertThat(context).hasSingleBean(RetryLinkingReceiverTracingHandler.class));
+        traced.run((context) -> assertThat(context).doesNotHaveBean(RetryLinkingReceiverTracingHandler.class));
     }
 
     @Test

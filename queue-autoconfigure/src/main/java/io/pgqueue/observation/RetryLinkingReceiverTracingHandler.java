@@ -1,0 +1,46 @@
+package io.pgqueue.observation;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.tracing.Link;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.TraceContext;
+import io.micrometer.tracing.Tracer;
+import io.micrometer.tracing.handler.PropagatingReceiverTracingObservationHandler;
+import io.micrometer.tracing.propagation.Propagator;
+
+/**
+ * Gives a retry (attempt 2 or later) a span of its own, linked to the span that sent the job instead of a
+ * child of it: a trace of a request then ends with the job's first attempt, and a retry hours later does not
+ * stretch it. Handles only such retries; every other context goes to the application's own handlers (this
+ * one is ordered before them).
+ */
+public class RetryLinkingReceiverTracingHandler extends PropagatingReceiverTracingObservationHandler<ProcessContext> {
+
+    private final Tracer tracer;
+
+    public RetryLinkingReceiverTracingHandler(Tracer tracer, Propagator propagator) {
+        super(tracer, propagator);
+        this.tracer = tracer;
+    }
+
+    @Override
+    public boolean supportsContext(Observation.Context context) {
+        return context instanceof ProcessContext process && process.attempt() > 1 && process.traceparent() != null;
+    }
+
+    @Override
+    public Span.Builder customizeExtractedSpan(ProcessContext context, Span.Builder builder) {
+        TraceContext sent = sentFrom(context.traceparent());
+        builder.setNoParent();
+        return (sent != null) ? builder.addLink(new Link(sent)) : builder;
+    }
+
+    /** The sending span of a W3C {@code traceparent} (version-traceid-spanid-flags). */
+    private @org.jspecify.annotations.Nullable TraceContext sentFrom(String traceparent) {
+        String[] parts = traceparent.split("-");
+        if (parts.length != 4 || parts[1].length() != 32 || parts[2].length() != 16) {
+            return null;
+        }
+        return tracer.traceContextBuilder().traceId(parts[1]).spanId(parts[2]).sampled(parts[3].endsWith("1")).build();
+    }
+}
