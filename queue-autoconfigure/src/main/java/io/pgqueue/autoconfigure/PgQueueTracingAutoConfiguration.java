@@ -3,7 +3,7 @@ package io.pgqueue.autoconfigure;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Tracer;
 import io.micrometer.tracing.propagation.Propagator;
-import io.pgqueue.observation.RetryLinkingReceiverTracingHandler;
+import io.pgqueue.observation.LinkingReceiverTracingHandler;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -16,7 +16,8 @@ import org.springframework.core.annotation.Order;
 
 /**
  * When the application traces (a Micrometer Tracing {@code Tracer} and {@code Propagator}) and handler runs
- * are observed: a retry's span is linked to the span that sent the job rather than added to its trace.
+ * are observed: a retry's span, and a batch listener's, is linked to the span(s) that sent the job(s) rather
+ * than added to their trace.
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration",
@@ -30,7 +31,7 @@ public final class PgQueueTracingAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean({ Tracer.class, Propagator.class })
     @Order(Ordered.HIGHEST_PRECEDENCE)
-    RetryLinkingReceiverTracingHandler pgqueueRetryLinkingReceiverTracingHandler(Tracer tracer, Propagator propagator) {
-        return new RetryLinkingReceiverTracingHandler(tracer, propagator);
+    LinkingReceiverTracingHandler pgqueueLinkingReceiverTracingHandler(Tracer tracer, Propagator propagator) {
+        return new LinkingReceiverTracingHandler(tracer, propagator);
     }
 }

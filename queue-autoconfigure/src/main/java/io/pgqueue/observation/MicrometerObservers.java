@@ -33,8 +33,9 @@ public final class MicrometerObservers {
     /** Observes handler runs as {@link PgQueueObservation#PROCESS}. */
     public static ProcessObserver process(ObservationRegistry registry,
             @Nullable ProcessObservationConvention convention) {
-        return (queue, mode, jobId, attempt, headers) -> {
-            ProcessContext context = new ProcessContext(queue, mode, jobId, attempt, headers.get());
+        return (queue, mode, jobId, attempt, headers, batch) -> {
+            ProcessContext context = new ProcessContext(queue, mode, jobId, attempt, headers.get(),
+                    batch.stream().map(java.util.function.Supplier::get).toList());
             Observation observation = PgQueueObservation.PROCESS.observation(convention,
                     DefaultProcessObservationConvention.INSTANCE, () -> context, registry).start();
             Observation.Scope scope = observation.openScope();

@@ -1,5 +1,6 @@
 package io.pgqueue.observation;
 
+import java.util.List;
 import java.util.Map;
 
 import io.micrometer.observation.transport.Kind;
@@ -9,8 +10,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The context of a {@link PgQueueObservation#PROCESS}: its carrier is the job's headers, from which a tracing
  * handler reads the trace context the send wrote, so that processing continues the sender's trace. A retry
- * (attempt 2 or later) starts a trace of its own, linked to the sending span
- * ({@link RetryLinkingReceiverTracingHandler}).
+ * (attempt 2 or later) starts a trace of its own, linked to the sending span, and a batch listener's run one
+ * linked to each of its jobs' sending spans ({@link LinkingReceiverTracingHandler}).
  */
 public class ProcessContext extends ReceiverContext<Map<String, String>> {
 
@@ -22,9 +23,19 @@ public class ProcessContext extends ReceiverContext<Map<String, String>> {
 
     private final int attempt;
 
+    private final List<Map<String, String>> batch;
+
     private String outcome = "success";
 
     public ProcessContext(String queue, String mode, long jobId, int attempt, Map<String, String> headers) {
+        this(queue, mode, jobId, attempt, headers, List.of());
+    }
+
+    /**
+     * @param batch the headers of each job of a batch listener's run (linked from its span); empty for one job
+     */
+    public ProcessContext(String queue, String mode, long jobId, int attempt, Map<String, String> headers,
+            List<Map<String, String>> batch) {
         super((carrier, key) -> (carrier != null) ? carrier.get(key) : null, Kind.CONSUMER);
         this.queue = queue;
         this.mode = mode;
@@ -32,6 +43,12 @@ public class ProcessContext extends ReceiverContext<Map<String, String>> {
         this.attempt = attempt;
         setCarrier(headers);
         setRemoteServiceName("pgqueue");
+        this.batch = List.copyOf(batch);
+    }
+
+    /** The headers of each job of a batch listener's run; empty for one job. */
+    public List<Map<String, String>> batch() {
+        return batch;
     }
 
     public String queue() {

@@ -168,7 +168,7 @@ class ObservationTests {
             this.propagator = new io.micrometer.tracing.otel.bridge.OtelPropagator(sdk.getPropagators(), otel);
             // as Spring Boot groups them: pgqueue's retry handler first (its order), then the standard ones
             registry.observationConfig().observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
-                    new RetryLinkingReceiverTracingHandler(tracer, propagator),
+                    new LinkingReceiverTracingHandler(tracer, propagator),
                     new io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler<>(tracer, propagator),
                     new io.micrometer.tracing.handler.PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
                     new io.micrometer.tracing.handler.DefaultTracingObservationHandler(tracer)));
@@ -221,6 +221,46 @@ class ObservationTests {
                 }));
     }
 
+    /** A batch listener. */
+    static class Batches {
+
+        final List<Integer> sizes = new CopyOnWriteArrayList<>();
+
+        @QueueListener(queue = "traced-batches", batchSize = "10")
+        void handle(List<Order> orders) {
+            sizes.add(orders.size());
+        }
+    }
+
+    @Test
+    void aBatchListenersRunIsOneSpanLinkedToTheSendOfEachOfItsJobs() {
+        Tracing senderTracing = new Tracing();
+        Tracing workerTracing = new Tracing();
+        Batches batches = new Batches();
+        runner.withPropertyValues("pgqueue.template.observation-enabled=true")
+            .withBean(io.micrometer.observation.ObservationRegistry.class, () -> senderTracing.registry)
+            .run((sender) -> {
+                // three requests, each sending one job, before any worker runs
+                for (String item : List.of("a", "b", "c")) {
+                    Observation.createNotStarted("http.request", senderTracing.registry)
+                        .observe(() -> sender.getBean(QueueTemplate.class).send("traced-batches", new Order(item)));
+                }
+                runner.withPropertyValues("pgqueue.listener.observation-enabled=true")
+                    .withBean(io.micrometer.observation.ObservationRegistry.class, () -> workerTracing.registry)
+                    .withBean(Batches.class, () -> batches)
+                    .run((worker) -> {
+                        await().atMost(Duration.ofSeconds(10))
+                            .until(() -> workerTracing.named("traced-batches process").size() == 1);
+                        assertThat(batches.sizes).containsExactly(3);
+                        var run = workerTracing.named("traced-batches process").get(0);
+                        var sends = senderTracing.named("traced-batches send");
+                        assertThat(run.getParentSpanContext().isValid()).isFalse();
+                        assertThat(run.getLinks()).extracting((link) -> link.getSpanContext().getSpanId())
+                            .containsExactlyInAnyOrderElementsOf(sends.stream().map((send) -> send.getSpanId()).toList());
+                    });
+            });
+    }
+
     @Test
     void theRetryLinkingHandlerIsConfiguredWhenTheApplicationTracesAndHandlerRunsAreObserved() {
         Tracing tracing = new Tracing();
@@ -230,8 +270,8 @@ class ObservationTests {
             .withBean(io.micrometer.tracing.Tracer.class, () -> tracing.tracer)
             .withBean(io.micrometer.tracing.propagation.Propagator.class, () -> tracing.propagator);
         traced.withPropertyValues("pgqueue.listener.observation-enabled=true")
-            .run((context) -> assertThat(context).hasSingleBean(RetryLinkingReceiverTracingHandler.class));
-        traced.run((context) -> assertThat(context).doesNotHaveBean(RetryLinkingReceiverTracingHandler.class));
+            .run((context) -> assertThat(context).hasSingleBean(LinkingReceiverTracingHandler.class));
+        traced.run((context) -> assertThat(context).doesNotHaveBean(LinkingReceiverTracingHandler.class));
     }
 
     @Test

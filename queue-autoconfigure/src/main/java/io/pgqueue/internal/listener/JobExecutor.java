@@ -5,6 +5,7 @@ import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 import io.pgqueue.internal.observe.ProcessObserver;
@@ -99,7 +100,7 @@ final class JobExecutor {
         ClaimedJob job = run.job();
         JobContextImpl context = new JobContextImpl(run, mapper, leaseExtender);
         try (ProcessObserver.Observed observed = processObserver.start(job.queue(), mode, job.id(), job.attempt(),
-                context::headers)) {
+                context::headers, List.of())) {
             Outcome outcome = run(run, context);
             observed.outcome(outcomeName(outcome), (outcome instanceof Failure failure) ? failure.error() : null);
             return outcome;
@@ -200,8 +201,10 @@ final class JobExecutor {
         }
         Throwable error = null;
         ClaimedJob first = jobs.get(0);
+        List<java.util.function.Supplier<Map<String, String>>> batchHeaders = new ArrayList<>();
+        readable.forEach((job) -> batchHeaders.add(job::headers));
         try (ProcessObserver.Observed observed = processObserver.start(first.queue(), mode, first.id(), first.attempt(),
-                readable.get(0)::headers)) {
+                readable.get(0)::headers, batchHeaders)) {
             run.start(timeout);
             try (JobLogContext logContext = JobLogContext.ofBatch(jobs)) {
                 handler.invokeBatch(payloads);

@@ -1,5 +1,6 @@
 package io.pgqueue.internal.observe;
 
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -18,10 +19,15 @@ public interface ProcessObserver {
         }
     };
 
-    ProcessObserver NONE = (queue, mode, jobId, attempt, headers) -> NOTHING;
+    ProcessObserver NONE = (queue, mode, jobId, attempt, headers, batch) -> NOTHING;
 
-    /** Starts observing; the handler runs in its scope until {@link Observed#close()}. */
-    Observed start(String queue, String mode, long jobId, int attempt, Supplier<Map<String, String>> headers);
+    /**
+     * Starts observing; the handler runs in its scope until {@link Observed#close()}.
+     * @param headers the job's headers (a batch: its first job's)
+     * @param batch each job's headers, for a batch listener's run; empty for one job
+     */
+    Observed start(String queue, String mode, long jobId, int attempt, Supplier<Map<String, String>> headers,
+            List<Supplier<Map<String, String>>> batch);
 
     /** A running observation. */
     interface Observed extends AutoCloseable {

@@ -1,5 +1,8 @@
 package io.pgqueue.observation;
 
+import java.util.List;
+import java.util.Map;
+
 import io.micrometer.observation.Observation;
 import io.micrometer.tracing.Link;
 import io.micrometer.tracing.Span;
@@ -11,28 +14,37 @@ import io.micrometer.tracing.propagation.Propagator;
 /**
  * Gives a retry (attempt 2 or later) a span of its own, linked to the span that sent the job instead of a
  * child of it: a trace of a request then ends with the job's first attempt, and a retry hours later does not
- * stretch it. Handles only such retries; every other context goes to the application's own handlers (this
- * one is ordered before them).
+ * stretch it. A batch listener's run, whose jobs were sent in many traces, gets a span of its own linked to
+ * each job's sending span. Handles only those; every other context goes to the application's own handlers
+ * (this one is ordered before them).
  */
-public class RetryLinkingReceiverTracingHandler extends PropagatingReceiverTracingObservationHandler<ProcessContext> {
+public class LinkingReceiverTracingHandler extends PropagatingReceiverTracingObservationHandler<ProcessContext> {
 
     private final Tracer tracer;
 
-    public RetryLinkingReceiverTracingHandler(Tracer tracer, Propagator propagator) {
+    public LinkingReceiverTracingHandler(Tracer tracer, Propagator propagator) {
         super(tracer, propagator);
         this.tracer = tracer;
     }
 
     @Override
     public boolean supportsContext(Observation.Context context) {
-        return context instanceof ProcessContext process && process.attempt() > 1 && process.traceparent() != null;
+        return context instanceof ProcessContext process
+                && ((process.attempt() > 1 && process.traceparent() != null) || !process.batch().isEmpty());
     }
 
     @Override
     public Span.Builder customizeExtractedSpan(ProcessContext context, Span.Builder builder) {
-        TraceContext sent = sentFrom(context.traceparent());
         builder.setNoParent();
-        return (sent != null) ? builder.addLink(new Link(sent)) : builder;
+        List<Map<String, String>> senders = context.batch().isEmpty() ? List.of(context.getCarrier()) : context.batch();
+        for (Map<String, String> headers : senders) {
+            String traceparent = (headers != null) ? headers.get("traceparent") : null;
+            TraceContext sent = (traceparent != null) ? sentFrom(traceparent) : null;
+            if (sent != null) {
+                builder.addLink(new Link(sent));
+            }
+        }
+        return builder;
     }
 
     /** The sending span of a W3C {@code traceparent} (version-traceid-spanid-flags). */
