@@ -275,10 +275,10 @@ class ObservationTests {
     }
 
     @Test
-    void aConventionBeanReplacesNamesAndTags() {
+    void conventionBeansReplaceNamesAndTags() {
         TestObservationRegistry registry = TestObservationRegistry.create();
         Orders orders = new Orders();
-        runner.withPropertyValues("pgqueue.listener.observation-enabled=true")
+        runner.withPropertyValues("pgqueue.listener.observation-enabled=true", "pgqueue.template.observation-enabled=true")
             .withBean(TestObservationRegistry.class, () -> registry)
             .withBean(Orders.class, () -> orders)
             .withBean(ProcessObservationConvention.class, () -> new ProcessObservationConvention() {
@@ -292,8 +292,23 @@ class ObservationTests {
                     return KeyValues.of("shop.queue", context.queue());
                 }
             })
+            .withBean(SendObservationConvention.class, () -> new SendObservationConvention() {
+                @Override
+                public String getName() {
+                    return "orders.placed";
+                }
+
+                @Override
+                public KeyValues getLowCardinalityKeyValues(SendContext context) {
+                    return KeyValues.of("shop.queue", context.queue());
+                }
+            })
             .run((context) -> {
                 context.getBean(QueueTemplate.class).send("traced", new Order("pen"));
+                TestObservationRegistryAssert.assertThat(registry)
+                    .hasObservationWithNameEqualTo("orders.placed")
+                    .that()
+                    .hasLowCardinalityKeyValue("shop.queue", "traced");
                 await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> TestObservationRegistryAssert.assertThat(registry)
                     .hasObservationWithNameEqualTo("orders.handled")
                     .that()
