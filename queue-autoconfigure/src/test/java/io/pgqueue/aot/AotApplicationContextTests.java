@@ -7,27 +7,20 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.autoconfigure.PgQueueAutoConfiguration;
+import io.pgqueue.testsupport.AheadOfTime;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
-import org.springframework.aot.test.generate.TestGenerationContext;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.test.util.TestPropertyValues;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
-import org.springframework.context.ApplicationContextInitializer;
-import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.aot.ApplicationContextAotGenerator;
-import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.core.test.tools.CompileWithForkedClassLoader;
-import org.springframework.core.test.tools.TestCompiler;
-import org.springframework.javapoet.ClassName;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -67,36 +60,17 @@ class AotApplicationContextTests {
 
     @Test
     void anApplicationProcessedAheadOfTimeStartsAndHandlesAJob() {
-        GenericApplicationContext context = new AnnotationConfigApplicationContext();
-        properties().applyTo(context);
-        ((AnnotationConfigApplicationContext) context).register(Application.class);
-        TestGenerationContext generation = new TestGenerationContext();
-        ClassName initializerName = new ApplicationContextAotGenerator().processAheadOfTime(context, generation);
-        generation.writeGeneratedContent();
-        // the hints a native image of it would be built with
-        assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Inbox.class, "handle"))
-            .accepts(generation.getRuntimeHints());
-        assertThat(RuntimeHintsPredicates.resource().forResource("io/pgqueue/db/migration/V1__create_queue_tables.sql"))
-            .accepts(generation.getRuntimeHints());
+        String[] properties = database.springProperties();
+        AheadOfTime.run(Application.class, properties, (hints, application) -> {
+            // the hints a native image of it would be built with
+            assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Inbox.class, "handle")).accepts(hints);
+            assertThat(RuntimeHintsPredicates.resource().forResource("io/pgqueue/db/migration/V1__create_queue_tables.sql"))
+                .accepts(hints);
 
-        TestCompiler.forSystem().with(generation).compile((compiled) -> {
-            try (GenericApplicationContext aotContext = new GenericApplicationContext()) {
-                properties().applyTo(aotContext);
-                @SuppressWarnings("unchecked")
-                ApplicationContextInitializer<GenericApplicationContext> initializer = compiled
-                    .getInstance(ApplicationContextInitializer.class, initializerName.toString());
-                initializer.initialize(aotContext);
-                aotContext.refresh();
-
-                aotContext.getBean(QueueTemplate.class).send("aot", "hello from native");
-                Inbox inbox = aotContext.getBean(Inbox.class);
-                await().atMost(Duration.ofSeconds(15)).until(() -> inbox.received.contains("hello from native"));
-                assertThat(inbox.received).containsExactly("hello from native");
-            }
+            application.getBean(QueueTemplate.class).send("aot", "hello from native");
+            Inbox inbox = application.getBean(Inbox.class);
+            await().atMost(Duration.ofSeconds(15)).until(() -> inbox.received.contains("hello from native"));
+            assertThat(inbox.received).containsExactly("hello from native");
         });
-    }
-
-    private static TestPropertyValues properties() {
-        return TestPropertyValues.of(database.springProperties()).and("pgqueue.listener.poll-interval=200ms");
     }
 }
