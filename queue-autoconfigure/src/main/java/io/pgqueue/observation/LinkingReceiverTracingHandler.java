@@ -71,7 +71,7 @@ public class LinkingReceiverTracingHandler implements TracingObservationHandler<
             List<Map<String, String>> senders = context.batch().isEmpty() ? List.of(context.getCarrier())
                     : context.batch();
             for (Map<String, String> headers : senders) {
-                String traceparent = (headers != null) ? headers.get("traceparent") : null;
+                String traceparent = ProcessContext.traceparent(headers);
                 TraceContext sent = (traceparent != null) ? sentFrom(traceparent) : null;
                 if (sent != null) {
                     builder.addLink(new Link(sent));

@@ -79,7 +79,11 @@ public class ProcessContext extends ReceiverContext<Map<String, String>> {
 
     /** The trace context header the job was sent with, if any. */
     public @Nullable String traceparent() {
-        Map<String, String> carrier = getCarrier();
-        return (carrier != null) ? carrier.get("traceparent") : null;
+        return traceparent(getCarrier());
+    }
+
+    /** The W3C trace context header among a job's headers, if any. */
+    static @Nullable String traceparent(@Nullable Map<String, String> headers) {
+        return (headers != null) ? headers.get("traceparent") : null;
     }
 }

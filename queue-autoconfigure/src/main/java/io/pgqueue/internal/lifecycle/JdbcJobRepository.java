@@ -905,7 +905,8 @@ final class JdbcJobRepository implements JobRepository {
         List<Sql> all = new ArrayList<>();
         enqueue.values().forEach((variants) -> all.addAll(List.of(variants)));
         all.addAll(List.of(enqueueDebounced, snooze, snoozeAfterRollback, undoClaimThenFail, undoClaimThenSnooze, cancel, cancelRunning, progress, recordOutput,
-                expireDedupWindows, lookups.byId()));
+                expireDedupWindows));
+        all.addAll(lookups.statements());
         all.addAll(List.of(promoteDue, promoteDueOfQueue, claimLeased, claimAndDelete, complete, fail, failAfterRollback, rescue, release,
                 extendLease, retryDead, purgeDead, expireDead, expireHistory, throttleLock, countRunning, rateWindow,
                 rateStarted, findLiveByDedupKey, deadIds, deadJobs, pendingNow, queuesWithPending));
