@@ -1,7 +1,6 @@
 package io.pgqueue.actuate;
 
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
@@ -15,6 +14,7 @@ import io.pgqueue.admin.JobInfo;
 import io.pgqueue.admin.JobPage;
 import io.pgqueue.admin.JobQuery;
 import io.pgqueue.admin.NoSuchJobException;
+import io.pgqueue.admin.NodeContainer;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.admin.QueueStats;
 import io.pgqueue.listener.QueueListenerContainer;
@@ -159,31 +159,16 @@ public class PgQueueEndpoint {
     private static JobQuery query(String queue, @Nullable String state, @Nullable String groupKey,
             @Nullable String dedupKey, @Nullable String header, @Nullable String enqueuedAfter,
             @Nullable String enqueuedBefore, int limit, @Nullable Long before) {
-        JobQuery.Builder query = JobQuery.queue(queue).limit(limit);
-        if (state != null) {
-            query.states(Arrays.stream(state.split(",")).map(String::trim).map(JobState::of).toArray(JobState[]::new));
-        }
-        if (groupKey != null) {
-            query.groupKey(groupKey);
-        }
-        if (dedupKey != null) {
-            query.dedupKey(dedupKey);
-        }
-        if (header != null) {
-            int colon = header.indexOf(':');
-            if (colon < 1) {
-                throw new IllegalArgumentException("header must be name:value, was '" + header + "'");
-            }
-            query.header(header.substring(0, colon), header.substring(colon + 1));
-        }
-        if (enqueuedAfter != null) {
-            query.enqueuedAfter(Instant.parse(enqueuedAfter));
-        }
-        if (enqueuedBefore != null) {
-            query.enqueuedBefore(Instant.parse(enqueuedBefore));
-        }
-        JobQuery built = query.build();
-        return (before != null) ? built.after(before) : built;
+        Map<String, String> parameters = new java.util.HashMap<>();
+        parameters.put("state", state);
+        parameters.put("groupKey", groupKey);
+        parameters.put("dedupKey", dedupKey);
+        parameters.put("header", header);
+        parameters.put("enqueuedAfter", enqueuedAfter);
+        parameters.put("enqueuedBefore", enqueuedBefore);
+        parameters.put("limit", Integer.toString(limit));
+        parameters.put("before", (before != null) ? before.toString() : null);
+        return JobQuery.fromParameters(queue, parameters);
     }
 
     /** Runs a write operation; what it refuses is a 400 response whose body says why. */
@@ -427,11 +412,14 @@ public class PgQueueEndpoint {
      * @param pid process id
      * @param startedAt when it registered
      * @param heartbeatAt its last heartbeat
+     * @param containers its containers with their in-flight jobs at that heartbeat
      */
-    public record NodeDescriptor(UUID id, String host, long pid, Instant startedAt, Instant heartbeatAt) {
+    public record NodeDescriptor(UUID id, String host, long pid, Instant startedAt, Instant heartbeatAt,
+            List<NodeContainer> containers) {
 
         static NodeDescriptor of(ClusterNode node) {
-            return new NodeDescriptor(node.id(), node.host(), node.pid(), node.startedAt(), node.heartbeatAt());
+            return new NodeDescriptor(node.id(), node.host(), node.pid(), node.startedAt(), node.heartbeatAt(),
+                    node.containers());
         }
     }
 

@@ -1,8 +1,11 @@
 package io.pgqueue.admin;
 
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -56,6 +59,76 @@ public final class JobQuery {
     /** Jobs of this queue: by default every live state, 50 per page. */
     public static Builder queue(String queue) {
         return new Builder(QueueNames.validate(queue));
+    }
+
+    /**
+     * A query from request parameters, as the Actuator endpoint and the dashboard take them: {@code state} (a
+     * comma-separated list; default every live state), {@code groupKey}, {@code dedupKey}, {@code header}
+     * ({@code name:value}), {@code enqueuedAfter} and {@code enqueuedBefore} (ISO-8601 instants),
+     * {@code limit} and {@code before} (the previous page's cursor). Blank values and other keys are ignored.
+     * @throws IllegalArgumentException naming the parameter that is not valid
+     */
+    public static JobQuery fromParameters(String queue, Map<String, String> parameters) {
+        Builder query = queue(queue);
+        String state = parameter(parameters, "state");
+        if (state != null) {
+            query.states(Arrays.stream(state.split(",")).map(String::trim).map(JobState::of).toArray(JobState[]::new));
+        }
+        String groupKey = parameter(parameters, "groupKey");
+        if (groupKey != null) {
+            query.groupKey(groupKey);
+        }
+        String dedupKey = parameter(parameters, "dedupKey");
+        if (dedupKey != null) {
+            query.dedupKey(dedupKey);
+        }
+        String header = parameter(parameters, "header");
+        if (header != null) {
+            int colon = header.indexOf(':');
+            if (colon < 1) {
+                throw new IllegalArgumentException("header must be name:value, was '" + header + "'");
+            }
+            query.header(header.substring(0, colon), header.substring(colon + 1));
+        }
+        String after = parameter(parameters, "enqueuedAfter");
+        if (after != null) {
+            query.enqueuedAfter(instant("enqueuedAfter", after));
+        }
+        String before = parameter(parameters, "enqueuedBefore");
+        if (before != null) {
+            query.enqueuedBefore(instant("enqueuedBefore", before));
+        }
+        String limit = parameter(parameters, "limit");
+        if (limit != null) {
+            query.limit(number("limit", limit).intValue());
+        }
+        JobQuery built = query.build();
+        String cursor = parameter(parameters, "before");
+        return (cursor != null) ? built.after(number("before", cursor)) : built;
+    }
+
+    private static @Nullable String parameter(Map<String, String> parameters, String name) {
+        String value = parameters.get(name);
+        return (value == null || value.isBlank()) ? null : value.trim();
+    }
+
+    private static Instant instant(String name, String value) {
+        try {
+            return Instant.parse(value);
+        }
+        catch (DateTimeParseException ex) {
+            throw new IllegalArgumentException(name + " must be an ISO-8601 instant such as 2026-01-31T12:00:00Z, was '"
+                    + value + "'");
+        }
+    }
+
+    private static Long number(String name, String value) {
+        try {
+            return Long.valueOf(value);
+        }
+        catch (NumberFormatException ex) {
+            throw new IllegalArgumentException(name + " must be a number, was '" + value + "'");
+        }
     }
 
     public String queue() {

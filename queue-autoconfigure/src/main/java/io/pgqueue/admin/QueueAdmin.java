@@ -1,10 +1,12 @@
 package io.pgqueue.admin;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.ToIntFunction;
 
 import io.pgqueue.JobState;
 import io.pgqueue.QueueNames;
@@ -235,7 +237,15 @@ public class QueueAdmin {
 
     /** Makes one dead job ready again with fresh attempts; returns whether it was dead. */
     public boolean retryDead(String queue, long jobId) {
-        return repositories.jobs().retryDead(QueueNames.validate(queue), jobId) > 0;
+        return repositories.jobs().retryDead(QueueNames.validate(queue), new long[] { jobId }) > 0;
+    }
+
+    /**
+     * Makes the given dead jobs of the queue ready again with fresh attempts (one statement); returns how many
+     * were dead. Ids of jobs that are not dead, or of another queue, are ignored.
+     */
+    public int retryDead(String queue, Collection<Long> jobIds) {
+        return jobIds.isEmpty() ? 0 : repositories.jobs().retryDead(QueueNames.validate(queue), ids(jobIds));
     }
 
     /** Makes every dead job of the queue ready again; returns how many. */
@@ -243,9 +253,25 @@ public class QueueAdmin {
         return repositories.jobs().retryDead(QueueNames.validate(queue), null);
     }
 
+    /**
+     * Makes every dead job matching the query's filters ready again, a page (the query's limit) at a time;
+     * returns how many. The query's states are ignored: only dead jobs are retried.
+     */
+    public long retryDead(JobQuery query) {
+        long retried = forEachDeadPage(query, (ids) -> repositories.jobs().retryDead(query.queue(), ids));
+        logger.info("Retried " + retried + " dead job(s) of queue '" + query.queue() + "' matching " + query);
+        return retried;
+    }
+
     /** Deletes one dead job; returns whether it existed. */
     public boolean purgeDead(String queue, long jobId) {
-        return repositories.jobs().purgeDead(QueueNames.validate(queue), jobId, 1) > 0;
+        return repositories.jobs().purgeDead(QueueNames.validate(queue), new long[] { jobId }, 1) > 0;
+    }
+
+    /** Deletes the given dead jobs of the queue (one statement); returns how many. Other ids are ignored. */
+    public int purgeDead(String queue, Collection<Long> jobIds) {
+        return jobIds.isEmpty() ? 0
+                : repositories.jobs().purgeDead(QueueNames.validate(queue), ids(jobIds), jobIds.size());
     }
 
     /** Deletes every dead job of the queue in bounded batches; returns how many. */
@@ -259,6 +285,44 @@ public class QueueAdmin {
         }
         while (batch == PURGE_BATCH);
         return purged;
+    }
+
+    /**
+     * Deletes every dead job matching the query's filters, a page (the query's limit) at a time; returns how
+     * many. The query's states are ignored: only dead jobs are deleted.
+     */
+    public long purgeDead(JobQuery query) {
+        long purged = forEachDeadPage(query, (ids) -> repositories.jobs().purgeDead(query.queue(), ids, ids.length));
+        logger.info("Purged " + purged + " dead job(s) of queue '" + query.queue() + "' matching " + query);
+        return purged;
+    }
+
+    /**
+     * Applies an operation to the dead jobs matching the query, page by page. Each operation takes its page's
+     * jobs out of the dead state, so the next page starts again from the newest dead job left; a page whose
+     * jobs all stayed (e.g. held by a live job's dedup key) moves the cursor past them.
+     */
+    private long forEachDeadPage(JobQuery query, ToIntFunction<long[]> operation) {
+        JobQuery page = query.toBuilder().states(JobState.DEAD).build();
+        long done = 0;
+        while (true) {
+            List<JobInfo> jobs = repositories.jobs().jobs(page);
+            if (jobs.isEmpty()) {
+                return done;
+            }
+            int applied = operation.applyAsInt(jobs.stream().mapToLong(JobInfo::id).toArray());
+            done += applied;
+            if (jobs.size() < page.limit()) {
+                return done;
+            }
+            if (applied < jobs.size()) {
+                page = page.after(jobs.get(jobs.size() - 1).id());
+            }
+        }
+    }
+
+    private static long[] ids(Collection<Long> jobIds) {
+        return jobIds.stream().mapToLong(Long::longValue).toArray();
     }
 
     /** Every node of the cluster, oldest first. */

@@ -2,6 +2,7 @@ package io.pgqueue.aot;
 
 import io.pgqueue.actuate.PgQueueEndpoint;
 import io.pgqueue.admin.JobInfo;
+import io.pgqueue.admin.NodeContainer;
 import io.pgqueue.schema.QueueSchemaInitializer;
 import org.jspecify.annotations.Nullable;
 
@@ -26,6 +27,8 @@ public class PgQueueRuntimeHints implements RuntimeHintsRegistrar {
         hints.resources().registerPattern(MIGRATIONS);
         BindingReflectionHintsRegistrar bindings = new BindingReflectionHintsRegistrar();
         bindings.registerReflectionHints(hints.reflection(), JobInfo.class);
+        // the node table's containers column is read and written as JSON
+        bindings.registerReflectionHints(hints.reflection(), NodeContainer.class);
         for (Class<?> descriptor : PgQueueEndpoint.class.getDeclaredClasses()) {
             if (descriptor.isRecord()) {
                 bindings.registerReflectionHints(hints.reflection(), descriptor);

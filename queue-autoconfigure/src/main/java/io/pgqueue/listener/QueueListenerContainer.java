@@ -18,6 +18,9 @@ public interface QueueListenerContainer {
 
     boolean isRunning();
 
+    /** Jobs this container is running now (claimed and not yet acknowledged). */
+    int inFlight();
+
     /** Polls at once instead of waiting for the poll interval (a NOTIFY arrived for the queue). */
     void wakeUp();
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.pgqueue.JobPayloadCodec;
+import io.pgqueue.admin.NodeContainer;
 import io.pgqueue.listener.adapter.MethodJobHandler;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.wakeup.Wakeups;
@@ -53,6 +54,16 @@ public class QueueListenerContainerRegistry implements SmartLifecycle {
         this.wakeups = wakeups;
         // jobs committed in this JVM and NOTIFYs from others wake the containers of their queue
         wakeups.addLocalListener(this::wakeUp, this::wakeUpAll);
+        node.describeContainers(this::describe);
+    }
+
+    /** This node's containers with their settings and in-flight jobs, as its heartbeat records them. */
+    private List<NodeContainer> describe() {
+        return ordered.stream()
+            .map((container) -> new NodeContainer(container.id(), container.queue(), container.options().mode(),
+                    container.options().concurrency(), container.options().batchSize(), container.inFlight(),
+                    container.isRunning()))
+            .toList();
     }
 
     /**

@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.Set;
@@ -227,7 +228,7 @@ final class JdbcJobRepository implements JobRepository {
                 """);
         this.retryDead = schema.sql(retryDeadStatement());
         this.purgeDead = schema.sql(deleteDeadStatement(Transition.PURGE,
-                "queue = :queue AND state = 'dead' AND (id = :id OR :id::bigint IS NULL) ORDER BY id"));
+                "queue = :queue AND state = 'dead' AND (id = ANY(:ids::bigint[]) OR :ids::bigint[] IS NULL) ORDER BY id"));
         this.expireDead = schema.sql(deleteDeadStatement(Transition.EXPIRE,
                 "state = 'dead' AND coalesce(dead_at, created_at) < now() - :retention_ms * interval '1 millisecond'"));
         this.expireHistory = schema.sql("""
@@ -563,7 +564,7 @@ final class JdbcJobRepository implements JobRepository {
                     UPDATE {schema}.job j SET state = 'ready', attempts = 0, run_at = now(), dead_at = NULL
                     WHERE j.id IN (
                         SELECT DISTINCT ON (coalesce(d.dedup_key, d.id::text)) d.id FROM {schema}.job d
-                        WHERE d.queue = :queue AND d.state = 'dead' AND (d.id = :id OR :id::bigint IS NULL)
+                        WHERE d.queue = :queue AND d.state = 'dead' AND (d.id = ANY(:ids::bigint[]) OR :ids::bigint[] IS NULL)
                           AND (d.dedup_key IS NULL OR NOT EXISTS (
                                 SELECT 1 FROM {schema}.job live
                                 WHERE live.queue = d.queue AND live.dedup_key = d.dedup_key AND live.state <> 'dead'))
@@ -829,25 +830,28 @@ final class JdbcJobRepository implements JobRepository {
      * collides stays dead.
      */
     @Override
-    public int retryDead(String queue, @Nullable Long id) {
+    public int retryDead(String queue, long @Nullable [] ids) {
         try {
-            return (int) jdbc.count(retryDead, (params) -> params.text("queue", queue).int8("id", id));
+            return (int) jdbc.count(retryDead, (params) -> params.text("queue", queue).int8Array("ids", ids));
         }
         catch (DuplicateKeyException ex) {
-            if (id != null) {
+            if (ids != null && ids.length == 1) {
                 return 0;
             }
+            List<Long> dead = (ids != null) ? Arrays.stream(ids).boxed().toList()
+                    : jdbc.query(deadIds, (params) -> params.text("queue", queue), (row) -> row.getLong(1));
             int retried = 0;
-            for (Long deadId : jdbc.query(deadIds, (params) -> params.text("queue", queue), (row) -> row.getLong(1))) {
-                retried += retryDead(queue, deadId);
+            for (Long deadId : dead) {
+                retried += retryDead(queue, new long[] { deadId });
             }
             return retried;
         }
     }
 
     @Override
-    public int purgeDead(String queue, @Nullable Long id, int limit) {
-        return (int) jdbc.count(purgeDead, (params) -> params.text("queue", queue).int8("id", id).int4("limit", limit));
+    public int purgeDead(String queue, long @Nullable [] ids, int limit) {
+        return (int) jdbc.count(purgeDead,
+                (params) -> params.text("queue", queue).int8Array("ids", ids).int4("limit", limit));
     }
 
     @Override

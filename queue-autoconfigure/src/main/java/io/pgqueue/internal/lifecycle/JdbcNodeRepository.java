@@ -5,11 +5,20 @@ import java.util.List;
 import java.util.UUID;
 
 import io.pgqueue.admin.ClusterNode;
+import io.pgqueue.admin.NodeContainer;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The JDBC {@link NodeRepository}.
  */
 final class JdbcNodeRepository implements NodeRepository {
+
+    /** The containers column's JSON: records only, never a type named by the row. */
+    private static final JsonMapper json = JsonMapper.builder().build();
+
+    private static final TypeReference<List<NodeContainer>> CONTAINERS = new TypeReference<>() {
+    };
 
     private final Jdbc jdbc;
 
@@ -23,8 +32,8 @@ final class JdbcNodeRepository implements NodeRepository {
         this.jdbc = jdbc;
         this.heartbeat = schema.sql("""
                 WITH alive AS (
-                    INSERT INTO {schema}.node (id, host, pid) VALUES (:node, :host, :pid)
-                    ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()
+                    INSERT INTO {schema}.node (id, host, pid, containers) VALUES (:node, :host, :pid, :containers::jsonb)
+                    ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), containers = excluded.containers
                     RETURNING id
                 ), renewed AS (
                     UPDATE {schema}.job SET lease_until = greatest(lease_until, now() + :lease_ms * interval '1 millisecond')
@@ -34,13 +43,16 @@ final class JdbcNodeRepository implements NodeRepository {
                 SELECT id FROM renewed WHERE cancel_requested
                 """);
         this.unregister = schema.sql("DELETE FROM {schema}.node WHERE id = :node");
-        this.nodes = schema.sql("SELECT id, host, pid, started_at, heartbeat_at FROM {schema}.node ORDER BY started_at, id");
+        this.nodes = schema.sql("SELECT id, host, pid, started_at, heartbeat_at, containers FROM {schema}.node ORDER BY started_at, id");
     }
 
     @Override
-    public List<Long> heartbeat(UUID node, String host, long pid, Duration lease, long[] runningJobIds) {
+    public List<Long> heartbeat(UUID node, String host, long pid, Duration lease, long[] runningJobIds,
+            List<NodeContainer> containers) {
+        String described = json.writeValueAsString(containers);
         return jdbc.query(heartbeat, (params) -> params.uuid("node", node)
             .text("host", host)
+            .text("containers", described)
             .int8("pid", pid)
             .int8("lease_ms", lease.toMillis())
             .int8Array("ids", runningJobIds), (row) -> row.getLong("id"));
@@ -59,6 +71,6 @@ final class JdbcNodeRepository implements NodeRepository {
     public List<ClusterNode> nodes() {
         return jdbc.query(nodes, Jdbc.Binder.NONE, (row) -> new ClusterNode(row.getObject("id", UUID.class),
                 row.getString("host"), row.getLong("pid"), row.getTimestamp("started_at").toInstant(),
-                row.getTimestamp("heartbeat_at").toInstant()));
+                row.getTimestamp("heartbeat_at").toInstant(), json.readValue(row.getString("containers"), CONTAINERS)));
     }
 }

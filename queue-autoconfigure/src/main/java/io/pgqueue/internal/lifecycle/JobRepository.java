@@ -144,11 +144,11 @@ public interface JobRepository {
     /** Extends one job's lease, if the node still owns it in that attempt (no state change). */
     boolean extendLease(UUID node, long id, int attempt, Duration lease);
 
-    /** {@link Transition#RETRY_DEAD} of one dead job of the queue, or of all when {@code id} is null. */
-    int retryDead(String queue, @Nullable Long id);
+    /** {@link Transition#RETRY_DEAD} of the given dead jobs of the queue, or of all when {@code ids} is null. */
+    int retryDead(String queue, long @Nullable [] ids);
 
-    /** {@link Transition#PURGE} of up to {@code limit} dead jobs of the queue; one when {@code id} is given. */
-    int purgeDead(String queue, @Nullable Long id, int limit);
+    /** {@link Transition#PURGE} of up to {@code limit} dead jobs of the queue, of those given unless null. */
+    int purgeDead(String queue, long @Nullable [] ids, int limit);
 
     /** {@link Transition#EXPIRE} of up to {@code limit} jobs dead for longer than {@code retention}. */
     int expireDead(Duration retention, int limit);

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.UUID;
 
 import io.pgqueue.admin.ClusterNode;
+import io.pgqueue.admin.NodeContainer;
 
 /**
  * The node table: cluster membership.
@@ -14,10 +15,11 @@ public interface NodeRepository {
     /**
      * Registers the node or marks it alive (registering it again if a rescue removed it after a long pause),
      * and renews the leases of the given running jobs in the same statement, never shortening a lease a
-     * handler extended further.
+     * handler extended further; records the node's containers as they are now.
      * @return the ids among the running jobs whose cancellation was requested
      */
-    List<Long> heartbeat(UUID node, String host, long pid, Duration lease, long[] runningJobIds);
+    List<Long> heartbeat(UUID node, String host, long pid, Duration lease, long[] runningJobIds,
+            List<NodeContainer> containers);
 
     void unregister(UUID node);
 

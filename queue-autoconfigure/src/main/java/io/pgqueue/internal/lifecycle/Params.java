@@ -69,7 +69,11 @@ final class Params {
         return set(name, (at) -> statement.setTimestamp(at, timestamp));
     }
 
-    Params int8Array(String name, long[] values) throws SQLException {
+    /** Binds the ids as an int8 array, or SQL NULL when there are none to bind (e.g. "every row"). */
+    Params int8Array(String name, long @Nullable [] values) throws SQLException {
+        if (values == null) {
+            return set(name, (at) -> statement.setNull(at, java.sql.Types.ARRAY));
+        }
         Long[] boxed = new Long[values.length];
         for (int i = 0; i < values.length; i++) {
             boxed[i] = values[i];

@@ -233,6 +233,11 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         }
     }
 
+    @Override
+    public int inFlight() {
+        return inFlight.size();
+    }
+
     private void runOne(HandlerRun run) {
         ClaimedJob job = run.job();
         try {

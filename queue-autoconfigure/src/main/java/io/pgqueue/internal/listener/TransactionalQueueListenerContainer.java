@@ -3,6 +3,7 @@ package io.pgqueue.internal.listener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.pgqueue.internal.lifecycle.Claim;
@@ -32,6 +33,9 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
     private final Duration shutdownTimeout;
 
     private final List<Thread> workers = new ArrayList<>();
+
+    /** Jobs claimed by transactions that have not ended yet. */
+    private final AtomicInteger inFlight = new AtomicInteger();
 
     TransactionalQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobRepository jobs,
             TransactionTemplate transactions, Duration shutdownTimeout) {
@@ -69,6 +73,11 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
         workers.clear();
     }
 
+    @Override
+    public int inFlight() {
+        return inFlight.get();
+    }
+
     private void workLoop() {
         Duration errorBackoff = initialErrorBackoff();
         boolean lastClaimFull = false;
@@ -84,7 +93,14 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                     promoted = lastClaimFull ? 0 : jobs.promoteDue(queue());
                     batch = transactions.execute((status) -> {
                         Claim claim = jobs.claimAndDelete(claimRequest);
-                        List<JobExecutor.Outcome> failures = run(claim.jobs());
+                        List<JobExecutor.Outcome> failures;
+                        inFlight.addAndGet(claim.jobs().size());
+                        try {
+                            failures = run(claim.jobs());
+                        }
+                        finally {
+                            inFlight.addAndGet(-claim.jobs().size());
+                        }
                         if (failures.isEmpty()) {
                             succeeded.set(claim.jobs());
                             return new Batch(claim, List.of());

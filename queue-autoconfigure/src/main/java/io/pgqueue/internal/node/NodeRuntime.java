@@ -9,7 +9,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
+import io.pgqueue.admin.NodeContainer;
 import io.pgqueue.internal.lifecycle.JobRepository;
 import io.pgqueue.internal.lifecycle.NodeRepository;
 import org.apache.commons.logging.Log;
@@ -34,6 +36,9 @@ public class NodeRuntime {
 
     /** The in-flight jobs of each LEASE container, read at every heartbeat. */
     private final Map<Object, TrackedJobs> running = new ConcurrentHashMap<>();
+
+    /** What this node runs, written with every heartbeat. */
+    private volatile Supplier<List<NodeContainer>> containers = List::of;
 
     private ScheduledExecutorService scheduler;
 
@@ -105,6 +110,11 @@ public class NodeRuntime {
         running.put(container, jobs);
     }
 
+    /** Where the heartbeat reads this node's containers from, to record them for operators. */
+    public void describeContainers(Supplier<List<NodeContainer>> containers) {
+        this.containers = containers;
+    }
+
     public void untrack(Object container) {
         running.remove(container);
     }
@@ -161,7 +171,7 @@ public class NodeRuntime {
         long[] ids = running.values().stream().map(TrackedJobs::ids).flatMap(Collection::stream)
             .mapToLong(Long::longValue).toArray();
         List<Long> cancelled = nodes.heartbeat(identity.id(), identity.host(), identity.pid(), settings.leaseDuration(),
-                ids);
+                ids, containers.get());
         long now = System.nanoTime();
         if (aliveSince < 0) {
             aliveSince = now;

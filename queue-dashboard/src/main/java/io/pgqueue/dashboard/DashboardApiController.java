@@ -1,0 +1,198 @@
+package io.pgqueue.dashboard;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import io.pgqueue.admin.CancelResult;
+import io.pgqueue.admin.JobInfo;
+import io.pgqueue.admin.JobQuery;
+import io.pgqueue.admin.NoSuchJobException;
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.admin.QueueStats;
+import io.pgqueue.dashboard.DashboardAccess.ActionRefusedException;
+import io.pgqueue.dashboard.DashboardViews.ActionResult;
+import io.pgqueue.dashboard.DashboardViews.DeadSelection;
+import io.pgqueue.dashboard.DashboardViews.JobPageView;
+import io.pgqueue.dashboard.DashboardViews.JobRow;
+import io.pgqueue.dashboard.DashboardViews.JobView;
+import io.pgqueue.dashboard.DashboardViews.NodeView;
+import io.pgqueue.dashboard.DashboardViews.Overview;
+import io.pgqueue.dashboard.DashboardViews.QueueView;
+import io.pgqueue.dashboard.DashboardViews.Refusal;
+import io.pgqueue.dashboard.DashboardViews.ScheduleView;
+import jakarta.servlet.http.HttpServletRequest;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The JSON the dashboard's pages read and the actions they post, under {@code <path>/api}. Every number comes
+ * from the counters, the lag probe or an index range ({@link QueueAdmin}), never from a count over the job
+ * table.
+ */
+@RestController
+@RequestMapping("${pgqueue.dashboard.path:/pgqueue}/api")
+class DashboardApiController {
+
+    private final QueueAdmin admin;
+
+    private final DashboardAccess access;
+
+    private final ThroughputHistory throughput;
+
+    private final boolean showPayloads;
+
+    DashboardApiController(QueueAdmin admin, DashboardAccess access, ThroughputHistory throughput,
+            boolean showPayloads) {
+        this.admin = admin;
+        this.access = access;
+        this.throughput = throughput;
+        this.showPayloads = showPayloads;
+    }
+
+    @GetMapping("/overview")
+    Overview overview() {
+        List<QueueStats> queues = admin.queues();
+        Instant now = Instant.now();
+        ThroughputHistory.Rates rates = throughput.record(now, queues);
+        QueueView cluster = QueueView.cluster(queues, rates);
+        return new Overview(now, cluster, queues.stream().map((stats) -> QueueView.of(stats, rates)).toList(),
+                admin.nodes().size(), cluster.rates());
+    }
+
+    @GetMapping("/queues/{queue}")
+    ResponseEntity<QueueView> queue(@PathVariable String queue) {
+        return admin.queue(queue)
+            .map((stats) -> ResponseEntity.ok(QueueView.of(stats, new ThroughputHistory.Rates(Map.of(), Map.of()))))
+            .orElseGet(() -> ResponseEntity.notFound().build());
+    }
+
+    /** A page of the queue's jobs by the filters of {@link JobQuery#fromParameters}. */
+    @GetMapping("/queues/{queue}/jobs")
+    JobPageView jobs(@PathVariable String queue, @RequestParam Map<String, String> parameters) {
+        var page = admin.jobs(JobQuery.fromParameters(queue, parameters));
+        return new JobPageView(page.jobs().stream().map((job) -> JobRow.of(job, showPayloads)).toList(),
+                page.nextCursor());
+    }
+
+    @GetMapping("/jobs/{id}")
+    JobView job(@PathVariable long id) {
+        return JobView.of(admin.job(id), showPayloads);
+    }
+
+    @GetMapping("/schedules")
+    List<ScheduleView> schedules() {
+        return admin.schedules().stream().map(ScheduleView::of).toList();
+    }
+
+    @GetMapping("/nodes")
+    List<NodeView> nodes() {
+        return admin.nodes().stream().map(NodeView::of).toList();
+    }
+
+    @PostMapping("/queues/{queue}/{action:pause|resume}")
+    ActionResult pauseOrResume(HttpServletRequest request, @PathVariable String queue, @PathVariable String action) {
+        return act(request, action, "queue " + queue, () -> {
+            if (action.equals("pause")) {
+                admin.pause(queue);
+            }
+            else {
+                admin.resume(queue);
+            }
+            return 1L;
+        });
+    }
+
+    @PostMapping("/jobs/{id}/cancel")
+    ActionResult cancel(HttpServletRequest request, @PathVariable long id) {
+        access.authorize(request, "cancel", "job " + id);
+        CancelResult result = admin.cancel(id);
+        return new ActionResult("cancel", "job " + id, 1, result.name().toLowerCase(Locale.ROOT));
+    }
+
+    @PostMapping("/jobs/{id}/retry")
+    ActionResult retry(HttpServletRequest request, @PathVariable long id) {
+        return act(request, "retry", "job " + id, () -> {
+            JobInfo job = admin.job(id);
+            if (!admin.retryDead(job.queue(), id)) {
+                throw new IllegalStateException("Job " + id + " is " + job.state().value()
+                        + ": only dead jobs are retried (or it is held back by a live job with its dedup key)");
+            }
+            return 1L;
+        });
+    }
+
+    @PostMapping("/jobs/{id}/delete")
+    ActionResult delete(HttpServletRequest request, @PathVariable long id) {
+        return act(request, "delete", "job " + id, () -> {
+            JobInfo job = admin.job(id);
+            if (!admin.purgeDead(job.queue(), id)) {
+                throw new IllegalStateException("Job " + id + " is " + job.state().value()
+                        + ": only dead jobs are deleted; cancel a job that has not finished");
+            }
+            return 1L;
+        });
+    }
+
+    @PostMapping("/queues/{queue}/dead/{action:retry|purge}")
+    ActionResult dead(HttpServletRequest request, @PathVariable String queue, @PathVariable String action,
+            @RequestBody DeadSelection selection) {
+        boolean retry = action.equals("retry");
+        if (selection.all()) {
+            JobQuery matching = JobQuery.fromParameters(queue,
+                    (selection.filter() != null) ? selection.filter() : Map.of());
+            return act(request, action + " all dead", "queue " + queue + " matching " + matching,
+                    () -> retry ? admin.retryDead(matching) : admin.purgeDead(matching));
+        }
+        List<Long> ids = (selection.ids() != null) ? selection.ids() : List.of();
+        return act(request, action + " dead", "jobs " + ids + " of queue " + queue,
+                () -> (long) (retry ? admin.retryDead(queue, ids) : admin.purgeDead(queue, ids)));
+    }
+
+    @PostMapping("/schedules/{name}/{action:pause|resume|trigger}")
+    ActionResult schedule(HttpServletRequest request, @PathVariable String name, @PathVariable String action) {
+        return act(request, action, "schedule " + name, () -> switch (action) {
+            case "pause" -> {
+                admin.pauseSchedule(name);
+                yield 1L;
+            }
+            case "resume" -> {
+                admin.resumeSchedule(name);
+                yield 1L;
+            }
+            default -> admin.triggerSchedule(name) ? 1L : 0L;
+        });
+    }
+
+    /** Runs an action once the request may act; refused and failed actions answer with the reason. */
+    private ActionResult act(HttpServletRequest request, String action, String target, Supplier<Long> work) {
+        access.authorize(request, action, target);
+        return new ActionResult(action, target, work.get(), null);
+    }
+
+    @ExceptionHandler(ActionRefusedException.class)
+    ResponseEntity<Refusal> refused(ActionRefusedException ex) {
+        return ResponseEntity.status(HttpStatus.FORBIDDEN).body(new Refusal(ex.getMessage()));
+    }
+
+    @ExceptionHandler(NoSuchJobException.class)
+    ResponseEntity<Refusal> noSuchJob(NoSuchJobException ex) {
+        return ResponseEntity.status(HttpStatus.NOT_FOUND).body(new Refusal(ex.getMessage()));
+    }
+
+    @ExceptionHandler({ IllegalArgumentException.class, IllegalStateException.class })
+    ResponseEntity<Refusal> badRequest(RuntimeException ex) {
+        return ResponseEntity.badRequest().body(new Refusal(ex.getMessage()));
+    }
+}

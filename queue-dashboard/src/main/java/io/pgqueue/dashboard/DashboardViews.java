@@ -1,0 +1,319 @@
+package io.pgqueue.dashboard;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import io.pgqueue.JobState;
+import io.pgqueue.admin.ClusterNode;
+import io.pgqueue.admin.JobInfo;
+import io.pgqueue.admin.NodeContainer;
+import io.pgqueue.admin.QueueStats;
+import io.pgqueue.dashboard.ThroughputHistory.RatePoint;
+import io.pgqueue.schedule.ScheduleInfo;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the dashboard's pages receive, as JSON. Payloads, outputs and errors are masked unless
+ * {@code pgqueue.dashboard.show-payloads} shows them.
+ */
+final class DashboardViews {
+
+    /** What a masked value reads as. */
+    static final String MASK = "******";
+
+    private DashboardViews() {
+    }
+
+    static @Nullable String mask(@Nullable String value, boolean show) {
+        return (value == null || show) ? value : MASK;
+    }
+
+    static Map<String, Long> counts(QueueStats stats) {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        JobState.live().forEach((state) -> counts.put(state.value(), stats.counts().count(state)));
+        return counts;
+    }
+
+    /**
+     * Every queue at a glance.
+     *
+     * @param at when the numbers were read
+     * @param cluster the sums over all queues
+     * @param queues each queue
+     * @param nodes nodes in the cluster
+     * @param rates the cluster's throughput history, oldest first
+     */
+    record Overview(Instant at, QueueView cluster, List<QueueView> queues, int nodes, List<RatePoint> rates) {
+    }
+
+    /**
+     * A queue (or the cluster's sums).
+     *
+     * @param name queue name (empty for the cluster)
+     * @param jobs jobs per live state, from the counters
+     * @param enqueued jobs ever sent
+     * @param completed jobs ever completed
+     * @param failed failed attempts ever
+     * @param deadLettered jobs ever dead
+     * @param cancelled jobs ever cancelled
+     * @param lagSeconds age of the oldest ready job, or null
+     * @param paused whether it is paused
+     * @param completedPerMinute over about the last ten seconds, or null before two samples
+     * @param failedPerMinute over about the last ten seconds, or null before two samples
+     * @param rates its throughput history, oldest first
+     */
+    record QueueView(String name, Map<String, Long> jobs, long enqueued, long completed, long failed, long deadLettered,
+            long cancelled, @Nullable Double lagSeconds, boolean paused, @Nullable Double completedPerMinute,
+            @Nullable Double failedPerMinute, List<RatePoint> rates) {
+
+        static QueueView of(QueueStats stats, ThroughputHistory.Rates rates) {
+            RatePoint current = rates.current().get(stats.queue());
+            return new QueueView(stats.queue(), counts(stats), stats.counts().enqueued(), stats.counts().completed(),
+                    stats.counts().failed(), stats.counts().deadLettered(), stats.counts().cancelled(),
+                    seconds(stats.lag()), stats.paused(), (current != null) ? current.completedPerMinute() : null,
+                    (current != null) ? current.failedPerMinute() : null,
+                    rates.history().getOrDefault(stats.queue(), List.of()));
+        }
+
+        static QueueView cluster(List<QueueStats> queues, ThroughputHistory.Rates rates) {
+            Map<String, Long> jobs = new LinkedHashMap<>();
+            JobState.live().forEach((state) -> jobs.put(state.value(), 0L));
+            long enqueued = 0;
+            long completed = 0;
+            long failed = 0;
+            long dead = 0;
+            long cancelled = 0;
+            Double lag = null;
+            for (QueueStats stats : queues) {
+                counts(stats).forEach((state, count) -> jobs.merge(state, count, Long::sum));
+                enqueued += stats.counts().enqueued();
+                completed += stats.counts().completed();
+                failed += stats.counts().failed();
+                dead += stats.counts().deadLettered();
+                cancelled += stats.counts().cancelled();
+                Double queueLag = seconds(stats.lag());
+                lag = (queueLag == null || (lag != null && lag >= queueLag)) ? lag : queueLag;
+            }
+            RatePoint current = rates.current().get(ThroughputHistory.CLUSTER);
+            return new QueueView("", jobs, enqueued, completed, failed, dead, cancelled, lag, false,
+                    (current != null) ? current.completedPerMinute() : null,
+                    (current != null) ? current.failedPerMinute() : null,
+                    rates.history().getOrDefault(ThroughputHistory.CLUSTER, List.of()));
+        }
+
+        private static @Nullable Double seconds(@Nullable Duration duration) {
+            return (duration != null) ? duration.toMillis() / 1000.0 : null;
+        }
+    }
+
+    /**
+     * A page of a queue's jobs, newest first.
+     *
+     * @param jobs the jobs
+     * @param nextCursor the {@code before} of the next page, or null on the last one
+     */
+    record JobPageView(List<JobRow> jobs, @Nullable Long nextCursor) {
+    }
+
+    /**
+     * A job in a list.
+     *
+     * @param id job id
+     * @param state its state
+     * @param attempts attempts made
+     * @param maxAttempts attempts allowed, or null until its first claim
+     * @param priority its priority
+     * @param runAt when it may run
+     * @param enqueuedAt when it was sent
+     * @param finishedAt when it finished, or null
+     * @param groupKey its group key, or null
+     * @param dedupKey its dedup key, or null
+     * @param progressPercent reported progress, or null
+     * @param error the first line of its last error (masked unless shown), or null
+     */
+    record JobRow(long id, String state, int attempts, @Nullable Integer maxAttempts, int priority, Instant runAt,
+            Instant enqueuedAt, @Nullable Instant finishedAt, @Nullable String groupKey, @Nullable String dedupKey,
+            @Nullable Integer progressPercent, @Nullable String error) {
+
+        static JobRow of(JobInfo job, boolean show) {
+            String error = job.lastError();
+            if (error != null) {
+                int newline = error.indexOf('\n');
+                error = (newline >= 0) ? error.substring(0, newline) : error;
+            }
+            return new JobRow(job.id(), job.state().value(), job.attempts(), job.maxAttempts(), job.priority(),
+                    job.runAt(), job.enqueuedAt(), job.finishedAt(), job.groupKey(), job.dedupKey(),
+                    (job.progress() != null) ? job.progress().percent() : null, mask(error, show));
+        }
+    }
+
+    /**
+     * One job, whole.
+     *
+     * @param id job id
+     * @param queue its queue
+     * @param state its state
+     * @param attempts attempts made
+     * @param maxAttempts attempts allowed, or null until its first claim
+     * @param priority its priority
+     * @param runAt when it may run
+     * @param enqueuedAt when it was sent
+     * @param attemptedAt when its last attempt was claimed, or null
+     * @param finishedAt when it finished, or null
+     * @param headers its headers
+     * @param groupKey its group key, or null
+     * @param dedupKey its dedup key, or null
+     * @param timeoutMillis its own timeout, or null
+     * @param lockedBy the node running it, or null
+     * @param leaseUntil when that node's lease runs out, or null
+     * @param cancelRequested whether its cancellation was requested while running
+     * @param progressPercent reported progress, or null
+     * @param progressMessage reported progress message, or null
+     * @param payload payload as JSON text, or the mask
+     * @param payloadType Java type recorded at send, or null
+     * @param lastError its last error with stack trace, or the mask
+     * @param output its handler's return value as JSON text, or the mask
+     * @param masked whether payload, error and output are masked
+     * @param history what happened to it so far, oldest first
+     * @param actions what an operator can do to it now: cancel, retry, delete
+     */
+    record JobView(long id, String queue, String state, int attempts, @Nullable Integer maxAttempts, int priority,
+            Instant runAt, Instant enqueuedAt, @Nullable Instant attemptedAt, @Nullable Instant finishedAt,
+            Map<String, String> headers, @Nullable String groupKey, @Nullable String dedupKey,
+            @Nullable Long timeoutMillis, @Nullable UUID lockedBy, @Nullable Instant leaseUntil, boolean cancelRequested,
+            @Nullable Integer progressPercent, @Nullable String progressMessage, @Nullable String payload,
+            @Nullable String payloadType, @Nullable String lastError, @Nullable String output, boolean masked,
+            List<Event> history, List<String> actions) {
+
+        static JobView of(JobInfo job, boolean show) {
+            return new JobView(job.id(), job.queue(), job.state().value(), job.attempts(), job.maxAttempts(),
+                    job.priority(), job.runAt(), job.enqueuedAt(), job.attemptedAt(), job.finishedAt(), job.headers(),
+                    job.groupKey(), job.dedupKey(), job.timeoutMillis(), job.lockedBy(), job.leaseUntil(),
+                    job.cancelRequested(), (job.progress() != null) ? job.progress().percent() : null,
+                    (job.progress() != null) ? job.progress().message() : null, mask(job.payload(), show),
+                    job.payloadType(), mask(job.lastError(), show), mask(job.output(), show), !show, history(job),
+                    actions(job.state()));
+        }
+
+        private static List<Event> history(JobInfo job) {
+            List<Event> events = new ArrayList<>();
+            events.add(new Event(job.enqueuedAt(), "enqueued"));
+            if (job.attemptedAt() != null) {
+                events.add(new Event(job.attemptedAt(), "attempt " + job.attempts() + " started"
+                        + ((job.lockedBy() != null) ? " on node " + job.lockedBy() : "")));
+            }
+            switch (job.state()) {
+                case SCHEDULED -> events.add(new Event(job.runAt(),
+                        (job.attempts() > 0) ? "retry due (after " + job.attempts() + " failed attempt(s))" : "due"));
+                case READY -> events.add(new Event(job.runAt(), "ready"));
+                case RUNNING -> {
+                    if (job.leaseUntil() != null) {
+                        events.add(new Event(job.leaseUntil(), "lease runs out unless renewed"));
+                    }
+                }
+                case DEAD -> events.add(new Event(job.runAt(), "dead after " + job.attempts() + " attempt(s)"));
+                default -> {
+                    if (job.finishedAt() != null) {
+                        events.add(new Event(job.finishedAt(), job.state().value()));
+                    }
+                }
+            }
+            events.sort(java.util.Comparator.comparing(Event::at));
+            return events;
+        }
+
+        private static List<String> actions(JobState state) {
+            return switch (state) {
+                case SCHEDULED, READY, RUNNING -> List.of("cancel");
+                case DEAD -> List.of("retry", "delete");
+                default -> List.of();
+            };
+        }
+    }
+
+    /**
+     * A moment of a job's life.
+     *
+     * @param at when
+     * @param what what happened, or will
+     */
+    record Event(Instant at, String what) {
+    }
+
+    /**
+     * A recurring job.
+     *
+     * @param name its name
+     * @param queue the queue its jobs go to
+     * @param every its cron expression or fixed rate, as written
+     * @param zone the cron's time zone
+     * @param nextRunAt its next tick
+     * @param lastRunAt its last tick, or null
+     * @param paused whether it is paused
+     * @param overridden whether its timing was changed at run time
+     */
+    record ScheduleView(String name, String queue, String every, String zone, Instant nextRunAt,
+            @Nullable Instant lastRunAt, boolean paused, boolean overridden) {
+
+        static ScheduleView of(ScheduleInfo schedule) {
+            String every = (schedule.cron() != null) ? "cron " + schedule.cron()
+                    : "every " + String.valueOf(schedule.fixedRate()).substring(2).toLowerCase(java.util.Locale.ROOT);
+            return new ScheduleView(schedule.name(), schedule.queue(), every, schedule.zone().getId(),
+                    schedule.nextRunAt(), schedule.lastRunAt(), schedule.paused(), schedule.overridden());
+        }
+    }
+
+    /**
+     * A node of the cluster.
+     *
+     * @param id node id
+     * @param host its host
+     * @param pid its process id
+     * @param startedAt when it joined
+     * @param heartbeatAt its last heartbeat
+     * @param inFlight jobs it was running at that heartbeat
+     * @param containers its listener containers at that heartbeat
+     */
+    record NodeView(UUID id, String host, long pid, Instant startedAt, Instant heartbeatAt, int inFlight,
+            List<NodeContainer> containers) {
+
+        static NodeView of(ClusterNode node) {
+            return new NodeView(node.id(), node.host(), node.pid(), node.startedAt(), node.heartbeatAt(),
+                    node.inFlight(), node.containers());
+        }
+    }
+
+    /**
+     * What an action did.
+     *
+     * @param action the action
+     * @param target what it acted on
+     * @param affected how many jobs or schedules it changed
+     * @param result a word on the outcome (e.g. cancelled, cancel_requested), or null
+     */
+    record ActionResult(String action, String target, long affected, @Nullable String result) {
+    }
+
+    /**
+     * Dead jobs to act on: the given ids, or every dead job matching the filter when {@code all}.
+     *
+     * @param ids the selected jobs
+     * @param all whether to act on every dead job matching the filter instead
+     * @param filter the list's filter (groupKey, dedupKey, header, enqueuedAfter, enqueuedBefore)
+     */
+    record DeadSelection(@Nullable List<Long> ids, boolean all, @Nullable Map<String, String> filter) {
+    }
+
+    /**
+     * Why a request was refused.
+     *
+     * @param error the reason
+     */
+    record Refusal(String error) {
+    }
+}

@@ -1,0 +1,233 @@
+package io.pgqueue.dashboard;
+
+import java.time.Duration;
+import java.util.Map;
+
+import io.pgqueue.JobState;
+import io.pgqueue.QueueTemplate;
+import io.pgqueue.SendOptions;
+import io.pgqueue.admin.JobInfo;
+import io.pgqueue.admin.JobQuery;
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.testsupport.TestDatabase;
+import io.pgqueue.testsupport.TestPostgres;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The dashboard in a real browser (headless Chromium through Selenium), signed in as an operator of an
+ * application that turned its actions on: counts that move as jobs are sent, a dead job retried from its page,
+ * dead jobs purged in bulk, a job cancelled, a queue paused and resumed, a schedule paused and triggered, the
+ * nodes page; and the screenshots README shows.
+ */
+@SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = { "pgqueue.dashboard.read-only=false", "pgqueue.dashboard.show-payloads=true",
+                "pgqueue.dashboard.refresh-interval=300ms", "pgqueue.listener.poll-interval=200ms",
+                "pgqueue.history.enabled=true", "pgqueue.schedules.nightly-report.queue=reports",
+                "pgqueue.schedules.nightly-report.cron=0 0 2 * * *",
+                "pgqueue.schedules.nightly-report.payload={\"kind\":\"nightly\"}" })
+class DashboardBrowserTests {
+
+    private static final TestDatabase database = TestPostgres.createDatabase(DashboardBrowserTests.class);
+
+    private static Browser browser;
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    QueueTemplate queues;
+
+    @Autowired
+    QueueAdmin admin;
+
+    @Autowired
+    DashboardTestApplication.Listeners listeners;
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", database::jdbcUrl);
+        registry.add("spring.datasource.username", database::username);
+        registry.add("spring.datasource.password", database::password);
+    }
+
+    @BeforeAll
+    static void noBrowserYet() {
+        browser = null;
+    }
+
+    @AfterAll
+    static void closeBrowser() {
+        if (browser != null) {
+            browser.close();
+        }
+    }
+
+    private Browser browser() {
+        if (browser == null) {
+            browser = Browser.open(port).signIn("ops", DashboardTestApplication.PASSWORD);
+        }
+        return browser;
+    }
+
+    private static By cell(String queue, String column) {
+        return By.cssSelector("td[data-queue='" + queue + "'][data-col='" + column + "']");
+    }
+
+    @Test
+    void overviewCountsMoveAsJobsAreSent() {
+        Browser page = browser().open("#/");
+        queues.sendBatch("inbox", java.util.List.of(Map.of("n", 1), Map.of("n", 2), Map.of("n", 3)));
+        page.waitForText(cell("inbox", "ready"), "3");
+        queues.sendBatch("inbox", java.util.List.of(Map.of("n", 4), Map.of("n", 5)));
+        page.waitForText(cell("inbox", "ready"), "5");
+        queues.send("inbox", Map.of("n", 6), SendOptions.builder().delay(Duration.ofHours(1)).build());
+        page.waitForText(cell("inbox", "scheduled"), "1");
+        assertThat(Long.parseLong(page.text(By.id("cluster-ready")).replace(",", ""))).isGreaterThanOrEqualTo(5);
+    }
+
+    @Test
+    void deadJobIsRetriedFromItsPageAndLeavesTheDeadList() {
+        long id = queues.send("flaky", Map.of("name", "invoice-41"));
+        await().atMost(Duration.ofSeconds(15)).until(() -> admin.job(id).state() == JobState.DEAD);
+
+        Browser page = browser().open("#/queues/flaky/dead");
+        page.click(By.cssSelector("a[data-job-link='" + id + "']"));
+        page.waitForText(By.cssSelector("h1 [data-badge]"), "dead");
+        assertThat(page.text(By.id("last-error"))).contains("The invoice service refused invoice-41 (HTTP 503)");
+        assertThat(page.text(By.id("payload"))).contains("\"name\": \"invoice-41\"").contains("\n");
+        page.click(By.cssSelector("button[data-action='retry']"));
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> admin.job(id).state() == JobState.COMPLETED);
+        page.waitForText(By.cssSelector("h1 [data-badge]"), "completed");
+        assertThat(page.text(By.id("output"))).contains("\"sent\": \"invoice-41\"");
+        page.open("#/queues/flaky/dead");
+        page.waitFor((driver) -> driver.findElement(By.id("dead-jobs")));
+        assertThat(page.all(By.cssSelector("tr[data-job='" + id + "']"))).isEmpty();
+        assertThat(listeners.flakyRuns.get("invoice-41")).hasValue(2);
+    }
+
+    @Test
+    void deadJobsAreRetriedAndPurgedInBulk() {
+        long first = queues.send("flaky", Map.of("name", "bulk-1"));
+        long second = queues.send("flaky", Map.of("name", "bulk-2"));
+        long third = queues.send("flaky", Map.of("name", "bulk-3"), SendOptions.builder().header("tenant", "t9").build()).jobId();
+        await().atMost(Duration.ofSeconds(15)).until(() -> admin.job(first).state() == JobState.DEAD
+                && admin.job(second).state() == JobState.DEAD && admin.job(third).state() == JobState.DEAD);
+
+        Browser page = browser().open("#/queues/flaky/dead");
+        page.click(By.cssSelector("input[data-select='" + first + "']"));
+        page.click(By.cssSelector("input[data-select='" + second + "']"));
+        page.click(By.cssSelector("button[data-bulk='retry-selected']"));
+        await().atMost(Duration.ofSeconds(15)).until(() -> admin.job(first).state() == JobState.COMPLETED
+                && admin.job(second).state() == JobState.COMPLETED);
+        assertThat(admin.job(third).state()).isEqualTo(JobState.DEAD);
+
+        // everything matching a filter: only the t9 job
+        page.open("#/queues/flaky/dead?header=tenant%3At9");
+        page.waitFor((driver) -> driver.findElement(By.cssSelector("tr[data-job='" + third + "']")));
+        page.click(By.cssSelector("button[data-bulk='purge-all']"));
+        page.confirm();
+        page.waitFor((driver) -> driver.findElement(By.cssSelector(".flash.ok")).getText().contains("1 changed"));
+        assertThat(admin.jobs(JobQuery.queue("flaky").states(JobState.DEAD).header("tenant", "t9").build()).jobs())
+            .isEmpty();
+    }
+
+    @Test
+    void jobIsCancelledFromItsPage() {
+        long id = queues.send("later", Map.of("n", "later"), SendOptions.builder().delay(Duration.ofHours(2)).build())
+            .jobId();
+        Browser page = browser().open("#/jobs/" + id);
+        page.waitForText(By.cssSelector("h1 [data-badge]"), "scheduled");
+        page.click(By.cssSelector("button[data-action='cancel']"));
+        page.confirm();
+        page.waitForText(By.cssSelector("h1 [data-badge]"), "cancelled");
+        assertThat(admin.job(id).state()).isEqualTo(JobState.CANCELLED);
+        assertThat(page.all(By.cssSelector("button[data-action]"))).isEmpty();
+    }
+
+    @Test
+    void pausingAQueueStopsItsClaimsUntilResumed() {
+        queues.send("work", Map.of("warm", true));
+        await().atMost(Duration.ofSeconds(15)).until(() -> listeners.work.get() >= 1);
+        Browser page = browser().open("#/");
+        page.click(By.cssSelector("button[data-action='pause'][data-queue='work']"));
+        page.waitFor((driver) -> driver.findElement(By.cssSelector("tr[data-queue-row='work'] [data-badge='paused']")));
+        assertThat(admin.isPaused("work")).isTrue();
+
+        int handled = listeners.work.get();
+        queues.sendBatch("work", java.util.List.of(Map.of("n", 1), Map.of("n", 2), Map.of("n", 3), Map.of("n", 4)));
+        page.waitForText(cell("work", "ready"), "4");
+        // several poll intervals (200 ms) and wake-ups later, nothing was claimed
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+            .until(() -> listeners.work.get() == handled && admin.queue("work").orElseThrow().counts().ready() == 4);
+
+        page.click(By.cssSelector("button[data-action='resume'][data-queue='work']"));
+        await().atMost(Duration.ofSeconds(15)).until(() -> listeners.work.get() == handled + 4);
+        page.waitForText(cell("work", "ready"), "0");
+    }
+
+    @Test
+    void schedulesArePausedAndTriggered() {
+        Browser page = browser().open("#/schedules");
+        By row = By.cssSelector("tr[data-schedule='nightly-report']");
+        page.waitFor((driver) -> driver.findElement(row));
+        page.click(By.cssSelector("tr[data-schedule='nightly-report'] button[data-action='pause']"));
+        page.waitFor((driver) -> driver.findElement(By.cssSelector("tr[data-schedule='nightly-report'] [data-badge='paused']")));
+        assertThat(admin.schedules()).anySatisfy((schedule) -> {
+            assertThat(schedule.name()).isEqualTo("nightly-report");
+            assertThat(schedule.paused()).isTrue();
+        });
+        page.click(By.cssSelector("tr[data-schedule='nightly-report'] button[data-action='trigger']"));
+        await().atMost(Duration.ofSeconds(10))
+            .until(() -> admin.queue("reports").map((stats) -> stats.counts().enqueued()).orElse(0L) == 1);
+        page.click(By.cssSelector("tr[data-schedule='nightly-report'] button[data-action='resume']"));
+        page.waitFor((driver) -> driver.findElement(
+                By.cssSelector("tr[data-schedule='nightly-report'] button[data-action='pause']")));
+    }
+
+    @Test
+    void nodesPageShowsContainersWithTheirSettings() {
+        Browser page = browser().open("#/nodes");
+        page.waitFor((driver) -> driver.findElement(By.cssSelector("tr[data-container='work-1']")));
+        String row = page.text(By.cssSelector("tr[data-container='work-1']"));
+        assertThat(row).contains("work").contains("LEASE").contains("2");
+        assertThat(page.text(By.cssSelector("tr[data-container='flaky-1']"))).contains("flaky");
+    }
+
+    /** README's pictures: the overview with throughput, and a job page; look at them in target/screenshots. */
+    @Test
+    void screenshotsForReadme() {
+        Browser page = browser().open("#/");
+        // a few seconds of growing traffic, so that the throughput chart has a line
+        for (int round = 1; round <= 6; round++) {
+            queues.sendBatch("work", java.util.stream.IntStream.range(0, 40 * round).mapToObj((n) -> Map.of("n", n))
+                .toList());
+            await().atMost(Duration.ofSeconds(15))
+                .until(() -> admin.queue("work").orElseThrow().counts().ready() == 0);
+            String shown = page.text(By.id("cluster-completed-rate"));
+            page.waitFor((driver) -> !driver.findElement(By.id("cluster-completed-rate")).getText().equals(shown));
+        }
+        queues.send("flaky", Map.of("name", "invoice-7"));
+        await().atMost(Duration.ofSeconds(15))
+            .until(() -> admin.queue("flaky").orElseThrow().counts().dead() >= 1);
+        page.waitFor((driver) -> driver.findElements(By.cssSelector(".chart polyline")).size() == 2);
+        assertThat(page.screenshot("overview")).exists();
+
+        JobInfo dead = admin.jobs(JobQuery.queue("flaky").states(JobState.DEAD).build()).jobs().get(0);
+        page.open("#/jobs/" + dead.id());
+        page.waitForText(By.cssSelector("h1 [data-badge]"), "dead");
+        assertThat(page.screenshot("job")).exists();
+    }
+}
