@@ -57,9 +57,7 @@ class DashboardBrowserTests {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
-        registry.add("spring.datasource.url", database::jdbcUrl);
-        registry.add("spring.datasource.username", database::username);
-        registry.add("spring.datasource.password", database::password);
+        TestDatabases.register(registry, database);
     }
 
     @BeforeAll

@@ -10,9 +10,12 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
+import org.postgresql.PGStatement;
+
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.ConnectionProxy;
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.util.ClassUtils;
 
 /**
  * Runs {@link Sql} statements on the application's DataSource. Joins the caller's Spring-managed
@@ -131,6 +134,9 @@ final class Jdbc {
     static PreparedStatement prepare(Connection connection, Sql sql, Binder binder) throws SQLException {
         PreparedStatement statement = connection.prepareStatement(sql.jdbcSql());
         try {
+            if (sql.isPlannedPerExecution()) {
+                PgStatements.planEachExecution(statement);
+            }
             Params params = new Params(sql, connection, statement);
             binder.bind(params);
             params.checkComplete();
@@ -139,6 +145,20 @@ final class Jdbc {
         catch (SQLException | RuntimeException ex) {
             statement.close();
             throw ex;
+        }
+    }
+
+    /** Touches the PostgreSQL driver's own types only when the driver is there (it is an optional dependency). */
+    private static final class PgStatements {
+
+        private static final boolean DRIVER_PRESENT = ClassUtils.isPresent("org.postgresql.PGStatement",
+                Jdbc.class.getClassLoader());
+
+        static void planEachExecution(PreparedStatement statement) throws SQLException {
+            if (DRIVER_PRESENT && statement.isWrapperFor(PGStatement.class)) {
+                // never prepared on the server: each execution is planned for its values
+                statement.unwrap(PGStatement.class).setPrepareThreshold(0);
+            }
         }
     }
 

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -75,7 +76,7 @@ final class JobLookups {
 
     private final Sql byId;
 
-    /** The page statements by the bit set of filters they have. */
+    /** The page statements by the bit sets of the states and filters they have. */
     private final Map<Integer, Sql> pages = new ConcurrentHashMap<>();
 
     JobLookups(Schema schema) {
@@ -88,6 +89,7 @@ final class JobLookups {
         return byId;
     }
 
+    /** The statement for the query's states and filters, generated on first use. */
     Sql matching(JobQuery query) {
         int filters = 0;
         for (Filter filter : Filter.values()) {
@@ -95,29 +97,42 @@ final class JobLookups {
                 filters |= 1 << filter.ordinal();
             }
         }
-        return pages.computeIfAbsent(filters, this::pageStatement);
+        int states = 0;
+        for (JobState state : query.states()) {
+            states |= 1 << state.ordinal();
+        }
+        return pages.computeIfAbsent((states << Filter.values().length) | filters,
+                (key) -> pageStatement(query.states(), key & ((1 << Filter.values().length) - 1)));
     }
 
-    private Sql pageStatement(int filters) {
-        StringBuilder conditions = new StringBuilder("queue = :queue AND state = s.state AND id < :before");
+    /**
+     * One index range per state, newest first, merged: each branch names its state as a literal (from
+     * {@link JobState}, never from input), so that the planner sees how many rows that state has. With the
+     * state as a parameter it took an empty state for a large one and walked the primary key backwards,
+     * filtering, which reads the whole table when the state has no rows (measured on a million jobs: 520 ms
+     * against 0.4 ms). Planned per execution, since the best index depends on the queue and filter values.
+     */
+    private Sql pageStatement(Set<JobState> states, int filters) {
+        StringBuilder conditions = new StringBuilder("queue = :queue AND id < :before");
         for (Filter filter : Filter.values()) {
             if ((filters & (1 << filter.ordinal())) != 0) {
                 conditions.append(" AND ").append(filter.condition);
             }
         }
-        String perState = """
-                SELECT page.* FROM unnest(:%s::text[]) AS s(state)
-                CROSS JOIN LATERAL (%s
-                    WHERE %s ORDER BY id DESC LIMIT :limit) AS page""";
-        return schema.sql("SELECT * FROM (\n" + perState.formatted("live_states", LIVE_COLUMNS.formatted(HEADERS), conditions)
-                + "\nUNION ALL\n" + perState.formatted("finished_states", FINISHED_COLUMNS.formatted(HEADERS), conditions)
-                + "\n) AS jobs ORDER BY id DESC LIMIT :limit");
+        List<String> branches = new ArrayList<>();
+        for (JobState state : JobState.all()) {
+            if (states.contains(state)) {
+                String columns = (state.isFinished() ? FINISHED_COLUMNS : LIVE_COLUMNS).formatted(HEADERS);
+                branches.add("(" + columns + "\n    WHERE " + conditions + " AND state = '" + state.value()
+                        + "' ORDER BY id DESC LIMIT :limit)");
+            }
+        }
+        return schema.sql("SELECT * FROM (\n" + String.join("\nUNION ALL\n", branches)
+                + "\n) AS jobs ORDER BY id DESC LIMIT :limit").plannedPerExecution();
     }
 
     void bind(Params params, JobQuery query) throws SQLException {
         params.text("queue", query.queue())
-            .array("live_states", "text", query.liveStates().stream().map(JobState::value).toArray())
-            .array("finished_states", "text", query.finishedStates().stream().map(JobState::value).toArray())
             .int8("before", query.before())
             .int4("limit", query.limit());
         if (query.groupKey() != null) {

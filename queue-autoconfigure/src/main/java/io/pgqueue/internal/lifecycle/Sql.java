@@ -20,10 +20,26 @@ final class Sql {
 
     private final int parameterCount;
 
-    private Sql(String jdbcSql, Map<String, int[]> positions, int parameterCount) {
+    private final boolean plannedPerExecution;
+
+    private Sql(String jdbcSql, Map<String, int[]> positions, int parameterCount, boolean plannedPerExecution) {
         this.jdbcSql = jdbcSql;
         this.positions = positions;
         this.parameterCount = parameterCount;
+        this.plannedPerExecution = plannedPerExecution;
+    }
+
+    /**
+     * The same statement, planned by the server for each execution's values instead of once for all (it is
+     * never prepared on the server): for reads whose best index depends on the values, where a generic plan
+     * can cost a scan of the table.
+     */
+    Sql plannedPerExecution() {
+        return new Sql(jdbcSql, positions, parameterCount, true);
+    }
+
+    boolean isPlannedPerExecution() {
+        return plannedPerExecution;
     }
 
     /** Parses a statement whose {@code {schema}} placeholders were already replaced. */
@@ -75,7 +91,7 @@ final class Sql {
         }
         Map<String, int[]> positions = new LinkedHashMap<>();
         found.forEach((name, at) -> positions.put(name, at.stream().mapToInt(Integer::intValue).toArray()));
-        return new Sql(jdbc.toString(), Collections.unmodifiableMap(positions), index);
+        return new Sql(jdbc.toString(), Collections.unmodifiableMap(positions), index, false);
     }
 
     String jdbcSql() {

@@ -1,0 +1,111 @@
+package io.pgqueue.dashboard;
+
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.testsupport.TestDatabase;
+import io.pgqueue.testsupport.TestPostgres;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.setup.MockMvcBuilders;
+import org.springframework.web.context.WebApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.security.test.web.servlet.request.SecurityMockMvcRequestPostProcessors.csrf;
+import static org.springframework.security.test.web.servlet.request.SecurityMockMvcRequestPostProcessors.user;
+import static org.springframework.security.test.web.servlet.setup.SecurityMockMvcConfigurers.springSecurity;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+/**
+ * A read-write dashboard behind Spring Security as README shows it: anonymous requests and users without the
+ * role are refused by the application's rules; an operator acts only with the CSRF token, and is logged.
+ */
+@SpringBootTest(classes = DashboardTestApplication.class, properties = "pgqueue.dashboard.read-only=false")
+@ExtendWith(OutputCaptureExtension.class)
+class DashboardSecurityTests {
+
+    private static final TestDatabase database = TestPostgres.createDatabase(DashboardSecurityTests.class);
+
+    @Autowired
+    WebApplicationContext context;
+
+    @Autowired
+    QueueAdmin admin;
+
+    MockMvc mvc;
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        TestDatabases.register(registry, database);
+    }
+
+    @BeforeEach
+    void mvc() {
+        mvc = MockMvcBuilders.webAppContextSetup(context).apply(springSecurity()).build();
+        admin.resume("guarded");
+    }
+
+    @Test
+    void anonymousRequestsAreRefused() throws Exception {
+        mvc.perform(get("/pgqueue/api/overview")).andExpect(status().isUnauthorized());
+        mvc.perform(get("/pgqueue").accept(MediaType.TEXT_HTML)).andExpect(status().is3xxRedirection());
+        mvc.perform(post("/pgqueue/api/queues/guarded/pause").with(csrf())).andExpect(status().isUnauthorized());
+        assertThat(admin.isPaused("guarded")).isFalse();
+    }
+
+    @Test
+    void usersWithoutTheRoleAreRefused() throws Exception {
+        mvc.perform(get("/pgqueue/api/overview").with(user("viewer").roles("VIEWER"))).andExpect(status().isForbidden());
+        mvc.perform(post("/pgqueue/api/queues/guarded/pause").with(user("viewer").roles("VIEWER")).with(csrf()))
+            .andExpect(status().isForbidden());
+        assertThat(admin.isPaused("guarded")).isFalse();
+    }
+
+    @Test
+    void operatorActsWithTheCsrfTokenAndIsLogged(CapturedOutput output) throws Exception {
+        mvc.perform(post("/pgqueue/api/queues/guarded/pause").with(user("ops").roles("OPS")))
+            .andExpect(status().isForbidden());
+        mvc.perform(post("/pgqueue/api/queues/guarded/pause").with(user("ops").roles("OPS")).with(csrf().useInvalidToken()))
+            .andExpect(status().isForbidden());
+        assertThat(admin.isPaused("guarded")).isFalse();
+
+        mvc.perform(post("/pgqueue/api/queues/guarded/pause").with(user("ops").roles("OPS")).with(csrf()))
+            .andExpect(status().isOk())
+            .andExpect(jsonPath("$.affected").value(1));
+        assertThat(admin.isPaused("guarded")).isTrue();
+        assertThat(output).contains("pgqueue dashboard: ops pause queue guarded");
+    }
+
+    @Test
+    void pageGivesTheOperatorTheCsrfTokenAndActions() throws Exception {
+        mvc.perform(get("/pgqueue").with(user("ops").roles("OPS")))
+            .andExpect(status().isOk())
+            .andExpect(content().string(org.hamcrest.Matchers.containsString("<meta name=\"pgqueue-writable\" content=\"true\">")))
+            .andExpect(content().string(org.hamcrest.Matchers.containsString("<meta name=\"pgqueue-csrf-header\" content=\"X-CSRF-TOKEN\">")))
+            .andExpect(content().string(org.hamcrest.Matchers.matchesPattern(
+                    "(?s).*<meta name=\"pgqueue-csrf-token\" content=\"[^\"]{20,}\">.*")));
+    }
+
+    @Test
+    void refusedActionsSayWhy() throws Exception {
+        mvc.perform(post("/pgqueue/api/jobs/987654321/retry").with(user("ops").roles("OPS")).with(csrf()))
+            .andExpect(status().isNotFound())
+            .andExpect(jsonPath("$.error").value(org.hamcrest.Matchers.containsString("987654321")));
+        mvc.perform(get("/pgqueue/api/queues/guarded/jobs").param("enqueuedAfter", "yesterday")
+            .with(user("ops").roles("OPS")))
+            .andExpect(status().isBadRequest())
+            .andExpect(jsonPath("$.error").value(org.hamcrest.Matchers.containsString("enqueuedAfter must be an ISO-8601")));
+    }
+}
