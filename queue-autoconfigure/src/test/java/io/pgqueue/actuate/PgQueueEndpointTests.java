@@ -80,7 +80,11 @@ class PgQueueEndpointTests {
         assertThat(orders.at("/containers/0/mode").asString()).isEqualTo("LEASE");
         assertThat(orders.at("/containers/0/running").asBoolean()).isTrue();
         assertThat(body.at("/nodes").size()).isGreaterThanOrEqualTo(1);
-        assertThat(body.at("/schemaVersion").asString()).isEqualTo("6");
+        // every node's containers, as its heartbeat recorded them
+        assertThat(body.at("/nodes/0/containers/0/id").asString()).isEqualTo("orders-1");
+        assertThat(body.at("/nodes/0/containers/0/queue").asString()).isEqualTo("orders");
+        assertThat(body.at("/nodes/0/containers/0/concurrency").asInt()).isPositive();
+        assertThat(body.at("/schemaVersion").asString()).isEqualTo("7");
     }
 
     @Test

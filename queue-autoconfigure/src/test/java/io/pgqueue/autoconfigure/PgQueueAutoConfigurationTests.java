@@ -192,7 +192,7 @@ class PgQueueAutoConfigurationTests {
         runner.withPropertyValues("pgqueue.schema.migrate=false", "pgqueue.schema.name=versioned").run((context) -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause()
-                .hasMessageContaining("schema 'versioned' is at version 4 or older, and this pgqueue needs version 6")
+                .hasMessageContaining("schema 'versioned' is at version 4 or older, and this pgqueue needs version 7")
                 .hasMessageContaining("from V5 on");
         });
 
@@ -200,7 +200,7 @@ class PgQueueAutoConfigurationTests {
         runner.withPropertyValues("pgqueue.schema.migrate=false", "pgqueue.schema.name=versioned").run((context) -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause()
-                .hasMessageContaining("schema 'versioned' is at version 99, newer than this pgqueue knows (version 6)");
+                .hasMessageContaining("schema 'versioned' is at version 99, newer than this pgqueue knows (version 7)");
         });
     }
 

@@ -156,6 +156,26 @@ class SampleApplicationTests {
         assertThat(resume.statusCode()).isEqualTo(200);
     }
 
+    @Test
+    void dashboardIsForOperatorsWhoActWithTheCsrfTokenOfTheirPage() throws Exception {
+        HttpResponse<String> anonymous = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port
+                + "/pgqueue")).header("Accept", "text/html").build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(anonymous.statusCode()).isEqualTo(302);
+        assertThat(anonymous.headers().firstValue("Location")).hasValueSatisfying((to) -> assertThat(to).endsWith("/login"));
+
+        String operator = "Basic " + java.util.Base64.getEncoder().encodeToString("ops:ops-sample-password".getBytes());
+        HttpResponse<String> overview = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port
+                + "/pgqueue/api/overview")).header("Authorization", operator).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(overview.statusCode()).isEqualTo(200);
+        assertThat(json.readTree(overview.body()).at("/nodes").asInt()).isEqualTo(1);
+        // an action without the page's CSRF token is refused, even from the operator
+        HttpResponse<String> pause = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port
+                + "/pgqueue/api/queues/usage/pause")).header("Authorization", operator)
+            .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(pause.statusCode()).isEqualTo(403);
+        assertThat(context.getBean(io.pgqueue.admin.QueueAdmin.class).isPaused("usage")).isFalse();
+    }
+
     private HttpResponse<String> get(String path) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
                 HttpResponse.BodyHandlers.ofString());
