@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.BiPredicate;
 import java.util.function.Supplier;
 
 import io.pgqueue.admin.CancelResult;
@@ -123,23 +124,23 @@ class DashboardApiController {
 
     @PostMapping("/jobs/{id}/retry")
     ActionResult retry(HttpServletRequest request, @PathVariable long id) {
-        return act(request, "retry", "job " + id, () -> {
-            JobInfo job = admin.job(id);
-            if (!admin.retryDead(job.queue(), id)) {
-                throw new IllegalStateException("Job " + id + " is " + job.state().value()
-                        + ": only dead jobs are retried (or it is held back by a live job with its dedup key)");
-            }
-            return 1L;
-        });
+        return onDeadJob(request, "retry", id, admin::retryDead,
+                "only dead jobs are retried (or it is held back by a live job with its dedup key)");
     }
 
     @PostMapping("/jobs/{id}/delete")
     ActionResult delete(HttpServletRequest request, @PathVariable long id) {
-        return act(request, "delete", "job " + id, () -> {
+        return onDeadJob(request, "delete", id, admin::purgeDead,
+                "only dead jobs are deleted; cancel a job that has not finished");
+    }
+
+    /** An action on one dead job of whichever queue it is in; on a job in another state, says which. */
+    private ActionResult onDeadJob(HttpServletRequest request, String action, long id,
+            BiPredicate<String, Long> operation, String onlyDead) {
+        return act(request, action, "job " + id, () -> {
             JobInfo job = admin.job(id);
-            if (!admin.purgeDead(job.queue(), id)) {
-                throw new IllegalStateException("Job " + id + " is " + job.state().value()
-                        + ": only dead jobs are deleted; cancel a job that has not finished");
+            if (!operation.test(job.queue(), id)) {
+                throw new IllegalStateException("Job " + id + " is " + job.state().value() + ": " + onlyDead);
             }
             return 1L;
         });
