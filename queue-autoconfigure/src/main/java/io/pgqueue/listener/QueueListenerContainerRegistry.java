@@ -71,7 +71,7 @@ public class QueueListenerContainerRegistry implements SmartLifecycle {
      * @throws IllegalStateException naming the method when its signature or settings are invalid, or when it
      * conflicts with another listener of the same queue
      */
-    public QueueListenerContainer register(ListenerEndpoint endpoint) {
+    public synchronized QueueListenerContainer register(ListenerEndpoint endpoint) {
         MethodJobHandler handler = MethodJobHandler.create(endpoint.bean(), endpoint.method(), codec);
         ContainerOptions options = optionsResolver.resolve(endpoint);
         for (QueueListenerContainer other : ordered) {
@@ -89,8 +89,12 @@ public class QueueListenerContainerRegistry implements SmartLifecycle {
         containers.put(container.id(), container);
         ordered.add(container);
         methodByContainer.put(container.id(), handler.describe());
-        if (running && options.autoStartup()) {
-            container.start();
+        if (running) {
+            // the first container registered after start: this node joins the cluster now
+            joinCluster();
+            if (options.autoStartup()) {
+                container.start();
+            }
         }
         return container;
     }
@@ -138,13 +142,18 @@ public class QueueListenerContainerRegistry implements SmartLifecycle {
         if (ordered.isEmpty()) {
             return;
         }
-        node.start();
-        wakeups.startListening();
+        joinCluster();
         for (QueueListenerContainer container : ordered) {
             if (container.options().autoStartup()) {
                 container.start();
             }
         }
+    }
+
+    /** Registers this node and opens the LISTEN connection (both only once). */
+    private void joinCluster() {
+        node.start();
+        wakeups.startListening();
     }
 
     @Override
