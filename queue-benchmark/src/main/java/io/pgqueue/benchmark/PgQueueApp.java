@@ -124,6 +124,11 @@ final class PgQueueApp implements AutoCloseable {
     static class App {
 
         @Bean
+        static StatementCounting statementCounting() {
+            return new StatementCounting();
+        }
+
+        @Bean
         @ConditionalOnBooleanProperty("bench.listen")
         NoopListener noopListener() {
             return new NoopListener();

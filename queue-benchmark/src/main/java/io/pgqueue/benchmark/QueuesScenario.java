@@ -1,9 +1,6 @@
 package io.pgqueue.benchmark;
 
 import java.lang.reflect.Method;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,13 +17,15 @@ import io.pgqueue.listener.QueueListenerContainerRegistry;
 
 /**
  * How pgqueue's cost grows with the number of queues one node listens to (1, 10, 100, 500; one LEASE
- * listener of concurrency 1 per queue, NOTIFY on, default poll interval): database transactions per second
- * while every queue is idle, pickup latency of jobs sent by another application to random queues, and the
+ * listener of concurrency 1 per queue, NOTIFY on, default poll interval): the statements per second the node
+ * sends while every queue is idle, pickup latency of jobs sent by another application to random queues, and the
  * drain rate of a backlog spread over all queues. The baseline column is the same measure with one queue.
  */
 final class QueuesScenario {
 
-    static final int[] QUEUE_COUNTS = { 1, 10, 100, 500 };
+    /** The points of the curves; {@code -Dbench.queues=1,10} measures others. */
+    static final int[] QUEUE_COUNTS = java.util.Arrays.stream(System.getProperty("bench.queues", "1,10,100,500")
+        .split(",")).mapToInt((count) -> Integer.parseInt(count.trim())).toArray();
 
     private static final long IDLE_SECONDS = 10;
 
@@ -43,8 +42,8 @@ final class QueuesScenario {
         List<Result> results = new ArrayList<>();
         String notes = "LEASE, concurrency 1 and batch 10 per queue, NOTIFY on, poll interval 1 s; baseline = 1 queue";
         for (Measure m : measures) {
-            results.add(new Result("queues", m.queues() + " idle queues: database transactions / s", m.idleTps(),
-                    one.idleTps(), "tx/s", false, notes));
+            results.add(new Result("queues", m.queues() + " idle queues: statements / s of the node", m.idleTps(),
+                    one.idleTps(), "calls/s", false, notes));
         }
         for (Measure m : measures) {
             results.add(new Result("queues", m.queues() + " queues: pickup p99, 1 job / 20 ms to a random queue",
@@ -83,9 +82,10 @@ final class QueuesScenario {
 
             // idle: every queue empty, nothing sent
             LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(3));
-            long before = transactions(database);
+            AtomicLong statements = app.bean(StatementCounting.class).statements;
+            long before = statements.get();
             LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(IDLE_SECONDS));
-            double idleTps = (transactions(database) - before) / (double) IDLE_SECONDS;
+            double idleTps = (statements.get() - before) / (double) IDLE_SECONDS;
 
             // pickup: one job every 20 ms to a random queue, from the other application
             listener.timed = true;
@@ -101,19 +101,6 @@ final class QueuesScenario {
 
     private static String queue(int index) {
         return "scale-" + index;
-    }
-
-    /** Transactions committed and rolled back in the database so far, as the statistics collector has them. */
-    private static long transactions(BenchServer.Database database) throws Exception {
-        try (Connection connection = database.pool.getConnection(); Statement statement = connection.createStatement()) {
-            // statistics reach the view at most once a second per backend: give them the time
-            statement.execute("SELECT pg_stat_clear_snapshot()");
-            try (ResultSet row = statement.executeQuery("SELECT xact_commit + xact_rollback FROM pg_stat_database "
-                    + "WHERE datname = current_database()")) {
-                row.next();
-                return row.getLong(1);
-            }
-        }
     }
 
     private static void waitFor(AtomicLong counter, long target, int seconds) {
@@ -147,7 +134,7 @@ final class QueuesScenario {
      * One point of the curves.
      *
      * @param queues queues listened to
-     * @param idleTps database transactions per second while idle
+     * @param idleTps statements per second the node sends while idle
      * @param pickupP99 pickup latency p99 in milliseconds
      * @param drainRate jobs per second draining the spread backlog
      */

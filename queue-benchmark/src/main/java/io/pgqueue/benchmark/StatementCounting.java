@@ -1,0 +1,53 @@
+package io.pgqueue.benchmark;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+import javax.sql.DataSource;
+
+import org.springframework.beans.factory.config.BeanPostProcessor;
+
+/**
+ * Counts the statements an application sends through its DataSource (each prepared or created statement):
+ * the database calls a node makes, without the server's own transactions (autovacuum) or other clients'.
+ */
+final class StatementCounting implements BeanPostProcessor {
+
+    private static final Set<String> STATEMENTS = Set.of("prepareStatement", "createStatement", "prepareCall");
+
+    final AtomicLong statements = new AtomicLong();
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        if (!(bean instanceof DataSource dataSource)) {
+            return bean;
+        }
+        return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { DataSource.class },
+                (proxy, method, arguments) -> {
+                    Object result = invoke(dataSource, method, arguments);
+                    return (result instanceof Connection connection) ? counting(connection) : result;
+                });
+    }
+
+    private Connection counting(Connection connection) {
+        return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
+                (proxy, method, arguments) -> {
+                    if (STATEMENTS.contains(method.getName())) {
+                        statements.incrementAndGet();
+                    }
+                    return invoke(connection, method, arguments);
+                });
+    }
+
+    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] arguments) throws Throwable {
+        try {
+            return method.invoke(target, arguments);
+        }
+        catch (InvocationTargetException ex) {
+            throw ex.getCause();
+        }
+    }
+}
