@@ -55,10 +55,12 @@ class QueueListenerConfiguration {
     QueueListenerContainerFactory queueListenerContainerFactory(Repositories repositories, NodeRuntime nodeRuntime,
             JobPayloadCodec codec, QueueErrorHandler errorHandler,
             ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JobObserver> observers,
-            ObjectProvider<ProcessObserver> processObserver) {
+            ObjectProvider<ProcessObserver> processObserver, PgQueueProperties properties) {
+        // idle containers park with one poll for all when this node's maintenance makes due jobs ready
         return new QueueListenerContainerFactory(new ListenerContainers(repositories.jobs(), nodeRuntime, codec.mapper(),
                 errorHandler, JobObserver.composite(observers.orderedStream().toList()),
-                processObserver.getIfAvailable(() -> ProcessObserver.NONE)), transactionManager::getIfUnique);
+                processObserver.getIfAvailable(() -> ProcessObserver.NONE), properties.getMaintenance().isEnabled()),
+                transactionManager::getIfUnique);
     }
 
     @Bean

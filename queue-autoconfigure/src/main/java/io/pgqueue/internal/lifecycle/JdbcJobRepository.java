@@ -147,6 +147,8 @@ final class JdbcJobRepository implements JobRepository {
 
     private final Sql purgeDead;
 
+    private final Sql readyQueues;
+
     private final Sql expireDead;
 
     private final Sql expireHistory;
@@ -227,6 +229,11 @@ final class JdbcJobRepository implements JobRepository {
                 WHERE id = :id AND attempts = :attempt AND locked_by = :node AND state = 'running'
                 """);
         this.retryDead = schema.sql(retryDeadStatement());
+        this.readyQueues = schema.sql("""
+                SELECT q.queue FROM unnest(:queues::text[]) AS q(queue)
+                WHERE EXISTS (SELECT 1 FROM {schema}.job j WHERE j.queue = q.queue AND j.state = 'ready')
+                  AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state s WHERE s.queue = q.queue AND s.paused)
+                """);
         this.purgeDead = schema.sql(deleteDeadStatement(Transition.PURGE,
                 "queue = :queue AND state = 'dead' AND (id = ANY(:ids::bigint[]) OR :ids::bigint[] IS NULL) ORDER BY id"));
         this.expireDead = schema.sql(deleteDeadStatement(Transition.EXPIRE,
@@ -849,6 +856,11 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
+    public List<String> readyQueues(String[] queues) {
+        return jdbc.query(readyQueues, (params) -> params.array("queues", "text", queues), (row) -> row.getString(1));
+    }
+
+    @Override
     public int purgeDead(String queue, long @Nullable [] ids, int limit) {
         return (int) jdbc.count(purgeDead,
                 (params) -> params.text("queue", queue).int8Array("ids", ids).int4("limit", limit));
@@ -912,7 +924,7 @@ final class JdbcJobRepository implements JobRepository {
                 expireDedupWindows));
         all.addAll(lookups.statements());
         all.addAll(List.of(promoteDue, promoteDueOfQueue, claimLeased, claimAndDelete, complete, fail, failAfterRollback, rescue, release,
-                extendLease, retryDead, purgeDead, expireDead, expireHistory, throttleLock, countRunning, rateWindow,
+                extendLease, retryDead, readyQueues, purgeDead, expireDead, expireHistory, throttleLock, countRunning, rateWindow,
                 rateStarted, findLiveByDedupKey, deadIds, deadJobs, pendingNow, queuesWithPending));
         return all;
     }

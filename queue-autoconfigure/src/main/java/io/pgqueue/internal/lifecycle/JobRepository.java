@@ -144,6 +144,9 @@ public interface JobRepository {
     /** Extends one job's lease, if the node still owns it in that attempt (no state change). */
     boolean extendLease(UUID node, long id, int attempt, Duration lease);
 
+    /** Which of these queues have ready jobs and are not paused: one statement for all (idle polling). */
+    List<String> readyQueues(String[] queues);
+
     /** {@link Transition#RETRY_DEAD} of the given dead jobs of the queue, or of all when {@code ids} is null. */
     int retryDead(String queue, long @Nullable [] ids);
 

@@ -18,6 +18,9 @@ abstract class AbstractQueueListenerContainer implements QueueListenerContainer 
 
     private static final Duration MAX_ERROR_BACKOFF = Duration.ofSeconds(5);
 
+    /** How long after a job's due time its container polls for it (clocks and recording latency). */
+    private static final Duration DUE_MARGIN = Duration.ofMillis(50);
+
     protected final Log logger = LogFactory.getLog(getClass());
 
     protected final ContainerOptions options;
@@ -31,9 +34,12 @@ abstract class AbstractQueueListenerContainer implements QueueListenerContainer 
     /** What killed one of the container's threads, if anything did. */
     private volatile @Nullable Throwable failure;
 
-    AbstractQueueListenerContainer(ContainerOptions options, JobExecutor executor) {
+    private final IdleQueues idle;
+
+    AbstractQueueListenerContainer(ContainerOptions options, JobExecutor executor, IdleQueues idle) {
         this.options = options;
         this.executor = executor;
+        this.idle = idle;
     }
 
     @Override
@@ -87,10 +93,42 @@ abstract class AbstractQueueListenerContainer implements QueueListenerContainer 
         waiter.wakeUp();
     }
 
-    /** After a poll: go again at once when it came back full or made scheduled jobs ready, else wait. */
+    /**
+     * After a poll: go again at once when it came back full or made scheduled jobs ready; wait a poll
+     * interval when it found some; park with the node's idle poller when it found none.
+     */
     protected void afterPoll(int requested, int claimed, long promoted) throws InterruptedException {
-        if (claimed < requested && promoted == 0 && running) {
+        if (claimed >= requested || promoted > 0 || !running) {
+            return;
+        }
+        if (claimed > 0 || !idle.mayPark(this)) {
             waiter.await(options.pollInterval());
+            return;
+        }
+        idle.park(this);
+        try {
+            waiter.await(IdleQueues.SAFETY_INTERVAL);
+        }
+        finally {
+            idle.unpark(this);
+        }
+    }
+
+    /**
+     * A job this container ran comes back later (a retry after its backoff, a snooze): poll when it is due,
+     * rather than waiting for maintenance to make it ready and the idle poller to find it.
+     */
+    protected void comesBack(JobExecutor.Outcome outcome) {
+        Duration delay = null;
+        if (outcome instanceof JobExecutor.Snoozed snoozed) {
+            delay = snoozed.delay();
+        }
+        else if (outcome instanceof JobExecutor.Failure failure) {
+            delay = failure.update().retryDelay();
+        }
+        if (delay != null) {
+            // a little after: the database dated the job from when it recorded it, after this decision
+            idle.wakeAfter(this, delay.plus(DUE_MARGIN));
         }
     }
 

@@ -56,8 +56,9 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     private final ClaimRequest claimRequest;
 
-    LeaseQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobRepository jobs, NodeRuntime node) {
-        super(options, executor);
+    LeaseQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobRepository jobs, NodeRuntime node,
+            IdleQueues idle) {
+        super(options, executor, idle);
         this.jobs = jobs;
         this.node = node;
         this.claimRequest = new ClaimRequest(options.queue(), options.batchSize(), options.maxAttempts(),
@@ -248,6 +249,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
             }
             else if (outcome instanceof JobExecutor.Snoozed snoozed) {
                 record("snooze", job, () -> jobs.snooze(node.identity().id(), job.id(), job.attempt(), snoozed.delay()));
+                comesBack(snoozed);
             }
             else if (outcome instanceof JobExecutor.Cancelled) {
                 record("cancellation", job, () -> jobs.finishCancelled(node.identity().id(), job.id(), job.attempt()));
@@ -312,6 +314,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     private void recordFailure(JobExecutor.Failure failure) {
         record("failure", failure.job(), () -> jobs.fail(node.identity().id(), failure.update()));
+        comesBack(failure);
     }
 
     private void finished(ClaimedJob job) {

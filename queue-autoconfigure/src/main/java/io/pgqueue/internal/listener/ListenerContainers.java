@@ -33,8 +33,11 @@ public final class ListenerContainers {
 
     private final ProcessObserver processObserver;
 
+    private final IdleQueues idle;
+
     public ListenerContainers(JobRepository jobs, NodeRuntime node, JsonMapper mapper, QueueErrorHandler errorHandler,
-            JobObserver observer, ProcessObserver processObserver) {
+            JobObserver observer, ProcessObserver processObserver, boolean parkIdleContainers) {
+        this.idle = new IdleQueues(jobs, parkIdleContainers);
         this.jobs = jobs;
         this.node = node;
         this.mapper = mapper;
@@ -52,7 +55,7 @@ public final class ListenerContainers {
         JobExecutor executor = new JobExecutor(handler, errorHandler, options.backoff(), mapper, observer,
                 options.timeout(), processObserver, options.mode().name().toLowerCase(java.util.Locale.ROOT));
         if (options.mode() == DeliveryMode.LEASE) {
-            return new LeaseQueueListenerContainer(options, executor, jobs, node);
+            return new LeaseQueueListenerContainer(options, executor, jobs, node, idle);
         }
         if (transactionManager == null) {
             throw new IllegalStateException("@QueueListener method " + handler.describe()
@@ -60,6 +63,6 @@ public final class ListenerContainers {
                     + "queue's DataSource; none was found");
         }
         return new TransactionalQueueListenerContainer(options, executor, jobs, new TransactionTemplate(transactionManager),
-                node.settings().shutdownTimeout());
+                node.settings().shutdownTimeout(), idle);
     }
 }

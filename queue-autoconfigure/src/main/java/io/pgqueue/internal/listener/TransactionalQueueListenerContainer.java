@@ -38,8 +38,8 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
     private final AtomicInteger inFlight = new AtomicInteger();
 
     TransactionalQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobRepository jobs,
-            TransactionTemplate transactions, Duration shutdownTimeout) {
-        super(options, executor);
+            TransactionTemplate transactions, Duration shutdownTimeout, IdleQueues idle) {
+        super(options, executor, idle);
         this.jobs = jobs;
         this.claimRequest = new ClaimRequest(options.queue(), options.batchSize(), options.maxAttempts(),
                 options.groupFailure() == GroupFailurePolicy.BLOCK, null, 0);
@@ -187,6 +187,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 }
                 undo = false;
             }
+            setbacks.forEach(this::comesBack);
             return true;
         }
         catch (RuntimeException ex) {
@@ -199,6 +200,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
     /** Records, once its transaction rolled back, why a job did not complete. */
     private void recordSetback(JobExecutor.Outcome outcome) {
         if (outcome instanceof JobExecutor.Snoozed snoozed) {
+            comesBack(snoozed);
             try {
                 jobs.snoozeAfterRollback(snoozed.job().id(), snoozed.job().attempt(), snoozed.delay(), false);
             }
@@ -219,6 +221,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
      * matches).
      */
     private void recordFailure(JobExecutor.Failure failure) {
+        comesBack(failure);
         try {
             jobs.failAfterRollback(failure.update(), false);
         }

@@ -1,0 +1,131 @@
+package io.pgqueue.internal.listener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.pgqueue.internal.lifecycle.JobRepository;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Polls for every idle container of this node at once: a container whose last poll found nothing parks
+ * here, and one statement per poll interval asks which of the parked containers' queues have ready jobs
+ * (and are not paused), waking only those. A node listening to hundreds of quiet queues thus sends one poll
+ * a second instead of one per queue. NOTIFY still wakes a container at once; due scheduled jobs become ready
+ * through maintenance (so containers park only on nodes that run it), and a container that just scheduled a
+ * retry or snooze wakes itself when it is due. A parked container also polls by itself after a long safety
+ * interval, in case this poller fails.
+ */
+final class IdleQueues {
+
+    private static final Log logger = LogFactory.getLog(IdleQueues.class);
+
+    /** The most a parked container waits without polling by itself. */
+    static final Duration SAFETY_INTERVAL = Duration.ofSeconds(30);
+
+    private static final int IDLE_TICKS_BEFORE_END = 100;
+
+    private final JobRepository jobs;
+
+    private final boolean enabled;
+
+    /** The parked containers, with how many of their pollers are parked (a TRANSACTIONAL one has several). */
+    private final Map<AbstractQueueListenerContainer, Integer> parked = new ConcurrentHashMap<>();
+
+    private ScheduledExecutorService timer;
+
+    private long lastPoll;
+
+    /** Ticks in a row with nothing parked and nothing scheduled: after a while the thread ends. */
+    private int emptyTicks;
+
+    /**
+     * @param jobs the job repository
+     * @param enabled whether containers park (only when this node runs maintenance, which makes due jobs ready)
+     */
+    IdleQueues(JobRepository jobs, boolean enabled) {
+        this.jobs = jobs;
+        this.enabled = enabled;
+    }
+
+    /** Whether the container may park rather than poll its queue by itself. */
+    boolean mayPark(AbstractQueueListenerContainer container) {
+        return enabled && !container.options().throttled();
+    }
+
+    /** The container found nothing: it waits for a wake-up, found for it by the node's one idle poll. */
+    void park(AbstractQueueListenerContainer container) {
+        parked.merge(container, 1, Integer::sum);
+        ensureRunning();
+    }
+
+    void unpark(AbstractQueueListenerContainer container) {
+        parked.computeIfPresent(container, (key, pollers) -> (pollers > 1) ? pollers - 1 : null);
+    }
+
+    /** Wakes the container when the job it just gave a delay (a retry's backoff, a snooze) is due. */
+    void wakeAfter(AbstractQueueListenerContainer container, Duration delay) {
+        if (!enabled) {
+            return;
+        }
+        ScheduledExecutorService running = ensureRunning();
+        running.schedule(container::wakeUp, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+    }
+
+    private synchronized ScheduledExecutorService ensureRunning() {
+        if (timer == null) {
+            timer = Executors.newSingleThreadScheduledExecutor((task) -> {
+                Thread thread = new Thread(task, "pgqueue-idle-poll");
+                thread.setDaemon(true);
+                return thread;
+            });
+            timer.scheduleWithFixedDelay(this::tick, 50, 50, TimeUnit.MILLISECONDS);
+        }
+        return timer;
+    }
+
+    /** Ends the thread once nothing has been parked or scheduled for a few seconds (e.g. after shutdown). */
+    private synchronized void endWhenUnused() {
+        if (timer instanceof java.util.concurrent.ScheduledThreadPoolExecutor executor
+                && executor.getQueue().size() <= 1 && ++emptyTicks > IDLE_TICKS_BEFORE_END) {
+            timer.shutdown();
+            timer = null;
+            emptyTicks = 0;
+        }
+    }
+
+    /** Polls once the shortest poll interval of the parked containers has passed since the last poll. */
+    private void tick() {
+        try {
+            if (parked.isEmpty()) {
+                endWhenUnused();
+                return;
+            }
+            emptyTicks = 0;
+            long interval = parked.keySet().stream().mapToLong((c) -> c.options().pollInterval().toNanos()).min()
+                .orElse(Long.MAX_VALUE);
+            long now = System.nanoTime();
+            if (now - lastPoll < interval) {
+                return;
+            }
+            lastPoll = now;
+            List<AbstractQueueListenerContainer> containers = new ArrayList<>(parked.keySet());
+            String[] queues = containers.stream().map(AbstractQueueListenerContainer::queue).distinct()
+                .toArray(String[]::new);
+            Set<String> ready = Set.copyOf(jobs.readyQueues(queues));
+            containers.stream().filter((container) -> ready.contains(container.queue()))
+                .forEach(AbstractQueueListenerContainer::wakeUp);
+        }
+        catch (RuntimeException ex) {
+            // the parked containers poll by themselves after the safety interval
+            logger.debug("pgqueue idle poll failed: " + ex.getMessage());
+        }
+    }
+}
