@@ -57,9 +57,11 @@ class QueueListenerConfiguration {
             ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JobObserver> observers,
             ObjectProvider<ProcessObserver> processObserver, PgQueueProperties properties) {
         // idle containers park with one poll for all when this node's maintenance makes due jobs ready
+        PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
         return new QueueListenerContainerFactory(new ListenerContainers(repositories.jobs(), nodeRuntime, codec.mapper(),
                 errorHandler, JobObserver.composite(observers.orderedStream().toList()),
-                processObserver.getIfAvailable(() -> ProcessObserver.NONE), properties.getMaintenance().isEnabled()),
+                processObserver.getIfAvailable(() -> ProcessObserver.NONE),
+                maintenance.isEnabled() ? maintenance.getInterval() : null),
                 transactionManager::getIfUnique);
     }
 

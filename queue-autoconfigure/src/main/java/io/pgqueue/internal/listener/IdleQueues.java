@@ -13,13 +13,15 @@ import java.util.concurrent.TimeUnit;
 import io.pgqueue.internal.lifecycle.JobRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Polls for every idle container of this node at once: a container whose last poll found nothing parks
  * here, and one statement per poll interval asks which of the parked containers' queues have ready jobs
  * (and are not paused), waking only those. A node listening to hundreds of quiet queues thus sends one poll
  * a second instead of one per queue. NOTIFY still wakes a container at once; due scheduled jobs become ready
- * through maintenance (so containers park only on nodes that run it), and a container that just scheduled a
+ * through maintenance (so containers park only on nodes that run it at least as often as they would poll),
+ * and a container that just scheduled a
  * retry or snooze wakes itself when it is due. A parked container also polls by itself after a long safety
  * interval, in case this poller fails.
  */
@@ -34,7 +36,8 @@ final class IdleQueues {
 
     private final JobRepository jobs;
 
-    private final boolean enabled;
+    /** How often this node's maintenance makes due jobs ready, or null when it runs none. */
+    private final @Nullable Duration maintenanceInterval;
 
     /** The parked containers, with how many of their pollers are parked (a TRANSACTIONAL one has several). */
     private final Map<AbstractQueueListenerContainer, Integer> parked = new ConcurrentHashMap<>();
@@ -48,16 +51,22 @@ final class IdleQueues {
 
     /**
      * @param jobs the job repository
-     * @param enabled whether containers park (only when this node runs maintenance, which makes due jobs ready)
+     * @param maintenanceInterval how often this node's maintenance makes due jobs ready, or null when it runs
+     * none (containers then poll by themselves, as their polls make their due jobs ready)
      */
-    IdleQueues(JobRepository jobs, boolean enabled) {
+    IdleQueues(JobRepository jobs, @Nullable Duration maintenanceInterval) {
         this.jobs = jobs;
-        this.enabled = enabled;
+        this.maintenanceInterval = maintenanceInterval;
     }
 
-    /** Whether the container may park rather than poll its queue by itself. */
+    /**
+     * Whether the container may park rather than poll its queue by itself: when this node's maintenance makes
+     * due jobs ready at least as often as the container would poll, and its queue has no cap or rate (whose
+     * room frees up without a job becoming ready).
+     */
     boolean mayPark(AbstractQueueListenerContainer container) {
-        return enabled && !container.options().throttled();
+        return maintenanceInterval != null && maintenanceInterval.compareTo(container.options().pollInterval()) <= 0
+                && !container.options().throttled();
     }
 
     /** The container found nothing: it waits for a wake-up, found for it by the node's one idle poll. */
@@ -72,7 +81,7 @@ final class IdleQueues {
 
     /** Wakes the container when the job it just gave a delay (a retry's backoff, a snooze) is due. */
     void wakeAfter(AbstractQueueListenerContainer container, Duration delay) {
-        if (!enabled) {
+        if (maintenanceInterval == null) {
             return;
         }
         ScheduledExecutorService running = ensureRunning();

@@ -1,5 +1,8 @@
 package io.pgqueue.internal.listener;
 
+import java.time.Duration;
+
+
 import io.pgqueue.internal.lifecycle.JobRepository;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.listener.ContainerOptions;
@@ -36,8 +39,8 @@ public final class ListenerContainers {
     private final IdleQueues idle;
 
     public ListenerContainers(JobRepository jobs, NodeRuntime node, JsonMapper mapper, QueueErrorHandler errorHandler,
-            JobObserver observer, ProcessObserver processObserver, boolean parkIdleContainers) {
-        this.idle = new IdleQueues(jobs, parkIdleContainers);
+            JobObserver observer, ProcessObserver processObserver, @Nullable Duration maintenanceInterval) {
+        this.idle = new IdleQueues(jobs, maintenanceInterval);
         this.jobs = jobs;
         this.node = node;
         this.mapper = mapper;
