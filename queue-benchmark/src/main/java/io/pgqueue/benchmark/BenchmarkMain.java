@@ -16,14 +16,14 @@ import java.util.Set;
 
 /**
  * Runs the benchmark: {@code java -jar queue-benchmark/target/queue-benchmark.jar --scenario all}.
- * Options: {@code --scenario enqueue,drain,steady,pickup,backlog,metrics,memory,peer,queues|all}, {@code --quick} (small
- * sizes, for a smoke run), {@code --out DIR} (default benchmark-results); {@code --scenario churn --duration 30m
- * --rate 1000} measures table health under sustained load.
+ * Options: {@code --scenario enqueue,drain,steady,pickup,backlog,metrics,memory,peer,queues,payloads|all},
+ * {@code --quick} (small sizes, for a smoke run), {@code --out DIR} (default benchmark-results);
+ * {@code --scenario churn --duration 30m --rate 1000} measures table health under sustained load.
  */
 public final class BenchmarkMain {
 
     private static final List<String> ALL = List.of("enqueue", "drain", "steady", "pickup", "backlog", "metrics",
-            "memory", "peer", "queues");
+            "memory", "peer", "queues", "payloads");
 
     /** Scenarios that run only when named. */
     private static final List<String> EXTRA = List.of("churn");
@@ -60,6 +60,7 @@ public final class BenchmarkMain {
                     case "metrics" -> run.metricsCost();
                     case "memory" -> MemoryScenario.run(server, sizes.memoryJobs());
                     case "peer" -> PeerScenario.run(run, server, sizes.drainJobs());
+                    case "payloads" -> run.payloads();
                     case "queues" -> QueuesScenario.run(server, sizes.drainJobs() / 10,
                             (int) (sizes.pickup().toMillis() / 40));
                     case "churn" -> ChurnScenario.run(server,

@@ -187,11 +187,17 @@ final class Scenarios {
 
     /** Drains preloaded jobs with pgqueue; returns jobs per second. */
     double drainPgqueue(String mode, Setting setting, int jobs, boolean counters, boolean metrics) throws Exception {
+        return drainPgqueue(mode, setting, jobs, counters, metrics, 0);
+    }
+
+    /** As above, the jobs' payloads padded to about {@code payloadBytes}. */
+    double drainPgqueue(String mode, Setting setting, int jobs, boolean counters, boolean metrics, int payloadBytes)
+            throws Exception {
         // LEASE: two pollers under a backlog, acknowledgements, LISTEN, heartbeat, maintenance, scheduler
         int pool = mode.equals("LEASE") ? 8 : setting.concurrency() + 4;
         try (Database database = server.createDatabase("drain", pool);
                 PgQueueApp app = PgQueueApp.start(database, pool, drainProperties(mode, setting, counters, metrics))) {
-            preload(database, jobs, 0);
+            preload(database, jobs, 0, payloadBytes);
             PgQueueApp.NoopListener listener = app.listener();
             return rate(jobs, () -> {
                 app.startListeners();
@@ -209,11 +215,16 @@ final class Scenarios {
 
     /** Drains preloaded jobs with the raw statements of the same shape; returns jobs per second. */
     double drainRaw(String mode, Setting setting, int jobs) throws Exception {
+        return drainRaw(mode, setting, jobs, 0);
+    }
+
+    /** As above, the jobs' payloads padded to about {@code payloadBytes}. */
+    double drainRaw(String mode, Setting setting, int jobs, int payloadBytes) throws Exception {
         try (Database database = server.createDatabase("drainraw", setting.concurrency())) {
             try (PgQueueApp migrate = PgQueueApp.start(database, 2, Map.of("pgqueue.maintenance.enabled", "false"))) {
                 // only to create the schema
             }
-            preload(database, jobs, 0);
+            preload(database, jobs, 0, payloadBytes);
             AtomicLong handled = new AtomicLong();
             return rate(jobs, () -> parallel(setting.concurrency(),
                     (t) -> rawConsumer(database, mode, setting.batch(), handled, () -> handled.get() >= jobs)));
@@ -507,13 +518,82 @@ final class Scenarios {
                 median(countersOnly), median(off), "jobs/s", true, notes));
     }
 
+    // ---------------------------------------------------------------- payload sizes
+
+    /** Payload sizes measured by {@link #payloads()}, in bytes of JSON. */
+    static final int[] PAYLOAD_SIZES = { 100, 2 * 1024, 32 * 1024, 256 * 1024 };
+
+    /**
+     * Enqueue (send, one per transaction, 8 threads) and drain (LEASE 64/50) with payloads of 100 B to 256 KB,
+     * each against the raw SQL of the same shape moving the same JSON; about 64 MB of payload per round.
+     */
+    List<Result> payloads() throws Exception {
+        List<Result> results = new ArrayList<>();
+        int threads = 8;
+        Setting drainSetting = new Setting(64, 50);
+        for (int size : PAYLOAD_SIZES) {
+            int jobs = Math.min(sizes.sends(), Math.max(threads * 50, (64 << 20) / size));
+            int perThread = jobs / threads;
+            String data = "x".repeat(size - 24);
+            String json = "{\"n\": 1, \"data\": \"" + data + "\"}";
+            Map<String, Object> payload = Map.of("n", 1, "data", data);
+            try (Database database = server.createDatabase("payload", threads); PgQueueApp app = PgQueueApp.start(database,
+                    threads, Map.of("pgqueue.maintenance.enabled", "false"))) {
+                QueueTemplate template = app.template();
+                Pair send = interleaved(() -> {
+                    truncate(database);
+                    return rate(perThread * threads, () -> parallel(threads, (t) -> {
+                        for (int i = 0; i < perThread; i++) {
+                            template.send(QUEUE, payload);
+                        }
+                    }));
+                }, () -> {
+                    truncate(database);
+                    return rate(perThread * threads, () -> parallel(threads, (t) -> {
+                        try (Connection connection = database.pool.getConnection();
+                                PreparedStatement insert = connection.prepareStatement(RawQueue.INSERT_ONE)) {
+                            for (int i = 0; i < perThread; i++) {
+                                insert.setString(1, QUEUE);
+                                insert.setString(2, json);
+                                insert.executeUpdate();
+                            }
+                        }
+                    }));
+                });
+                results.add(new Result("payload size", bytes(size) + ": send, 1 per transaction, " + threads + " threads",
+                        send.pgqueue(), send.baseline(), "jobs/s", true, (perThread * threads) + " jobs; raw: "
+                                + "single-row INSERT of the same JSON; " + Pair.METHOD));
+            }
+            int drainJobs = Math.min(sizes.drainJobs(), Math.max(2_000, (64 << 20) / size));
+            Setting rawSetting = new Setting(LEASE_BASELINE_CONNECTIONS, drainSetting.batch());
+            Pair drain = interleaved(() -> drainPgqueue("LEASE", drainSetting, drainJobs, true, true, size),
+                    () -> drainRaw("LEASE", rawSetting, drainJobs, size));
+            results.add(new Result("payload size", bytes(size) + ": drain LEASE " + drainSetting, drain.pgqueue(),
+                    drain.baseline(), "jobs/s", true, drainJobs + " jobs preloaded; raw: " + LEASE_BASELINE_CONNECTIONS
+                            + " connections, lease UPDATE + batched DELETE; " + Pair.METHOD));
+        }
+        return results;
+    }
+
+    private static String bytes(int size) {
+        return (size < 1024) ? size + " B" : (size / 1024) + " KB";
+    }
+
     // ---------------------------------------------------------------- helpers
 
     /** Inserts ready jobs (and scheduled ones a day ahead) straight into the table, with their counts. */
     static void preload(Database database, int ready, int scheduled) throws SQLException {
+        preload(database, ready, scheduled, 0);
+    }
+
+    /** As {@link #preload(Database, int, int)}, the ready jobs' payloads padded to about this many bytes. */
+    static void preload(Database database, int ready, int scheduled, int payloadBytes) throws SQLException {
+        String payload = (payloadBytes > 0)
+                ? "jsonb_build_object('n', g, 'data', repeat('x', " + Math.max(0, payloadBytes - 24) + "))"
+                : "jsonb_build_object('n', g)";
         try (Connection connection = database.pool.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("INSERT INTO pgqueue.job (queue, state, payload) SELECT '" + QUEUE
-                    + "', 'ready', jsonb_build_object('n', g) FROM generate_series(1, " + ready + ") AS g");
+                    + "', 'ready', " + payload + " FROM generate_series(1, " + ready + ") AS g");
             if (scheduled > 0) {
                 statement.execute("INSERT INTO pgqueue.job (queue, state, run_at, payload) SELECT '" + QUEUE
                         + "', 'scheduled', now() + interval '1 day', jsonb_build_object('n', g) "
