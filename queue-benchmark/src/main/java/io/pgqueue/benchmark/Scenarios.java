@@ -525,7 +525,8 @@ final class Scenarios {
 
     /**
      * Enqueue (send, one per transaction, 8 threads) and drain (LEASE 64/50) with payloads of 100 B to 256 KB,
-     * each against the raw SQL of the same shape moving the same JSON; about 64 MB of payload per round.
+     * each against the raw SQL of the same shape moving the same JSON; about 64 MB of incompressible payload
+     * per round.
      */
     List<Result> payloads() throws Exception {
         List<Result> results = new ArrayList<>();
@@ -534,7 +535,10 @@ final class Scenarios {
         for (int size : PAYLOAD_SIZES) {
             int jobs = Math.min(sizes.sends(), Math.max(threads * 50, (64 << 20) / size));
             int perThread = jobs / threads;
-            String data = "x".repeat(size - 24);
+            // random text: incompressible, as real payloads are (TOAST would shrink a repeated character to nothing)
+            byte[] random = new byte[(size - 24) * 3 / 4];
+            new java.util.Random(size).nextBytes(random);
+            String data = java.util.Base64.getEncoder().encodeToString(random);
             String json = "{\"n\": 1, \"data\": \"" + data + "\"}";
             Map<String, Object> payload = Map.of("n", 1, "data", data);
             try (Database database = server.createDatabase("payload", threads); PgQueueApp app = PgQueueApp.start(database,
@@ -564,7 +568,7 @@ final class Scenarios {
                         send.pgqueue(), send.baseline(), "jobs/s", true, (perThread * threads) + " jobs; raw: "
                                 + "single-row INSERT of the same JSON; " + Pair.METHOD));
             }
-            int drainJobs = Math.min(sizes.drainJobs(), Math.max(2_000, (64 << 20) / size));
+            int drainJobs = Math.min(sizes.drainJobs(), Math.max(500, (64 << 20) / size));
             Setting rawSetting = new Setting(LEASE_BASELINE_CONNECTIONS, drainSetting.batch());
             Pair drain = interleaved(() -> drainPgqueue("LEASE", drainSetting, drainJobs, true, true, size),
                     () -> drainRaw("LEASE", rawSetting, drainJobs, size));
@@ -588,8 +592,10 @@ final class Scenarios {
 
     /** As {@link #preload(Database, int, int)}, the ready jobs' payloads padded to about this many bytes. */
     static void preload(Database database, int ready, int scheduled, int payloadBytes) throws SQLException {
+        // md5 text of distinct values: incompressible, as real payloads are (TOAST would shrink repeats to nothing)
         String payload = (payloadBytes > 0)
-                ? "jsonb_build_object('n', g, 'data', repeat('x', " + Math.max(0, payloadBytes - 24) + "))"
+                ? "jsonb_build_object('n', g, 'data', (SELECT string_agg(md5(g::text || ':' || i), '') FROM "
+                        + "generate_series(1, " + Math.max(1, (payloadBytes - 24) / 32) + ") AS i))"
                 : "jsonb_build_object('n', g)";
         try (Connection connection = database.pool.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("INSERT INTO pgqueue.job (queue, state, payload) SELECT '" + QUEUE
