@@ -214,8 +214,13 @@ public class QueueAdmin {
         logger.info("Queue '" + queue + "' paused");
     }
 
+    /**
+     * Lets the queue's jobs be claimed again; its listeners on every node are woken at once (when NOTIFY is
+     * on), not at their next poll.
+     */
     public void resume(String queue) {
         repositories.stats().setPaused(QueueNames.validate(queue), false);
+        repositories.notifications().notifyQueue(queue);
         logger.info("Queue '" + queue + "' resumed");
     }
 

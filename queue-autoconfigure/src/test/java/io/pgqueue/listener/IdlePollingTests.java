@@ -72,6 +72,27 @@ class IdlePollingTests {
         });
     }
 
+    @Test
+    void resumingAQueueWakesItsListenersAtOnceRatherThanAtTheirNextPoll() {
+        QueueContextRunners.fastListeners(database)
+            .withPropertyValues("pgqueue.listener.notify=true", "pgqueue.listener.poll-interval=30s",
+                    "pgqueue.maintenance.interval=30s")
+            .run((context) -> {
+                QueueListenerContainerRegistry registry = context.getBean(QueueListenerContainerRegistry.class);
+                Handler handler = new Handler();
+                registry.register(new ListenerEndpoint(handler, Handler.class.getDeclaredMethod("handle", Map.class),
+                        "resumed", null, "1", null, null, "3", null));
+                QueueAdmin admin = context.getBean(QueueAdmin.class);
+                admin.pause("resumed");
+                context.getBean(QueueTemplate.class).send("resumed", Map.of("n", 1));
+                await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+                    .until(() -> handler.handled.get() == 0);
+                admin.resume("resumed");
+                // the poll interval is 30 s: only the wake-up can start the job this soon
+                await().atMost(Duration.ofSeconds(5)).until(() -> handler.handled.get() == 1);
+            });
+    }
+
     static class Handler {
 
         final AtomicInteger handled = new AtomicInteger();

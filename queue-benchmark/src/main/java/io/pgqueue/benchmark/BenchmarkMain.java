@@ -17,7 +17,7 @@ import java.util.Set;
 /**
  * Runs the benchmark: {@code java -jar queue-benchmark/target/queue-benchmark.jar --scenario all}.
  * Options: {@code --scenario enqueue,drain,steady,pickup,backlog,metrics,memory,peer,queues,payloads|all},
- * {@code --quick} (small sizes, for a smoke run), {@code --out DIR} (default benchmark-results);
+ * {@code --payload-sizes 100,262144} (bytes, for {@code payloads}), {@code --quick} (small sizes, for a smoke run), {@code --out DIR} (default benchmark-results);
  * {@code --scenario churn --duration 30m --rate 1000} measures table health under sustained load.
  */
 public final class BenchmarkMain {
@@ -60,7 +60,9 @@ public final class BenchmarkMain {
                     case "metrics" -> run.metricsCost();
                     case "memory" -> MemoryScenario.run(server, sizes.memoryJobs());
                     case "peer" -> PeerScenario.run(run, server, sizes.drainJobs());
-                    case "payloads" -> run.payloads();
+                    case "payloads" -> run.payloads(option(arguments, "--payload-sizes", null) == null ? Scenarios.PAYLOAD_SIZES
+                            : Arrays.stream(option(arguments, "--payload-sizes", "").split(","))
+                                .mapToInt(Integer::parseInt).toArray());
                     case "queues" -> QueuesScenario.run(server, sizes.drainJobs() / 10,
                             (int) (sizes.pickup().toMillis() / 40));
                     case "churn" -> ChurnScenario.run(server,

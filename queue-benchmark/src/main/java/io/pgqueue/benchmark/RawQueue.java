@@ -35,6 +35,9 @@ final class RawQueue {
 
     static final String DELETE_MANY = "DELETE FROM pgqueue.job WHERE id = ANY(?)";
 
+    /** Keeps the payloads' reads observable (never read back). */
+    static final java.util.concurrent.atomic.LongAdder PAYLOAD_CHARS = new java.util.concurrent.atomic.LongAdder();
+
     private RawQueue() {
     }
 
@@ -68,11 +71,13 @@ final class RawQueue {
         delete.executeUpdate();
     }
 
+    /** The claimed ids; each payload is read as a String, as any consumer must before it can handle the job. */
     private static List<Long> ids(PreparedStatement statement) throws SQLException {
         List<Long> ids = new ArrayList<>();
         try (ResultSet rows = statement.executeQuery()) {
             while (rows.next()) {
                 ids.add(rows.getLong(1));
+                PAYLOAD_CHARS.add(rows.getString(2).length());
             }
         }
         return ids;

@@ -23,6 +23,7 @@ import java.util.function.LongSupplier;
 import java.util.stream.IntStream;
 
 import io.pgqueue.QueueTemplate;
+import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.benchmark.BenchServer.Database;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -199,8 +200,14 @@ final class Scenarios {
                 PgQueueApp app = PgQueueApp.start(database, pool, drainProperties(mode, setting, counters, metrics))) {
             preload(database, jobs, 0, payloadBytes);
             PgQueueApp.NoopListener listener = app.listener();
+            // the clock runs from the moment running listeners may claim, as in a deployed application (the
+            // raw consumers, too, start with their connections open): paused, started, settled, then resumed
+            QueueAdmin admin = app.bean(QueueAdmin.class);
+            admin.pause(QUEUE);
+            app.startListeners();
+            LockSupport.parkNanos(Duration.ofMillis(500).toNanos());
             return rate(jobs, () -> {
-                app.startListeners();
+                admin.resume(QUEUE);
                 awaitDrained(database, listener.handled::get, jobs);
             });
         }
@@ -520,19 +527,19 @@ final class Scenarios {
 
     // ---------------------------------------------------------------- payload sizes
 
-    /** Payload sizes measured by {@link #payloads()}, in bytes of JSON. */
+    /** Payload sizes measured by {@link #payloads(int[])} by default, in bytes of JSON. */
     static final int[] PAYLOAD_SIZES = { 100, 2 * 1024, 32 * 1024, 256 * 1024 };
 
     /**
      * Enqueue (send, one per transaction, 8 threads) and drain (LEASE 64/50) with payloads of 100 B to 256 KB,
-     * each against the raw SQL of the same shape moving the same JSON; about 64 MB of incompressible payload
-     * per round.
+     * each against the raw SQL of the same shape moving the same JSON (the raw consumer reads each payload as a
+     * String); about 64 MB of incompressible payload per send round and 128 MB per drain round.
      */
-    List<Result> payloads() throws Exception {
+    List<Result> payloads(int[] payloadSizes) throws Exception {
         List<Result> results = new ArrayList<>();
         int threads = 8;
         Setting drainSetting = new Setting(64, 50);
-        for (int size : PAYLOAD_SIZES) {
+        for (int size : payloadSizes) {
             int jobs = Math.min(sizes.sends(), Math.max(threads * 50, (64 << 20) / size));
             int perThread = jobs / threads;
             // random text: incompressible, as real payloads are (TOAST would shrink a repeated character to nothing)
@@ -568,7 +575,7 @@ final class Scenarios {
                         send.pgqueue(), send.baseline(), "jobs/s", true, (perThread * threads) + " jobs; raw: "
                                 + "single-row INSERT of the same JSON; " + Pair.METHOD));
             }
-            int drainJobs = Math.min(sizes.drainJobs(), Math.max(500, (64 << 20) / size));
+            int drainJobs = Integer.getInteger("tmp.drainJobs", Math.min(sizes.drainJobs(), Math.max(500, (128 << 20) / size)));
             Setting rawSetting = new Setting(LEASE_BASELINE_CONNECTIONS, drainSetting.batch());
             Pair drain = interleaved(() -> drainPgqueue("LEASE", drainSetting, drainJobs, true, true, size),
                     () -> drainRaw("LEASE", rawSetting, drainJobs, size));

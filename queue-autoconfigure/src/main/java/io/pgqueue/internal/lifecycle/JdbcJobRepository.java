@@ -371,7 +371,7 @@ final class JdbcJobRepository implements JobRepository {
                     WHERE j.id = ANY(ARRAY(%s))
                       AND EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = :node)
                       AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
-                    RETURNING j.id, j.queue, j.payload::text AS payload, j.payload_type, j.headers::text AS headers,
+                    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
                               j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms
                 )""".formatted(READY_IDS) + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)
                 + "\n" + CLAIMED_COLUMNS;
@@ -382,7 +382,7 @@ final class JdbcJobRepository implements JobRepository {
                 WITH claimed AS (
                     DELETE FROM {schema}.job j
                     WHERE j.id = ANY(ARRAY(%s))
-                    RETURNING j.id, j.queue, j.payload::text AS payload, j.payload_type, j.headers::text AS headers,
+                    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
                               j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
                               j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
                               now() AS attempted_at, j.last_error, 'completed' AS state
