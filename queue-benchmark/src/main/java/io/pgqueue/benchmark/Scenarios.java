@@ -575,7 +575,7 @@ final class Scenarios {
                         send.pgqueue(), send.baseline(), "jobs/s", true, (perThread * threads) + " jobs; raw: "
                                 + "single-row INSERT of the same JSON; " + Pair.METHOD));
             }
-            int drainJobs = Integer.getInteger("tmp.drainJobs", Math.min(sizes.drainJobs(), Math.max(500, (128 << 20) / size)));
+            int drainJobs = Math.min(sizes.drainJobs(), Math.max(500, (128 << 20) / size));
             Setting rawSetting = new Setting(LEASE_BASELINE_CONNECTIONS, drainSetting.batch());
             Pair drain = interleaved(() -> drainPgqueue("LEASE", drainSetting, drainJobs, true, true, size),
                     () -> drainRaw("LEASE", rawSetting, drainJobs, size));
