@@ -16,14 +16,14 @@ import java.util.Set;
 
 /**
  * Runs the benchmark: {@code java -jar queue-benchmark/target/queue-benchmark.jar --scenario all}.
- * Options: {@code --scenario enqueue,drain,steady,pickup,backlog,metrics,memory,peer,queues,payloads|all},
+ * Options: {@code --scenario enqueue,drain,steady,pickup,backlog,metrics,memory,peer,queues,payloads,nodes,work|all},
  * {@code --payload-sizes 100,262144} (bytes, for {@code payloads}), {@code --quick} (small sizes, for a smoke run), {@code --out DIR} (default benchmark-results);
  * {@code --scenario churn --duration 30m --rate 1000} measures table health under sustained load.
  */
 public final class BenchmarkMain {
 
     private static final List<String> ALL = List.of("enqueue", "drain", "steady", "pickup", "backlog", "metrics",
-            "memory", "peer", "queues", "payloads");
+            "memory", "peer", "queues", "payloads", "nodes", "work");
 
     /** Scenarios that run only when named. */
     private static final List<String> EXTRA = List.of("churn");
@@ -34,6 +34,10 @@ public final class BenchmarkMain {
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals(MemoryScenario.CHILD_FLAG)) {
             MemoryScenario.child(args);
+            System.exit(0);
+        }
+        if (args.length > 0 && args[0].equals(NodesScenario.CHILD_FLAG)) {
+            NodesScenario.child(args);
             System.exit(0);
         }
         List<String> arguments = Arrays.asList(args);
@@ -48,7 +52,7 @@ public final class BenchmarkMain {
             System.out.println("PostgreSQL (" + server.origin() + "): " + settings);
             System.out.println("JVM: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.version")
                     + ", " + Runtime.getRuntime().availableProcessors() + " processors");
-            Scenarios run = new Scenarios(server, sizes);
+            Scenarios run = new Scenarios(server, sizes, out);
             for (String scenario : scenarios) {
                 System.out.println("== " + scenario);
                 List<Result> found = switch (scenario) {
@@ -60,6 +64,8 @@ public final class BenchmarkMain {
                     case "metrics" -> run.metricsCost();
                     case "memory" -> MemoryScenario.run(server, sizes.memoryJobs());
                     case "peer" -> PeerScenario.run(run, server, sizes.drainJobs());
+                    case "nodes" -> NodesScenario.run(server, sizes.drainJobs());
+                    case "work" -> HandlerWorkScenario.run(server, Duration.ofSeconds(quick ? 1 : 5));
                     case "payloads" -> run.payloads(option(arguments, "--payload-sizes", null) == null ? Scenarios.PAYLOAD_SIZES
                             : Arrays.stream(option(arguments, "--payload-sizes", "").split(","))
                                 .mapToInt(Integer::parseInt).toArray());

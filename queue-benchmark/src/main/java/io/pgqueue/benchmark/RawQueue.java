@@ -24,6 +24,25 @@ final class RawQueue {
             RETURNING id, payload
             """;
 
+    /**
+     * {@link #CLAIM_DELETE} with what pgqueue's TRANSACTIONAL claim guarantees beyond it, for measuring what
+     * those guarantees cost: a savepoint before the delete (a failure is recorded after rolling back to it,
+     * before any other worker can take the job back) and the counter delta, in one round trip.
+     */
+    static final String CLAIM_DELETE_GUARDED = """
+            SAVEPOINT raw_claim;
+            WITH claimed AS (
+                DELETE FROM pgqueue.job WHERE id IN (
+                    SELECT id FROM pgqueue.job WHERE queue = ? AND state = 'ready'
+                    ORDER BY priority DESC, run_at, id LIMIT ? FOR UPDATE SKIP LOCKED)
+                RETURNING id, queue, payload
+            ), counted AS (
+                INSERT INTO pgqueue.queue_counter_delta (queue, ready, completed)
+                SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+            )
+            SELECT id, payload FROM claimed
+            """;
+
     static final String CLAIM_LEASE = """
             UPDATE pgqueue.job SET state = 'running', attempts = attempts + 1, locked_by = ?,
                                    lease_until = now() + interval '60 seconds'
@@ -57,6 +76,17 @@ final class RawQueue {
         return ids(claim);
     }
 
+    /** As {@link #claimDelete}, with {@link #CLAIM_DELETE_GUARDED}: the savepoint's result, then the rows. */
+    static List<Long> claimDeleteGuarded(PreparedStatement claim, String queue, int n) throws SQLException {
+        claim.setString(1, queue);
+        claim.setInt(2, n);
+        claim.execute();
+        if (!claim.getMoreResults()) {
+            throw new IllegalStateException("The guarded claim returned no rows");
+        }
+        return ids(claim.getResultSet());
+    }
+
     /** Leases up to n ready jobs (autocommit) and returns their ids. */
     static List<Long> claimLease(PreparedStatement claim, UUID node, String queue, int n) throws SQLException {
         claim.setObject(1, node);
@@ -73,8 +103,12 @@ final class RawQueue {
 
     /** The claimed ids; each payload is read as a String, as any consumer must before it can handle the job. */
     private static List<Long> ids(PreparedStatement statement) throws SQLException {
+        return ids(statement.executeQuery());
+    }
+
+    private static List<Long> ids(ResultSet result) throws SQLException {
         List<Long> ids = new ArrayList<>();
-        try (ResultSet rows = statement.executeQuery()) {
+        try (ResultSet rows = result) {
             while (rows.next()) {
                 ids.add(rows.getLong(1));
                 PAYLOAD_CHARS.add(rows.getString(2).length());

@@ -40,9 +40,13 @@ final class Scenarios {
 
     private final Sizes sizes;
 
-    Scenarios(BenchServer server, Sizes sizes) {
+    /** Where evidence a scenario leaves (thread dumps) is written, beside the results. */
+    private final java.nio.file.Path out;
+
+    Scenarios(BenchServer server, Sizes sizes, java.nio.file.Path out) {
         this.server = server;
         this.sizes = sizes;
+        this.out = out;
     }
 
     /**
@@ -162,10 +166,14 @@ final class Scenarios {
 
     static final int LEASE_BASELINE_CONNECTIONS = 2;
 
+    /** The raw TRANSACTIONAL consumer with pgqueue's claim guarantees added ({@link RawQueue#CLAIM_DELETE_GUARDED}). */
+    static final String TRANSACTIONAL_GUARDED = "TRANSACTIONAL with savepoint and counter delta";
+
     List<Result> drain() throws Exception {
         List<Result> results = new ArrayList<>();
         for (String mode : List.of("LEASE", "TRANSACTIONAL")) {
             Result best = null;
+            Setting bestSetting = null;
             boolean lease = mode.equals("LEASE");
             for (Setting setting : lease ? LEASE_SETTINGS : TRANSACTIONAL_SETTINGS) {
                 Setting rawSetting = lease ? new Setting(LEASE_BASELINE_CONNECTIONS, setting.batch()) : setting;
@@ -178,12 +186,36 @@ final class Scenarios {
                 results.add(result);
                 if (best == null || result.pgqueue() > best.pgqueue()) {
                     best = result;
+                    bestSetting = setting;
                 }
             }
             results.add(new Result("drain " + mode, "best: " + best.variant(), best.pgqueue(), best.baseline(), "jobs/s",
                     true, "best pgqueue setting, baseline at the same setting"));
+            if (!lease) {
+                results.addAll(transactionalGuarantees(bestSetting));
+            }
         }
         return results;
+    }
+
+    /**
+     * What the TRANSACTIONAL claim's guarantees cost on their own: the raw claim with the savepoint and the
+     * counter delta pgqueue adds, against the bare raw claim (the price of the guarantees) and against pgqueue
+     * (what pgqueue costs beyond them), interleaved at the best setting.
+     */
+    private List<Result> transactionalGuarantees(Setting setting) throws Exception {
+        int jobs = sizes.drainJobs();
+        Pair guarantees = interleaved(() -> drainRaw(TRANSACTIONAL_GUARDED, setting, jobs),
+                () -> drainRaw("TRANSACTIONAL", setting, jobs));
+        Pair beyond = interleaved(() -> drainPgqueue("TRANSACTIONAL", setting, jobs, true, true),
+                () -> drainRaw(TRANSACTIONAL_GUARDED, setting, jobs));
+        return List.of(
+                new Result("drain TRANSACTIONAL", "raw + savepoint + counter delta vs raw, " + setting,
+                        guarantees.pgqueue(), guarantees.baseline(), "jobs/s", true,
+                        "the price of the claim's guarantees in raw SQL alone; " + Pair.METHOD),
+                new Result("drain TRANSACTIONAL", "pgqueue vs raw + savepoint + counter delta, " + setting,
+                        beyond.pgqueue(), beyond.baseline(), "jobs/s", true,
+                        "what pgqueue costs beyond those guarantees; " + Pair.METHOD));
     }
 
     /** Drains preloaded jobs with pgqueue; returns jobs per second. */
@@ -243,13 +275,15 @@ final class Scenarios {
             java.util.function.BooleanSupplier stop) throws SQLException {
         UUID node = UUID.randomUUID();
         try (Connection connection = database.pool.getConnection()) {
-            boolean transactional = mode.equals("TRANSACTIONAL");
-            try (PreparedStatement claim = connection
-                .prepareStatement(transactional ? RawQueue.CLAIM_DELETE : RawQueue.CLAIM_LEASE);
+            boolean transactional = mode.startsWith("TRANSACTIONAL");
+            boolean guarded = mode.equals(TRANSACTIONAL_GUARDED);
+            try (PreparedStatement claim = connection.prepareStatement(
+                    guarded ? RawQueue.CLAIM_DELETE_GUARDED : transactional ? RawQueue.CLAIM_DELETE : RawQueue.CLAIM_LEASE);
                     PreparedStatement delete = connection.prepareStatement(RawQueue.DELETE_MANY)) {
                 connection.setAutoCommit(!transactional);
                 while (!stop.getAsBoolean()) {
-                    List<Long> ids = transactional ? RawQueue.claimDelete(claim, QUEUE, batch)
+                    List<Long> ids = guarded ? RawQueue.claimDeleteGuarded(claim, QUEUE, batch)
+                            : transactional ? RawQueue.claimDelete(claim, QUEUE, batch)
                             : RawQueue.claimLease(claim, node, QUEUE, batch);
                     if (transactional) {
                         connection.commit();
@@ -277,6 +311,9 @@ final class Scenarios {
         List<Result> results = new ArrayList<>();
         Latencies ours;
         long oursDone;
+        long oursSent;
+        long maxBacklog;
+        java.nio.file.Path dump;
         try (Database database = server.createDatabase("steady", setting.concurrency() + producers + 4);
                 PgQueueApp app = PgQueueApp.start(database, setting.concurrency() + producers + 4,
                         Map.of("bench.timed", "true", "bench.timed-queue", QUEUE, "bench.concurrency",
@@ -284,10 +321,20 @@ final class Scenarios {
             app.startListeners();
             PgQueueApp.TimedListener listener = app.bean(PgQueueApp.TimedListener.class);
             QueueTemplate template = app.template();
-            paced(producers, sizes.steadyRate(), sizes.steady(),
-                    () -> template.send(QUEUE, new PgQueueApp.Tick(System.nanoTime())));
+            AtomicLong sent = new AtomicLong();
+            // a consumer keeping up holds a backlog of a few batches; two seconds of work means it fell behind
+            try (BacklogWatch watch = BacklogWatch.start(sent::get, listener.handled::get, 2L * sizes.steadyRate(),
+                    out)) {
+                paced(producers, sizes.steadyRate(), sizes.steady(), () -> {
+                    template.send(QUEUE, new PgQueueApp.Tick(System.nanoTime()));
+                    sent.incrementAndGet();
+                });
+                oursDone = listener.handled.get();
+                oursSent = sent.get();
+                maxBacklog = watch.maxBacklog();
+                dump = watch.dump();
+            }
             ours = listener.latencies;
-            oursDone = listener.handled.get();
         }
         Latencies raw = new Latencies(2_000_000);
         AtomicLong rawDone = new AtomicLong();
@@ -334,6 +381,9 @@ final class Scenarios {
             results.add(new Result("steady state", "enqueue-to-start p" + (int) p, ours.percentileMillis(p),
                     raw.percentileMillis(p), "ms", false, notes));
         }
+        results.add(new Result("steady state", "largest backlog (sent, not yet handled)", maxBacklog, Double.NaN,
+                "jobs", false, oursSent + " sent, " + oursDone + " handled by the end of sending; sampled every 100 ms; "
+                        + ((dump == null) ? "never above 2 s of work" : "threads at 2 s of backlog: " + dump)));
         return results;
     }
 
@@ -531,14 +581,14 @@ final class Scenarios {
     static final int[] PAYLOAD_SIZES = { 100, 2 * 1024, 32 * 1024, 256 * 1024 };
 
     /**
-     * Enqueue (send, one per transaction, 8 threads) and drain (LEASE 64/50) with payloads of 100 B to 256 KB,
+     * Enqueue (send, one per transaction, 8 threads) and drain (LEASE 128/50) with payloads of 100 B to 256 KB,
      * each against the raw SQL of the same shape moving the same JSON (the raw consumer reads each payload as a
      * String); about 64 MB of incompressible payload per send round and 128 MB per drain round.
      */
     List<Result> payloads(int[] payloadSizes) throws Exception {
         List<Result> results = new ArrayList<>();
         int threads = 8;
-        Setting drainSetting = new Setting(64, 50);
+        Setting drainSetting = new Setting(128, 50);
         for (int size : payloadSizes) {
             int jobs = Math.min(sizes.sends(), Math.max(threads * 50, (64 << 20) / size));
             int perThread = jobs / threads;

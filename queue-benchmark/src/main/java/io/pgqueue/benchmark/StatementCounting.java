@@ -16,9 +16,14 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
  */
 final class StatementCounting implements BeanPostProcessor {
 
+    private static final String CLAIM_TAG = "/* pgqueue:claim";
+
     private static final Set<String> STATEMENTS = Set.of("prepareStatement", "createStatement", "prepareCall");
 
     final AtomicLong statements = new AtomicLong();
+
+    /** Of those, the claims (by the statement's transition tag). */
+    final AtomicLong claims = new AtomicLong();
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
@@ -37,6 +42,10 @@ final class StatementCounting implements BeanPostProcessor {
                 (proxy, method, arguments) -> {
                     if (STATEMENTS.contains(method.getName())) {
                         statements.incrementAndGet();
+                        if (arguments != null && arguments.length > 0 && arguments[0] instanceof String sql
+                                && sql.startsWith(CLAIM_TAG)) {
+                            claims.incrementAndGet();
+                        }
                     }
                     return invoke(connection, method, arguments);
                 });
