@@ -43,7 +43,7 @@ final class StatementCounting implements BeanPostProcessor {
                     if (STATEMENTS.contains(method.getName())) {
                         statements.incrementAndGet();
                         if (arguments != null && arguments.length > 0 && arguments[0] instanceof String sql
-                                && sql.startsWith(CLAIM_TAG)) {
+                                && sql.contains(CLAIM_TAG)) {
                             claims.incrementAndGet();
                         }
                     }

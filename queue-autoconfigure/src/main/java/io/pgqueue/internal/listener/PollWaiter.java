@@ -17,10 +17,17 @@ final class PollWaiter {
 
     private boolean pending;
 
+    /**
+     * Counts wake-ups, so that one wakes every poller waiting at that moment (a TRANSACTIONAL container's
+     * workers all wait here), not only the first to take the pending flag.
+     */
+    private long wakeUps;
+
     void wakeUp() {
         lock.lock();
         try {
             pending = true;
+            wakeUps++;
             signalled.signalAll();
         }
         finally {
@@ -28,12 +35,16 @@ final class PollWaiter {
         }
     }
 
-    /** Waits up to {@code timeout}; returns at once if a wake-up is pending. */
+    /**
+     * Waits up to {@code timeout} or until the next wake-up; returns at once if a wake-up arrived while
+     * nobody waited.
+     */
     void await(Duration timeout) throws InterruptedException {
         long nanos = timeout.toNanos();
         lock.lock();
         try {
-            while (!pending && nanos > 0) {
+            long seen = wakeUps;
+            while (!pending && wakeUps == seen && nanos > 0) {
                 nanos = signalled.awaitNanos(nanos);
             }
             pending = false;
