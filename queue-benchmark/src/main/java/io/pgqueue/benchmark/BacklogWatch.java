@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -15,7 +16,8 @@ import java.util.function.LongSupplier;
 /**
  * Watches a steady-state run for a consumer falling behind: samples sent minus handled every 100 ms, keeps
  * the largest backlog, and the first time the backlog exceeds {@code limit} writes a thread dump of this JVM
- * (where the consumer runs), so that a fall-behind leaves its cause behind instead of only a lower number.
+ * (where the consumer runs, every frame) and three snapshots of what the database's sessions are doing, so
+ * that a fall-behind leaves its cause behind instead of only a lower number.
  */
 final class BacklogWatch implements AutoCloseable {
 
@@ -25,13 +27,14 @@ final class BacklogWatch implements AutoCloseable {
 
     private volatile Path dump;
 
-    private BacklogWatch(LongSupplier sent, LongSupplier handled, long limit, Path directory) {
+    private BacklogWatch(LongSupplier sent, LongSupplier handled, long limit, Path directory,
+            Callable<String> database) {
         this.sampler = new Thread(() -> {
             while (!Thread.currentThread().isInterrupted()) {
                 long backlog = sent.getAsLong() - handled.getAsLong();
                 maxBacklog.accumulateAndGet(backlog, Math::max);
                 if (backlog > limit && dump == null) {
-                    dump = threadDump(directory, backlog);
+                    dump = dump(directory, backlog, database);
                 }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
             }
@@ -39,8 +42,9 @@ final class BacklogWatch implements AutoCloseable {
         this.sampler.setDaemon(true);
     }
 
-    static BacklogWatch start(LongSupplier sent, LongSupplier handled, long limit, Path directory) {
-        BacklogWatch watch = new BacklogWatch(sent, handled, limit, directory);
+    static BacklogWatch start(LongSupplier sent, LongSupplier handled, long limit, Path directory,
+            Callable<String> database) {
+        BacklogWatch watch = new BacklogWatch(sent, handled, limit, directory, database);
         watch.sampler.start();
         return watch;
     }
@@ -59,10 +63,28 @@ final class BacklogWatch implements AutoCloseable {
         sampler.interrupt();
     }
 
-    private static Path threadDump(Path directory, long backlog) {
+    private static Path dump(Path directory, long backlog, Callable<String> database) {
         StringBuilder text = new StringBuilder("backlog " + backlog + " jobs\n\n");
-        for (ThreadInfo thread : ManagementFactory.getThreadMXBean().dumpAllThreads(true, true, 64)) {
-            text.append(thread);
+        for (ThreadInfo thread : ManagementFactory.getThreadMXBean().dumpAllThreads(true, true)) {
+            text.append('"').append(thread.getThreadName()).append("\" ").append(thread.getThreadState());
+            if (thread.getLockName() != null) {
+                text.append(" on ").append(thread.getLockName());
+            }
+            text.append('\n');
+            for (StackTraceElement frame : thread.getStackTrace()) {
+                text.append("\tat ").append(frame).append('\n');
+            }
+            text.append('\n');
+        }
+        for (int snapshot = 1; snapshot <= 3; snapshot++) {
+            text.append("database sessions, snapshot ").append(snapshot).append(":\n");
+            try {
+                text.append(database.call());
+            }
+            catch (Exception ex) {
+                text.append("not read: ").append(ex).append('\n');
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
         }
         try {
             Files.createDirectories(directory);

@@ -28,6 +28,17 @@ public final class BenchmarkMain {
     /** Scenarios that run only when named. */
     private static final List<String> EXTRA = List.of("churn");
 
+    private static final String USAGE = """
+            java -jar queue-benchmark.jar [options]
+              --scenario a,b     scenarios to run (default all): %s; only when named: %s
+              --quick            smaller sizes, for a smoke run
+              --out DIR          where results (CSV, JSON, Markdown) and thread dumps go (default benchmark-results)
+              --payload-sizes N,N  payload sizes in bytes for 'payloads'
+              --duration 30m --rate 1000   length and offered rate of 'churn'
+              --chart A.csv,B.csv  draw the queues, nodes and payload curves of result CSVs as DIR/scaling.svg
+            PGQUEUE_BENCH_JDBC_URL runs against that server instead of an embedded PostgreSQL.
+            """.formatted(String.join(",", ALL), String.join(",", EXTRA));
+
     private BenchmarkMain() {
     }
 
@@ -41,6 +52,15 @@ public final class BenchmarkMain {
             System.exit(0);
         }
         List<String> arguments = Arrays.asList(args);
+        if (arguments.contains("--chart")) {
+            List<Path> csvs = Arrays.stream(option(arguments, "--chart", "").split(",")).map(Path::of).toList();
+            System.out.println("Chart written to " + Charts.write(csvs, Path.of(option(arguments, "--out", "."))));
+            return;
+        }
+        if (arguments.contains("--help")) {
+            System.out.println(USAGE);
+            return;
+        }
         Set<String> scenarios = scenarios(option(arguments, "--scenario", "all"));
         boolean quick = arguments.contains("--quick");
         Path out = Path.of(option(arguments, "--out", "benchmark-results"));

@@ -28,9 +28,11 @@ import io.pgqueue.listener.QueueListenerContainerRegistry;
 
 /**
  * 1, 2, 4 and 8 applications, each its own JVM, on one database, draining a preloaded backlog of one queue
- * and of many queues (after an unmeasured backlog a quarter that size has warmed every JVM): the cluster's throughput, how many jobs each claim took (SKIP LOCKED contention shows
- * as smaller claims), and what the idle cluster costs in statements per second (heartbeats, maintenance,
- * idle polls).
+ * and of many queues (after an unmeasured backlog has warmed every JVM): the cluster's throughput, how many
+ * jobs each claim took (SKIP LOCKED contention shows as smaller claims), where the CPU went per job (the nodes'
+ * JVMs against the rest of the machine, the database chiefly: on a machine whose cores the database shares
+ * with every node, more nodes can only divide the same CPU), and what the idle cluster costs in statements
+ * per second (heartbeats, maintenance, idle polls).
  */
 final class NodesScenario {
 
@@ -46,6 +48,11 @@ final class NodesScenario {
     }
 
     private static final long IDLE_SECONDS = 10;
+
+    private static final int WARM_UP_JOBS_PER_NODE = 25_000;
+
+    /** Clock ticks per second of /proc/stat (USER_HZ, 100 on Linux wherever it runs). */
+    private static final long USER_HZ = 100;
 
     private NodesScenario() {
     }
@@ -71,6 +78,16 @@ final class NodesScenario {
                         one.jobsPerClaim(), "jobs", true, notes + "; smaller claims = nodes skipping each other's rows"));
             }
             for (Measure m : measures) {
+                results.add(new Result("nodes", m.nodes() + " nodes, " + shape + ": CPU µs per job, all JVMs",
+                        m.jvmMicrosPerJob(), one.jvmMicrosPerJob(), "µs", false,
+                        notes + "; process CPU time of the nodes during the measured drain"));
+            }
+            for (Measure m : measures) {
+                results.add(new Result("nodes", m.nodes() + " nodes, " + shape + ": CPU µs per job, rest of the machine",
+                        m.restMicrosPerJob(), one.restMicrosPerJob(), "µs", false, notes
+                                + "; busy CPU of the machine (/proc/stat) minus the nodes': the database, chiefly"));
+            }
+            for (Measure m : measures) {
                 results.add(new Result("nodes", m.nodes() + " nodes, " + shape + ": idle statements / s, cluster",
                         m.idleTps(), one.idleTps(), "calls/s", false, notes + "; heartbeats, maintenance, idle polls"));
             }
@@ -85,8 +102,9 @@ final class NodesScenario {
             for (int q = 0; q < queues; q++) {
                 queueAdmin.pause(queue(q));
             }
-            // a quarter of the backlog first, drained unmeasured, so that every JVM has compiled its hot path
-            preload(database, queues, jobs / 4);
+            // a backlog drained unmeasured first, so that every JVM has compiled its hot path (each node
+            // handles its share of the warm-up jobs, so more nodes need more of them)
+            preload(database, queues, Math.max(jobs / 4, nodes * WARM_UP_JOBS_PER_NODE));
             List<Child> children = new ArrayList<>();
             try {
                 for (int n = 0; n < nodes; n++) {
@@ -105,21 +123,26 @@ final class NodesScenario {
                 preload(database, queues, jobs);
                 long handled = 0;
                 long claims = 0;
+                long jvmCpu = 0;
                 for (Child child : children) {
                     long[] report = child.report();
                     handled -= report[0];
                     claims -= report[2];
+                    jvmCpu -= report[3];
                 }
+                long machineBusy = -machineBusyNanos();
                 long start = System.nanoTime();
                 for (int q = 0; q < queues; q++) {
                     queueAdmin.resume(queue(q));
                 }
                 awaitEmpty(database);
                 double drainRate = jobs / ((System.nanoTime() - start) / 1e9);
+                machineBusy += machineBusyNanos();
                 for (Child child : children) {
                     long[] report = child.report();
                     handled += report[0];
                     claims += report[2];
+                    jvmCpu += report[3];
                 }
                 if (handled != jobs) {
                     throw new IllegalStateException(handled + " jobs handled of " + jobs);
@@ -135,11 +158,32 @@ final class NodesScenario {
                     after += child.report()[1];
                 }
                 return new Measure(nodes, queues, drainRate, (double) jobs / Math.max(1, claims),
-                        (after - before) / (double) IDLE_SECONDS);
+                        (after - before) / (double) IDLE_SECONDS, jvmCpu / 1e3 / jobs,
+                        (machineBusy < 0) ? Double.NaN : (machineBusy - jvmCpu) / 1e3 / jobs);
             }
             finally {
                 children.forEach(Child::stop);
             }
+        }
+    }
+
+    /**
+     * CPU time the whole machine has spent busy (not idle or waiting for I/O), from {@code /proc/stat}, or a
+     * large negative number where there is none (the CPU split is then not reported).
+     */
+    private static long machineBusyNanos() {
+        try {
+            String[] fields = java.nio.file.Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            long busy = 0;
+            for (int i = 1; i < fields.length && i <= 7; i++) {
+                if (i != 4 && i != 5) {
+                    busy += Long.parseLong(fields[i]);
+                }
+            }
+            return busy * (1_000_000_000L / USER_HZ);
+        }
+        catch (java.io.IOException | RuntimeException ex) {
+            return Long.MIN_VALUE / 4;
         }
     }
 
@@ -196,13 +240,15 @@ final class NodesScenario {
             }
             containers.forEach(QueueListenerContainer::start);
             StatementCounting statements = app.bean(StatementCounting.class);
+            com.sun.management.OperatingSystemMXBean cpu = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean();
             System.out.println("READY");
             System.out.flush();
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line = in.readLine(); line != null; line = in.readLine()) {
                 if (line.equals("REPORT")) {
                     System.out.println("REPORT " + counter.handled.get() + " " + statements.statements.get() + " "
-                            + statements.claims.get());
+                            + statements.claims.get() + " " + cpu.getProcessCpuTime());
                     System.out.flush();
                 }
             }
@@ -271,11 +317,12 @@ final class NodesScenario {
             throw new IllegalStateException("A node did not answer " + prefix + ": " + String.join("\n", seen));
         }
 
-        /** Handled jobs, statements and claims of the node so far. */
+        /** Handled jobs, statements, claims and process CPU nanoseconds of the node so far. */
         long[] report() throws InterruptedException {
             in.println("REPORT");
             String[] parts = await("REPORT ").split(" ");
-            return new long[] { Long.parseLong(parts[1]), Long.parseLong(parts[2]), Long.parseLong(parts[3]) };
+            return new long[] { Long.parseLong(parts[1]), Long.parseLong(parts[2]), Long.parseLong(parts[3]),
+                    Long.parseLong(parts[4]) };
         }
 
         void stop() {
@@ -300,13 +347,17 @@ final class NodesScenario {
      * @param drainRate jobs per second the cluster drained
      * @param jobsPerClaim jobs per claim statement, over all nodes
      * @param idleTps statements per second of the whole cluster while idle
+     * @param jvmMicrosPerJob CPU time of all nodes per job drained
+     * @param restMicrosPerJob CPU time of the rest of the machine (the database, chiefly) per job drained
      */
-    record Measure(int nodes, int queues, double drainRate, double jobsPerClaim, double idleTps) {
+    record Measure(int nodes, int queues, double drainRate, double jobsPerClaim, double idleTps,
+            double jvmMicrosPerJob, double restMicrosPerJob) {
 
         @Override
         public String toString() {
             return String.format(java.util.Locale.ROOT, "%d nodes, %d queues: %.0f jobs/s, %.1f jobs per claim, "
-                    + "%.1f idle calls/s", nodes, queues, drainRate, jobsPerClaim, idleTps);
+                    + "%.1f idle calls/s, CPU per job %.1f µs in the nodes, %.1f µs elsewhere", nodes, queues, drainRate,
+                    jobsPerClaim, idleTps, jvmMicrosPerJob, restMicrosPerJob);
         }
     }
 }

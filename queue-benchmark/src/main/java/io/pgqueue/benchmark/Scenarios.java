@@ -81,61 +81,84 @@ final class Scenarios {
                 threads, Map.of("pgqueue.maintenance.enabled", "false"))) {
             QueueTemplate template = app.template();
             int perThread = sizes.sends() / threads;
-            Pair send = interleaved(() -> {
+            Callable<Double> send = () -> {
                 truncate(database);
                 return rate(sizes.sends(), () -> parallel(threads, (t) -> {
                     for (int i = 0; i < perThread; i++) {
                         template.send(QUEUE, Map.of("n", i));
                     }
                 }));
-            }, () -> {
-                truncate(database);
-                return rate(sizes.sends(), () -> parallel(threads, (t) -> {
-                    try (Connection connection = database.pool.getConnection();
-                            PreparedStatement insert = connection.prepareStatement(RawQueue.INSERT_ONE)) {
-                        for (int i = 0; i < perThread; i++) {
-                            insert.setString(1, QUEUE);
-                            insert.setString(2, "{\"n\": " + i + "}");
-                            insert.executeUpdate();
-                        }
-                    }
-                }));
-            });
-            results.add(new Result("enqueue", "send, 1 per transaction, " + threads + " threads", send.pgqueue(),
-                    send.baseline(), "jobs/s", true, "raw: single-row INSERT; " + Pair.METHOD));
+            };
+            results.addAll(againstRaw("send, 1 per transaction, " + threads + " threads", "single-row INSERT", send,
+                    () -> rawInserts(database, threads, sizes.sends(), 1, RawQueue.INSERT_ONE),
+                    () -> rawInserts(database, threads, sizes.sends(), 1, RawQueue.INSERT_ONE_GUARDED)));
             for (int batch : new int[] { 100, 1000 }) {
                 int batches = sizes.batchRows() / batch;
                 int batchThreads = 4;
                 List<Map<String, Integer>> payloads = IntStream.range(0, batch).mapToObj((i) -> Map.of("n", i)).toList();
-                String sql = RawQueue.insertMany(batch);
-                Pair sendBatch = interleaved(() -> {
+                Callable<Double> sendBatch = () -> {
                     truncate(database);
                     return rate((long) batches * batch, () -> parallel(batchThreads, (t) -> {
                         for (int b = t; b < batches; b += batchThreads) {
                             template.sendBatch(QUEUE, payloads);
                         }
                     }));
-                }, () -> {
-                    truncate(database);
-                    return rate((long) batches * batch, () -> parallel(batchThreads, (t) -> {
-                        try (Connection connection = database.pool.getConnection();
-                                PreparedStatement insert = connection.prepareStatement(sql)) {
-                            for (int b = t; b < batches; b += batchThreads) {
-                                for (int i = 0; i < batch; i++) {
-                                    insert.setString(2 * i + 1, QUEUE);
-                                    insert.setString(2 * i + 2, "{\"n\": " + i + "}");
-                                }
-                                insert.executeUpdate();
-                            }
-                        }
-                    }));
-                });
-                results.add(new Result("enqueue", "sendBatch of " + batch + ", " + batchThreads + " threads",
-                        sendBatch.pgqueue(), sendBatch.baseline(), "jobs/s", true,
-                        "raw: multi-row INSERT ... VALUES of " + batch + "; " + Pair.METHOD));
+                };
+                results.addAll(againstRaw("sendBatch of " + batch + ", " + batchThreads + " threads",
+                        "multi-row INSERT ... VALUES of " + batch, sendBatch,
+                        () -> rawInserts(database, batchThreads, batches * batch, batch, RawQueue.insertMany(batch)),
+                        () -> rawInserts(database, batchThreads, batches * batch, batch,
+                                RawQueue.insertManyGuarded(batch))));
             }
         }
         return results;
+    }
+
+    /**
+     * An enqueue shape against its raw baseline, then priced: the raw statement with only what pgqueue's send
+     * guarantees (database clock, dedup arbiter, returned ids, counter delta) against the bare one, and pgqueue
+     * against that guarded statement.
+     */
+    private static List<Result> againstRaw(String variant, String raw, Callable<Double> pgqueue, Callable<Double> bare,
+            Callable<Double> guarded) throws Exception {
+        Pair against = interleaved(pgqueue, bare);
+        Pair guarantees = interleaved(guarded, bare);
+        Pair beyond = interleaved(pgqueue, guarded);
+        return List.of(
+                new Result("enqueue", variant, against.pgqueue(), against.baseline(), "jobs/s", true,
+                        "raw: " + raw + "; " + Pair.METHOD),
+                new Result("enqueue", variant + ": raw + send guarantees vs raw", guarantees.pgqueue(),
+                        guarantees.baseline(), "jobs/s", true, "the price of the guarantees in raw SQL alone "
+                                + "(clock, dedup arbiter, RETURNING id, counter delta); " + Pair.METHOD),
+                new Result("enqueue", variant + ": pgqueue vs raw + send guarantees", beyond.pgqueue(),
+                        beyond.baseline(), "jobs/s", true, "what pgqueue costs beyond those guarantees; " + Pair.METHOD));
+    }
+
+    /**
+     * Inserts {@code jobs} jobs with a raw statement of {@code rows} (queue, payload) parameter pairs, on
+     * {@code threads} connections with one prepared statement each; returns jobs per second.
+     */
+    private double rawInserts(Database database, int threads, int jobs, int rows, String sql) throws Exception {
+        truncate(database);
+        int statements = jobs / rows;
+        return rate(jobs, () -> parallel(threads, (t) -> {
+            try (Connection connection = database.pool.getConnection();
+                    PreparedStatement insert = connection.prepareStatement(sql)) {
+                for (int s = t; s < statements; s += threads) {
+                    for (int i = 0; i < rows; i++) {
+                        insert.setString(2 * i + 1, QUEUE);
+                        insert.setString(2 * i + 2, "{\"n\": " + i + "}");
+                    }
+                    if (insert.execute()) {
+                        try (ResultSet ids = insert.getResultSet()) {
+                            while (ids.next()) {
+                                ids.getLong(1);
+                            }
+                        }
+                    }
+                }
+            }
+        }));
     }
 
     // ---------------------------------------------------------------- drain
@@ -169,6 +192,12 @@ final class Scenarios {
     /** The raw TRANSACTIONAL consumer with pgqueue's claim guarantees added ({@link RawQueue#CLAIM_DELETE_GUARDED}). */
     static final String TRANSACTIONAL_GUARDED = "TRANSACTIONAL with savepoint and counter delta";
 
+    /**
+     * The raw LEASE consumer with pgqueue's guarantees added: counter deltas and the acknowledgement's ownership
+     * check ({@link RawQueue#CLAIM_LEASE_GUARDED}, {@link RawQueue#DELETE_MANY_GUARDED}).
+     */
+    static final String LEASE_GUARDED = "LEASE with counter deltas and ownership check";
+
     List<Result> drain() throws Exception {
         List<Result> results = new ArrayList<>();
         for (String mode : List.of("LEASE", "TRANSACTIONAL")) {
@@ -191,31 +220,31 @@ final class Scenarios {
             }
             results.add(new Result("drain " + mode, "best: " + best.variant(), best.pgqueue(), best.baseline(), "jobs/s",
                     true, "best pgqueue setting, baseline at the same setting"));
-            if (!lease) {
-                results.addAll(transactionalGuarantees(bestSetting));
-            }
+            results.addAll(guarantees(mode, bestSetting));
         }
         return results;
     }
 
     /**
-     * What the TRANSACTIONAL claim's guarantees cost on their own: the raw claim with the savepoint and the
-     * counter delta pgqueue adds, against the bare raw claim (the price of the guarantees) and against pgqueue
-     * (what pgqueue costs beyond them), interleaved at the best setting.
+     * What a drain's guarantees cost on their own: the raw consumer with only what pgqueue adds to its
+     * statements (TRANSACTIONAL: the claim's savepoint and counter delta; LEASE: counter deltas and the
+     * acknowledgement's ownership check), against the bare raw consumer (the price of the guarantees) and
+     * against pgqueue (what pgqueue costs beyond them), interleaved at the best setting.
      */
-    private List<Result> transactionalGuarantees(Setting setting) throws Exception {
+    private List<Result> guarantees(String mode, Setting setting) throws Exception {
         int jobs = sizes.drainJobs();
-        Pair guarantees = interleaved(() -> drainRaw(TRANSACTIONAL_GUARDED, setting, jobs),
-                () -> drainRaw("TRANSACTIONAL", setting, jobs));
-        Pair beyond = interleaved(() -> drainPgqueue("TRANSACTIONAL", setting, jobs, true, true),
-                () -> drainRaw(TRANSACTIONAL_GUARDED, setting, jobs));
+        boolean lease = mode.equals("LEASE");
+        String guarded = lease ? LEASE_GUARDED : TRANSACTIONAL_GUARDED;
+        String added = lease ? "counter deltas + ownership check" : "savepoint + counter delta";
+        Setting raw = lease ? new Setting(LEASE_BASELINE_CONNECTIONS, setting.batch()) : setting;
+        Pair guarantees = interleaved(() -> drainRaw(guarded, raw, jobs), () -> drainRaw(mode, raw, jobs));
+        Pair beyond = interleaved(() -> drainPgqueue(mode, setting, jobs, true, true), () -> drainRaw(guarded, raw, jobs));
         return List.of(
-                new Result("drain TRANSACTIONAL", "raw + savepoint + counter delta vs raw, " + setting,
-                        guarantees.pgqueue(), guarantees.baseline(), "jobs/s", true,
-                        "the price of the claim's guarantees in raw SQL alone; " + Pair.METHOD),
-                new Result("drain TRANSACTIONAL", "pgqueue vs raw + savepoint + counter delta, " + setting,
-                        beyond.pgqueue(), beyond.baseline(), "jobs/s", true,
-                        "what pgqueue costs beyond those guarantees; " + Pair.METHOD));
+                new Result("drain " + mode, "raw + " + added + " vs raw, " + raw, guarantees.pgqueue(),
+                        guarantees.baseline(), "jobs/s", true,
+                        "the price of pgqueue's guarantees in raw SQL alone; " + Pair.METHOD),
+                new Result("drain " + mode, "pgqueue (" + setting + ") vs raw + " + added, beyond.pgqueue(),
+                        beyond.baseline(), "jobs/s", true, "what pgqueue costs beyond those guarantees; " + Pair.METHOD));
     }
 
     /** Drains preloaded jobs with pgqueue; returns jobs per second. */
@@ -277,22 +306,32 @@ final class Scenarios {
         try (Connection connection = database.pool.getConnection()) {
             boolean transactional = mode.startsWith("TRANSACTIONAL");
             boolean guarded = mode.equals(TRANSACTIONAL_GUARDED);
-            try (PreparedStatement claim = connection.prepareStatement(
-                    guarded ? RawQueue.CLAIM_DELETE_GUARDED : transactional ? RawQueue.CLAIM_DELETE : RawQueue.CLAIM_LEASE);
-                    PreparedStatement delete = connection.prepareStatement(RawQueue.DELETE_MANY)) {
+            boolean leaseGuarded = mode.equals(LEASE_GUARDED);
+            try (PreparedStatement claim = connection.prepareStatement(guarded ? RawQueue.CLAIM_DELETE_GUARDED
+                    : transactional ? RawQueue.CLAIM_DELETE : leaseGuarded ? RawQueue.CLAIM_LEASE_GUARDED
+                    : RawQueue.CLAIM_LEASE);
+                    PreparedStatement delete = connection.prepareStatement(
+                            leaseGuarded ? RawQueue.DELETE_MANY_GUARDED : RawQueue.DELETE_MANY)) {
                 connection.setAutoCommit(!transactional);
                 while (!stop.getAsBoolean()) {
-                    List<Long> ids = guarded ? RawQueue.claimDeleteGuarded(claim, QUEUE, batch)
-                            : transactional ? RawQueue.claimDelete(claim, QUEUE, batch)
-                            : RawQueue.claimLease(claim, node, QUEUE, batch);
-                    if (transactional) {
-                        connection.commit();
+                    int claimed;
+                    if (leaseGuarded) {
+                        claimed = RawQueue.claimAndDeleteLeaseGuarded(connection, claim, delete, node, QUEUE, batch);
                     }
-                    else if (!ids.isEmpty()) {
-                        RawQueue.deleteMany(connection, delete, ids);
+                    else {
+                        List<Long> ids = guarded ? RawQueue.claimDeleteGuarded(claim, QUEUE, batch)
+                                : transactional ? RawQueue.claimDelete(claim, QUEUE, batch)
+                                : RawQueue.claimLease(claim, node, QUEUE, batch);
+                        if (transactional) {
+                            connection.commit();
+                        }
+                        else if (!ids.isEmpty()) {
+                            RawQueue.deleteMany(connection, delete, ids);
+                        }
+                        claimed = ids.size();
                     }
-                    handled.addAndGet(ids.size());
-                    if (ids.isEmpty()) {
+                    handled.addAndGet(claimed);
+                    if (claimed == 0) {
                         return;
                     }
                 }
@@ -324,7 +363,7 @@ final class Scenarios {
             AtomicLong sent = new AtomicLong();
             // a consumer keeping up holds a backlog of a few batches; two seconds of work means it fell behind
             try (BacklogWatch watch = BacklogWatch.start(sent::get, listener.handled::get, 2L * sizes.steadyRate(),
-                    out)) {
+                    out, () -> sessions(database))) {
                 paced(producers, sizes.steadyRate(), sizes.steady(), () -> {
                     template.send(QUEUE, new PgQueueApp.Tick(System.nanoTime()));
                     sent.incrementAndGet();
@@ -716,6 +755,23 @@ final class Scenarios {
             raw.add(baseline.call());
         }
         return new Pair(median(ours), median(raw));
+    }
+
+    /** What the database's other sessions are doing, one line each, for a dump. */
+    private static String sessions(Database database) throws SQLException {
+        StringBuilder text = new StringBuilder();
+        try (Connection connection = database.pool.getConnection(); Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("""
+                        SELECT pid, state, wait_event_type, wait_event, round(extract(epoch FROM clock_timestamp()
+                               - query_start) * 1000) AS ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 400) AS query
+                        FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+                        ORDER BY state, pid""")) {
+            while (rows.next()) {
+                text.append(String.format(java.util.Locale.ROOT, "  %d %s %s/%s %s ms: %s%n", rows.getInt(1),
+                        rows.getString(2), rows.getString(3), rows.getString(4), rows.getString(5), rows.getString(6)));
+            }
+        }
+        return text.toString();
     }
 
     /** Empties the job and counter tables between rounds that insert. */
