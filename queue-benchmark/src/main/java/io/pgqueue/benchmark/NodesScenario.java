@@ -229,7 +229,7 @@ final class NodesScenario {
         int queues = Integer.parseInt(args[4]);
         Scenarios.Setting setting = setting(queues);
         try (PgQueueApp app = PgQueueApp.start(args[1], args[2], args[3], (queues == 1) ? 8 : 16,
-                Map.of("pgqueue.listener.notify", "true"))) {
+                Map.of("pgqueue.listener.notify", "true", StatementCounting.PROPERTY, "true"))) {
             Counter counter = new Counter();
             QueueListenerContainerRegistry registry = app.bean(QueueListenerContainerRegistry.class);
             Method handle = Counter.class.getDeclaredMethod("handle", JobContext.class);

@@ -58,7 +58,7 @@ final class QueuesScenario {
 
     private static Measure measure(BenchServer server, int queues, int drainJobs, int pickupJobs) throws Exception {
         try (BenchServer.Database database = server.createDatabase("queues" + queues, 4);
-                PgQueueApp app = PgQueueApp.start(database, 16, Map.of());
+                PgQueueApp app = PgQueueApp.start(database, 16, Map.of(StatementCounting.PROPERTY, "true"));
                 PgQueueApp publisher = PgQueueApp.start(database, 2, Map.of("pgqueue.maintenance.enabled", "false"))) {
             Listener listener = new Listener();
             QueueListenerContainerRegistry registry = app.bean(QueueListenerContainerRegistry.class);

@@ -16,6 +16,9 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
  */
 final class StatementCounting implements BeanPostProcessor {
 
+    /** The property that registers it (off by default). */
+    static final String PROPERTY = "bench.count-statements";
+
     private static final String CLAIM_TAG = "/* pgqueue:claim";
 
     private static final Set<String> STATEMENTS = Set.of("prepareStatement", "createStatement", "prepareCall");
