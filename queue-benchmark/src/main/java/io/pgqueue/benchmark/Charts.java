@@ -44,6 +44,9 @@ final class Charts {
             new Panel("Drain throughput by nodes", "nodes",
                     Pattern.compile("(\\d+) nodes, (.+): drain \\d+ jobs"), "nodes (JVMs)", "jobs / s",
                     Result::pgqueue, false),
+            new Panel("CPU per job by nodes, one queue (2 shared cores)", "nodes",
+                    Pattern.compile("(\\d+) nodes, one queue: CPU µs per job, (all JVMs|rest of the machine)"),
+                    "nodes (JVMs)", "µs per job", Result::pgqueue, false),
             new Panel("Idle statements / s of the cluster", "nodes",
                     Pattern.compile("(\\d+) nodes, (.+): idle statements / s, cluster"), "nodes (JVMs)",
                     "statements / s", Result::pgqueue, false),
@@ -191,7 +194,8 @@ final class Charts {
         if (value == Math.rint(value)) {
             return String.format(Locale.ROOT, "%,.0f", value);
         }
-        return String.format(Locale.ROOT, "%.2f", value);
+        return new java.math.BigDecimal(value).setScale(2, java.math.RoundingMode.HALF_UP).stripTrailingZeros()
+            .toPlainString();
     }
 
     private static String text(double x, double y, String anchor, String weight, String text) {
