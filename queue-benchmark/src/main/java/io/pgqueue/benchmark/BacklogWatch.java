@@ -16,8 +16,8 @@ import java.util.function.LongSupplier;
 /**
  * Watches a steady-state run for a consumer falling behind: samples sent minus handled every 100 ms, keeps
  * the largest backlog, and the first time the backlog exceeds {@code limit} writes a thread dump of this JVM
- * (where the consumer runs, every frame) and three snapshots of what the database's sessions are doing, so
- * that a fall-behind leaves its cause behind instead of only a lower number.
+ * (where the consumer runs, every frame), the machine's busiest processes and three snapshots of what the
+ * database's sessions are doing, so that a fall-behind leaves its cause behind instead of only a lower number.
  */
 final class BacklogWatch implements AutoCloseable {
 
@@ -58,6 +58,25 @@ final class BacklogWatch implements AutoCloseable {
         return dump;
     }
 
+    /** The machine's busiest processes ({@code ps}), to tell a starved consumer from a slow one. */
+    private static String processes() {
+        try {
+            Process ps = new ProcessBuilder("ps", "-eo", "pid,pcpu,etime,args", "--sort=-pcpu").redirectErrorStream(true)
+                .start();
+            String output = new String(ps.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            ps.waitFor(10, TimeUnit.SECONDS);
+            return output.lines().limit(15).map((line) -> line.length() > 200 ? line.substring(0, 200) : line)
+                .collect(java.util.stream.Collectors.joining("\n"));
+        }
+        catch (IOException ex) {
+            return "not read: " + ex;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return "not read: interrupted";
+        }
+    }
+
     @Override
     public void close() {
         sampler.interrupt();
@@ -76,6 +95,7 @@ final class BacklogWatch implements AutoCloseable {
             }
             text.append('\n');
         }
+        text.append("busiest processes of the machine:\n").append(processes()).append('\n');
         for (int snapshot = 1; snapshot <= 3; snapshot++) {
             text.append("database sessions, snapshot ").append(snapshot).append(":\n");
             try {
