@@ -10,8 +10,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Periodic, cluster-safe upkeep on every node: promotes due scheduled jobs of all queues (so counts move
- * from scheduled to ready as time passes even for queues nobody consumes), folds counter deltas, and now
- * and then reconciles the counters with the job table.
+ * from scheduled to ready as time passes even for queues nobody consumes), folds counter deltas, keeps the
+ * job table's planner statistics in step with its size while it grows faster than autovacuum visits it, and
+ * now and then reconciles the counters with the job table.
  */
 public class QueueMaintenance extends PeriodicLifecycle {
 
@@ -61,6 +62,7 @@ public class QueueMaintenance extends PeriodicLifecycle {
             // a large backlog of due jobs: keep going in bounded statements
         }
         repositories.stats().squeeze();
+        repositories.jobs().refreshStatisticsIfGrown();
     }
 
     /**

@@ -757,21 +757,40 @@ final class Scenarios {
         return new Pair(median(ours), median(raw));
     }
 
-    /** What the database's other sessions are doing, one line each, for a dump. */
+    /**
+     * What the database's other sessions are doing, one line each, then the job table's dead rows and
+     * vacuums and the plan of the claim's read of ready jobs (without its locks), for a dump.
+     */
     private static String sessions(Database database) throws SQLException {
         StringBuilder text = new StringBuilder();
-        try (Connection connection = database.pool.getConnection(); Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("""
-                        SELECT pid, state, wait_event_type, wait_event, round(extract(epoch FROM clock_timestamp()
-                               - query_start) * 1000) AS ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 400) AS query
-                        FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-                        ORDER BY state, pid""")) {
-            while (rows.next()) {
-                text.append(String.format(java.util.Locale.ROOT, "  %d %s %s/%s %s ms: %s%n", rows.getInt(1),
-                        rows.getString(2), rows.getString(3), rows.getString(4), rows.getString(5), rows.getString(6)));
-            }
+        try (Connection connection = database.pool.getConnection(); Statement statement = connection.createStatement()) {
+            appendRows(text, statement, """
+                    SELECT pid, state, wait_event_type || '/' || wait_event, round(extract(epoch FROM clock_timestamp()
+                           - query_start) * 1000) || ' ms', left(regexp_replace(query, '\\s+', ' ', 'g'), 400)
+                    FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+                    ORDER BY state, pid""");
+            text.append("  job table:\n");
+            appendRows(text, statement, """
+                    SELECT 'live ' || n_live_tup, 'dead ' || n_dead_tup, 'last autovacuum ' || last_autovacuum,
+                           'autovacuums ' || autovacuum_count, 'heap pages ' || pg_relation_size(relid) / 8192
+                    FROM pg_stat_user_tables WHERE schemaname = 'pgqueue' AND relname = 'job'""");
+            appendRows(text, statement, "EXPLAIN (ANALYZE, BUFFERS) SELECT id FROM pgqueue.job WHERE queue = '" + QUEUE
+                    + "' AND state = 'ready' ORDER BY priority DESC, run_at, id LIMIT 10");
         }
         return text.toString();
+    }
+
+    private static void appendRows(StringBuilder text, Statement statement, String sql) throws SQLException {
+        try (ResultSet rows = statement.executeQuery(sql)) {
+            int columns = rows.getMetaData().getColumnCount();
+            while (rows.next()) {
+                text.append(" ");
+                for (int column = 1; column <= columns; column++) {
+                    text.append(' ').append(rows.getString(column));
+                }
+                text.append('\n');
+            }
+        }
     }
 
     /** Empties the job and counter tables between rounds that insert. */

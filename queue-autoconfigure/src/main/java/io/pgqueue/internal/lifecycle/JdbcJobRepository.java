@@ -88,6 +88,12 @@ final class JdbcJobRepository implements JobRepository {
     private static final String PENDING = """
             (state IN ('ready', 'running') OR (state = 'scheduled' AND run_at <= now()))""";
 
+    /** Below this many pages (1 MB) a sequential scan costs nothing worth an ANALYZE. */
+    private static final long STATISTICS_MIN_PAGES = 128;
+
+    /** How many times the recorded size the heap must reach before statistics are refreshed. */
+    private static final long STATISTICS_GROWTH = 4;
+
     private final Jdbc jdbc;
 
     private final Schema schema;
@@ -120,6 +126,10 @@ final class JdbcJobRepository implements JobRepository {
     private final Sql recordOutput;
 
     private final Sql expireDedupWindows;
+
+    private final Sql statisticsOutgrown;
+
+    private final Sql analyze;
 
     private final JobLookups lookups;
 
@@ -197,6 +207,16 @@ final class JdbcJobRepository implements JobRepository {
                 WHERE j.id = p.id AND j.attempts = p.attempt AND j.locked_by = :node AND j.state = 'running'
                 """);
         this.recordOutput = schema.sql("UPDATE {schema}.job_history SET output = :output::jsonb WHERE id = :id");
+        // a prepared plan made while the table was a few pages long reads the primary key by a sequential scan,
+        // which costs the whole heap once dead rows have piled up before the first autovacuum
+        this.statisticsOutgrown = schema.sql("""
+                SELECT pg_relation_size(c.oid) / current_setting('block_size')::bigint >= :min_pages
+                   AND pg_relation_size(c.oid) / current_setting('block_size')::bigint > :growth * greatest(c.relpages, 1)
+                   AND pg_has_role(c.relowner, 'MEMBER')
+                   AND pg_try_advisory_xact_lock(hashtext(:lock))
+                FROM pg_class c WHERE c.oid = to_regclass(:table)
+                """);
+        this.analyze = schema.sql("ANALYZE {schema}.job");
         this.expireDedupWindows = schema.sql("""
                 WITH expired AS (
                     DELETE FROM {schema}.dedup_window WHERE (queue, dedup_key) IN (
@@ -811,6 +831,23 @@ final class JdbcJobRepository implements JobRepository {
     @Override
     public int expireDedupWindows(int limit) {
         return (int) jdbc.count(expireDedupWindows, (params) -> params.int4("limit", limit));
+    }
+
+    @Override
+    public boolean refreshStatisticsIfGrown() {
+        Boolean analyzed = transactions.execute((status) -> {
+            List<Boolean> outgrown = jdbc.query(statisticsOutgrown, (params) -> params.int8("min_pages", STATISTICS_MIN_PAGES)
+                .int8("growth", STATISTICS_GROWTH)
+                .text("lock", "pgqueue.analyze." + schema.name())
+                .text("table", schema.name() + ".job"), (row) -> row.getBoolean(1));
+            if (outgrown.isEmpty() || !outgrown.get(0)) {
+                return false;
+            }
+            jdbc.update(analyze, (params) -> {
+            });
+            return true;
+        });
+        return Boolean.TRUE.equals(analyzed);
     }
 
     @Override

@@ -130,6 +130,15 @@ public interface JobRepository {
     int expireDedupWindows(int limit);
 
     /**
+     * Analyzes the job table when its heap has grown to several times the size the planner's statistics
+     * record (a new or emptied table filling up before autovacuum first visits it), so that cached plans of
+     * the claims and acknowledgements are rebuilt for the table's real size instead of scanning it whole.
+     * One node at a time; only where this user owns the table.
+     * @return whether the table was analyzed
+     */
+    boolean refreshStatisticsIfGrown();
+
+    /**
      * {@link Transition#RESCUE} of running jobs whose lease expired or whose node's heartbeat is older than
      * the timeout (forgetting those nodes); returns how many jobs were released or sent dead.
      */
