@@ -17,6 +17,15 @@ final class RawQueue {
 
     static final String INSERT_ONE = "INSERT INTO pgqueue.job (queue, state, payload) VALUES (?, 'ready', ?::jsonb)";
 
+    /** The guarded insert of the rows of a CTE {@code input} (queue, payload, due), as the CTE {@code inserted}. */
+    private static final String INSERTED_FROM_INPUT = """
+            inserted AS (
+                INSERT INTO pgqueue.job (queue, state, run_at, payload)
+                SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, due, payload FROM input
+                ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+                RETURNING id, queue, state
+            )""";
+
     /**
      * {@link #INSERT_ONE} with what pgqueue's send guarantees beyond it, for measuring what those guarantees
      * cost: the database clock decides ready or scheduled, the dedup arbiter is checked, the new id comes
@@ -25,12 +34,8 @@ final class RawQueue {
     static final String INSERT_ONE_GUARDED = """
             WITH input AS (
                 SELECT ?::text AS queue, ?::jsonb AS payload, now() AS due
-            ), inserted AS (
-                INSERT INTO pgqueue.job (queue, state, run_at, payload)
-                SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, due, payload FROM input
-                ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-                RETURNING id, queue, state
-            ), counted AS (
+            ), """ + INSERTED_FROM_INPUT + """
+            , counted AS (
                 INSERT INTO pgqueue.queue_counter_delta (queue, ready, scheduled, enqueued)
                 SELECT queue, (state = 'ready')::int, (state = 'scheduled')::int, 1 FROM inserted
             )
@@ -135,12 +140,8 @@ final class RawQueue {
                 WITH input AS (
                     SELECT v.queue::text AS queue, v.payload::jsonb AS payload, now() AS due
                     FROM (VALUES %s) AS v(queue, payload)
-                ), inserted AS (
-                    INSERT INTO pgqueue.job (queue, state, run_at, payload)
-                    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, due, payload FROM input
-                    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-                    RETURNING id, queue, state
-                ), counted AS (
+                ), """ + INSERTED_FROM_INPUT + """
+                , counted AS (
                     INSERT INTO pgqueue.queue_counter_delta (queue, ready, scheduled, enqueued)
                     SELECT queue, count(*) FILTER (WHERE state = 'ready'), count(*) FILTER (WHERE state = 'scheduled'),
                            count(*)
