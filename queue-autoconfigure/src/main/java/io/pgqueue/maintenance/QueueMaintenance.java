@@ -1,6 +1,7 @@
 package io.pgqueue.maintenance;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.internal.lifecycle.Repositories;
@@ -17,6 +18,11 @@ import org.jspecify.annotations.Nullable;
 public class QueueMaintenance extends PeriodicLifecycle {
 
     private static final int PROMOTE_BATCH = 10_000;
+
+    /** Passes between statistics checks while no counter deltas were folded (no traffic, or counters off). */
+    private static final int IDLE_STATISTICS_CHECK_EVERY = 10;
+
+    private final AtomicLong passes = new AtomicLong();
 
     private final Repositories repositories;
 
@@ -56,13 +62,16 @@ public class QueueMaintenance extends PeriodicLifecycle {
         every(retention.interval(), retention.interval(), "retention", this::deleteOldRows);
     }
 
-    /** Runs one pass of promotion and counter folding now. */
+    /** Runs one pass now: promotion, counter folding and, while there is traffic, the statistics check. */
     public void runOnce() {
         while (repositories.jobs().promoteDue(PROMOTE_BATCH) == PROMOTE_BATCH) {
             // a large backlog of due jobs: keep going in bounded statements
         }
-        repositories.stats().squeeze();
-        repositories.jobs().refreshStatisticsIfGrown();
+        long folded = repositories.stats().squeeze();
+        // the heap grows only with traffic, which leaves counter deltas: an idle node looks only now and then
+        if (folded > 0 || passes.getAndIncrement() % IDLE_STATISTICS_CHECK_EVERY == 0) {
+            repositories.jobs().refreshStatisticsIfGrown();
+        }
     }
 
     /**
