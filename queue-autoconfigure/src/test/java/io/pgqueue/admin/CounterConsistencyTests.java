@@ -338,7 +338,8 @@ class CounterConsistencyTests {
         }
 
         void run(int steps) {
-            repositories.nodes().heartbeat(node.id(), node.host(), node.pid(), Duration.ofMinutes(1), new long[0], List.of());
+            repositories.nodes().heartbeat(node.id(), node.host(), node.pid(), Duration.ofMinutes(1), new long[0], List.of(),
+                    Duration.ofSeconds(10));
             Transition[] all = Transition.values();
             for (int i = 0; i < steps || !driven.containsAll(List.of(all)); i++) {
                 String queue = QUEUES.get(random.nextInt(QUEUES.size()));

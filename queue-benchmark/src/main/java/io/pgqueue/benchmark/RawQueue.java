@@ -136,10 +136,12 @@ final class RawQueue {
         for (int i = 0; i < rows; i++) {
             values.append((i == 0) ? "" : ", ").append("(?, ?::jsonb)");
         }
+        // formatted() binds to the last text block only: the VALUES list is appended, not formatted in
         return """
                 WITH input AS (
                     SELECT v.queue::text AS queue, v.payload::jsonb AS payload, now() AS due
-                    FROM (VALUES %s) AS v(queue, payload)
+                    FROM (VALUES """ + values + """
+                ) AS v(queue, payload)
                 ), """ + INSERTED_FROM_INPUT + """
                 , counted AS (
                     INSERT INTO pgqueue.queue_counter_delta (queue, ready, scheduled, enqueued)
@@ -148,7 +150,7 @@ final class RawQueue {
                     FROM inserted GROUP BY queue
                 )
                 SELECT id FROM inserted
-                """.formatted(values);
+                """;
     }
 
     /** Deletes up to n ready jobs in the connection's open transaction and returns their ids. */

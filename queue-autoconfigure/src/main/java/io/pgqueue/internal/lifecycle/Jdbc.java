@@ -72,8 +72,20 @@ final class Jdbc {
 
     /** Runs the statement and reads every row it returns. */
     <T> List<T> query(Sql sql, Binder binder, RowReader<T> reader) {
+        return query(sql, binder, reader, timeoutSeconds);
+    }
+
+    /**
+     * As {@link #query(Sql, Binder, RowReader)}, bounded by its own timeout (whole seconds, at least one)
+     * instead of the statement timeout.
+     */
+    <T> List<T> query(Sql sql, Binder binder, RowReader<T> reader, Duration timeout) {
+        return query(sql, binder, reader, (int) Math.max(1, (timeout.toMillis() + 999) / 1000));
+    }
+
+    private <T> List<T> query(Sql sql, Binder binder, RowReader<T> reader, int timeoutSeconds) {
         return execute((connection) -> {
-            try (PreparedStatement statement = statement(connection, sql, binder);
+            try (PreparedStatement statement = statement(connection, sql, binder, timeoutSeconds);
                     ResultSet rows = statement.executeQuery()) {
                 List<T> result = new ArrayList<>();
                 while (rows.next()) {
@@ -123,6 +135,11 @@ final class Jdbc {
 
     /** Prepares and binds one of pgqueue's statements on the given connection, bounded by the statement timeout. */
     PreparedStatement statement(Connection connection, Sql sql, Binder binder) throws SQLException {
+        return statement(connection, sql, binder, timeoutSeconds);
+    }
+
+    private static PreparedStatement statement(Connection connection, Sql sql, Binder binder, int timeoutSeconds)
+            throws SQLException {
         PreparedStatement statement = prepare(connection, sql, binder);
         if (timeoutSeconds > 0) {
             statement.setQueryTimeout(timeoutSeconds);

@@ -30,13 +30,17 @@ final class JdbcNodeRepository implements NodeRepository {
 
     JdbcNodeRepository(Jdbc jdbc, Schema schema) {
         this.jdbc = jdbc;
+        // clock_timestamp(), not now(): a heartbeat that waited for a lock must not date itself from before the
+        // wait, or the first node back from a stall would find every node, itself included, long gone
         this.heartbeat = schema.sql("""
                 WITH alive AS (
-                    INSERT INTO {schema}.node (id, host, pid, containers) VALUES (:node, :host, :pid, :containers::jsonb)
-                    ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), containers = excluded.containers
+                    INSERT INTO {schema}.node (id, host, pid, containers, heartbeat_at)
+                    VALUES (:node, :host, :pid, :containers::jsonb, clock_timestamp())
+                    ON CONFLICT (id) DO UPDATE SET heartbeat_at = clock_timestamp(), containers = excluded.containers
                     RETURNING id
                 ), renewed AS (
-                    UPDATE {schema}.job SET lease_until = greatest(lease_until, now() + :lease_ms * interval '1 millisecond')
+                    UPDATE {schema}.job
+                    SET lease_until = greatest(lease_until, clock_timestamp() + :lease_ms * interval '1 millisecond')
                     WHERE id = ANY(:ids::bigint[]) AND locked_by = (SELECT id FROM alive)
                     RETURNING id, cancel_requested
                 )
@@ -48,14 +52,14 @@ final class JdbcNodeRepository implements NodeRepository {
 
     @Override
     public List<Long> heartbeat(UUID node, String host, long pid, Duration lease, long[] runningJobIds,
-            List<NodeContainer> containers) {
+            List<NodeContainer> containers, Duration timeout) {
         String described = json.writeValueAsString(containers);
         return jdbc.query(heartbeat, (params) -> params.uuid("node", node)
             .text("host", host)
             .text("containers", described)
             .int8("pid", pid)
             .int8("lease_ms", lease.toMillis())
-            .int8Array("ids", runningJobIds), (row) -> row.getLong("id"));
+            .int8Array("ids", runningJobIds), (row) -> row.getLong("id"), timeout);
     }
 
     @Override

@@ -15,11 +15,13 @@ public interface NodeRepository {
     /**
      * Registers the node or marks it alive (registering it again if a rescue removed it after a long pause),
      * and renews the leases of the given running jobs in the same statement, never shortening a lease a
-     * handler extended further; records the node's containers as they are now.
+     * handler extended further; records the node's containers as they are now. The node's heartbeat time and
+     * the renewed leases are the database's clock when the statement got its locks, not when it was sent.
+     * @param timeout bound of this statement, lock waits included
      * @return the ids among the running jobs whose cancellation was requested
      */
     List<Long> heartbeat(UUID node, String host, long pid, Duration lease, long[] runningJobIds,
-            List<NodeContainer> containers);
+            List<NodeContainer> containers, Duration timeout);
 
     void unregister(UUID node);
 

@@ -68,7 +68,13 @@ public class NodeRuntime {
         if (scheduler != null) {
             return;
         }
-        heartbeat();
+        try {
+            heartbeat();
+        }
+        catch (StalledHeartbeatException ex) {
+            // registered, but not yet proven alive: the schedule's next beats decide
+            logger.warn("pgqueue heartbeat at startup: " + ex.getMessage());
+        }
         scheduler = Executors.newSingleThreadScheduledExecutor((runnable) -> {
             Thread thread = new Thread(runnable, "pgqueue-node-heartbeat");
             thread.setDaemon(true);
@@ -147,8 +153,10 @@ public class NodeRuntime {
 
     /**
      * One heartbeat and, once this node has been alive without a break for a full node timeout, one rescue
-     * pass. A node that has just reconnected after an outage cannot judge the others by heartbeats they
-     * could not write during it: it gives them a node timeout to beat again (and renew their leases) first.
+     * pass. A node that has just reconnected after an outage or a stall (a lock on the node table, commits
+     * waiting for a standby, a starved pool) cannot judge the others by heartbeats they could not write
+     * during it: it gives them a node timeout to beat again (and renew their leases) first. A heartbeat
+     * slower than {@link NodeSettings#heartbeatTimeout()} is such a stall, even when it succeeded.
      */
     private void beat() {
         try {
@@ -170,9 +178,13 @@ public class NodeRuntime {
     private void heartbeat() {
         long[] ids = running.values().stream().map(TrackedJobs::ids).flatMap(Collection::stream)
             .mapToLong(Long::longValue).toArray();
+        long start = System.nanoTime();
         List<Long> cancelled = nodes.heartbeat(identity.id(), identity.host(), identity.pid(), settings.leaseDuration(),
-                ids, containers.get());
+                ids, containers.get(), settings.heartbeatTimeout());
         long now = System.nanoTime();
+        if (now - start > settings.heartbeatTimeout().toNanos()) {
+            throw new StalledHeartbeatException(Duration.ofNanos(now - start), settings.heartbeatTimeout());
+        }
         if (aliveSince < 0) {
             aliveSince = now;
         }
@@ -182,6 +194,15 @@ public class NodeRuntime {
                 .forEach((jobs) -> jobs.cancellationRequested(jobId));
         }
         writeProgress();
+    }
+
+    /** A heartbeat that succeeded too late to prove that this node was alive all along. */
+    static final class StalledHeartbeatException extends RuntimeException {
+
+        StalledHeartbeatException(Duration took, Duration bound) {
+            super("the heartbeat took " + took.toMillis() + " ms, longer than its bound of " + bound.toMillis()
+                    + " ms: counted as missed");
+        }
     }
 
     /** One statement for the progress every handler of this node reported since the last heartbeat. */

@@ -13,4 +13,18 @@ import java.time.Duration;
  */
 public record NodeSettings(Duration leaseDuration, Duration heartbeatInterval, Duration nodeTimeout,
         Duration shutdownTimeout) {
+
+    /** Shortest heartbeat bound: the driver's statement timeout counts whole seconds. */
+    private static final Duration MIN_HEARTBEAT_TIMEOUT = Duration.ofSeconds(1);
+
+    /**
+     * How long one heartbeat may take and still count as proof of life: a third of the node timeout (at least
+     * a second). A heartbeat that took longer waited on a lock, a stalled commit or a starved pool; what it
+     * wrote says nothing about the time between, so the node treats it as a missed beat and, like after an
+     * outage, judges no other node until it has been alive again for a whole node timeout.
+     */
+    public Duration heartbeatTimeout() {
+        Duration third = nodeTimeout.dividedBy(3);
+        return (third.compareTo(MIN_HEARTBEAT_TIMEOUT) < 0) ? MIN_HEARTBEAT_TIMEOUT : third;
+    }
 }
