@@ -57,6 +57,11 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator {
         if (heartbeatAge != null) {
             builder.withDetail("heartbeatAgeSeconds", heartbeatAge.toMillis() / 1000.0);
         }
+        Map<String, Long> fatalErrors = fatalErrors();
+        if (!fatalErrors.isEmpty()) {
+            // each counted as its job's failure and its worker replaced: the queue still runs, operators look
+            builder.withDetail("fatalHandlerErrors", fatalErrors);
+        }
         if (!stopped.isEmpty()) {
             builder.down().withDetail("stoppedContainers", stopped);
         }
@@ -71,6 +76,17 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator {
         else {
             builder.up();
         }
+    }
+
+    private Map<String, Long> fatalErrors() {
+        Map<String, Long> errors = new LinkedHashMap<>();
+        if (registry != null) {
+            registry.getListenerContainers()
+                .stream()
+                .filter((container) -> container.fatalErrors() > 0)
+                .forEach((container) -> errors.put(container.id(), container.fatalErrors()));
+        }
+        return errors;
     }
 
     private List<String> stoppedContainers() {

@@ -23,4 +23,13 @@ public interface QueueListenerContainer {
 
     /** Polls at once instead of waiting for the poll interval (a NOTIFY arrived for the queue). */
     void wakeUp();
+
+    /**
+     * How many handler runs ended in an error of the JVM itself (e.g. {@link OutOfMemoryError}) since the
+     * container started: each counted as its job's failed attempt, its worker thread replaced. Health reports
+     * them.
+     */
+    default long fatalErrors() {
+        return 0;
+    }
 }

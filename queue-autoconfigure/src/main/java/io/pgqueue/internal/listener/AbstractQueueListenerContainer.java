@@ -34,6 +34,10 @@ abstract class AbstractQueueListenerContainer implements QueueListenerContainer 
     /** What killed one of the container's threads, if anything did. */
     private volatile @Nullable Throwable failure;
 
+    private final java.util.concurrent.atomic.AtomicLong fatalErrors = new java.util.concurrent.atomic.AtomicLong();
+
+    private volatile @Nullable Throwable lastFatal;
+
     private final IdleQueues idle;
 
     AbstractQueueListenerContainer(ContainerOptions options, JobExecutor executor, IdleQueues idle) {
@@ -130,6 +134,23 @@ abstract class AbstractQueueListenerContainer implements QueueListenerContainer 
             // a little after: the database dated the job from when it recorded it, after this decision
             idle.wakeAfter(this, delay.plus(DUE_MARGIN));
         }
+    }
+
+    @Override
+    public long fatalErrors() {
+        return fatalErrors.get();
+    }
+
+    /** Counts and reports a run that ended in an error of the JVM; its failure is recorded by the caller. */
+    protected void fatalError(JobExecutor.Failure failure) {
+        if (lastFatal == failure.error()) {
+            // the jobs of one batch share their run's error: one error, counted once
+            return;
+        }
+        lastFatal = failure.error();
+        fatalErrors.incrementAndGet();
+        logger.error("Container '" + id() + "': the handler of job " + failure.job().id() + " ended in a fatal error; "
+                + "its attempt is recorded as failed and its worker thread replaced", failure.error());
     }
 
     /** Logs a failed poll and waits before the next one; returns the next backoff. */

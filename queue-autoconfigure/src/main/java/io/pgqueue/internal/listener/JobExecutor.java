@@ -132,7 +132,7 @@ final class JobExecutor {
             }
         }
         catch (Throwable ex) {
-            rethrowIfFatal(ex);
+            // an Error too: it must become this job's failure, or the job runs again uncounted forever
             error = ex;
         }
         finally {
@@ -210,7 +210,6 @@ final class JobExecutor {
                 handler.invokeBatch(payloads);
             }
             catch (Throwable ex) {
-                rethrowIfFatal(ex);
                 error = ex;
             }
             finally {
@@ -269,12 +268,6 @@ final class JobExecutor {
         }
     }
 
-    private static void rethrowIfFatal(Throwable error) {
-        if (error instanceof VirtualMachineError virtualMachineError) {
-            throw virtualMachineError;
-        }
-    }
-
     private static String stackTrace(Throwable error) {
         StringWriter writer = new StringWriter();
         error.printStackTrace(new PrintWriter(writer));
@@ -299,6 +292,16 @@ final class JobExecutor {
         /** Whether the handler stopped because its thread was interrupted (a container stopping). */
         boolean interrupted() {
             return error instanceof InterruptedException || error.getCause() instanceof InterruptedException;
+        }
+
+        /**
+         * Whether the JVM itself failed under the handler (out of memory, an internal error): the attempt still
+         * counts, but nothing the handler did in the transaction may commit, and the worker thread that saw it
+         * is replaced. A {@link StackOverflowError} is not: the stack it overflowed is unwound by now, and it is
+         * the handler's failure (a too deeply nested payload) like any exception.
+         */
+        boolean fatal() {
+            return error instanceof VirtualMachineError && !(error instanceof StackOverflowError);
         }
     }
 }

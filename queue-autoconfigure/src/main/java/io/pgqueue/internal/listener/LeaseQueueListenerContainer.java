@@ -312,9 +312,16 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         }
     }
 
+    /**
+     * Records a failed attempt. After a fatal error the pool's thread carries on: no transaction was open, and
+     * the handler's stack is unwound.
+     */
     private void recordFailure(JobExecutor.Failure failure) {
         record("failure", failure.job(), () -> jobs.fail(node.identity().id(), failure.update()));
         comesBack(failure);
+        if (failure.fatal()) {
+            fatalError(failure);
+        }
     }
 
     private void finished(ClaimedJob job) {

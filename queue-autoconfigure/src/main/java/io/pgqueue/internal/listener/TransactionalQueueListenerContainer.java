@@ -32,7 +32,9 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
 
     private final Duration shutdownTimeout;
 
-    private final List<Thread> workers = new ArrayList<>();
+    private final List<Thread> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    private final AtomicInteger workerNumbers = new AtomicInteger();
 
     /** Jobs claimed by transactions that have not ended yet. */
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -50,10 +52,14 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
     @Override
     protected void doStart() {
         for (int i = 1; i <= options.concurrency(); i++) {
-            Thread worker = newThread(this::workLoop, "worker-" + i);
-            workers.add(worker);
-            worker.start();
+            startWorker();
         }
+    }
+
+    private void startWorker() {
+        Thread worker = newThread(this::workLoop, "worker-" + workerNumbers.incrementAndGet());
+        workers.add(worker);
+        worker.start();
     }
 
     @Override
@@ -131,6 +137,9 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                     continue;
                 }
                 errorBackoff = initialErrorBackoff();
+                if (replacedAfterFatalError(setbacks.get())) {
+                    return;
+                }
                 if (batch != null) {
                     batch.failures().forEach(this::recordSetback);
                     lastClaimFull = batch.claim().jobs().size() >= options.batchSize();
@@ -232,5 +241,26 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
     }
 
     private record Batch(Claim claim, List<JobExecutor.Outcome> failures) {
+    }
+
+    /**
+     * After a handler ended in an error of the JVM, whose failure was recorded like any other (the handler's
+     * writes rolled back to the claim's savepoint in the same transaction, so no worker takes the job before
+     * its attempt is counted): a fresh thread takes this worker's place. Returns whether this one must end.
+     */
+    private boolean replacedAfterFatalError(List<JobExecutor.Outcome> setbacks) {
+        List<JobExecutor.Failure> fatal = setbacks.stream()
+            .filter((outcome) -> outcome instanceof JobExecutor.Failure failure && failure.fatal())
+            .map(JobExecutor.Failure.class::cast)
+            .toList();
+        if (fatal.isEmpty()) {
+            return false;
+        }
+        fatal.forEach(this::fatalError);
+        workers.remove(Thread.currentThread());
+        if (running) {
+            startWorker();
+        }
+        return true;
     }
 }
