@@ -367,11 +367,15 @@ final class JdbcJobRepository implements JobRepository {
                 + "\nSELECT id, inserted FROM upserted";
     }
 
-    /** Promotes due scheduled jobs, of one queue (before its claims) or of all (maintenance). */
+    /**
+     * Promotes due scheduled jobs, of one queue (before its claims) or of all (maintenance). A debounced job's
+     * quiet window ends here: it lets go of its key, so that a later send of the key starts a new job and a
+     * retry or snooze of this one, back to scheduled, never meets that job in the key's unique index.
+     */
     private String promoteStatement(boolean oneQueue) {
         return Transition.PROMOTE.tag() + """
                 WITH promoted AS (
-                    UPDATE {schema}.job SET state = 'ready'
+                    UPDATE {schema}.job SET state = 'ready', debounce_key = NULL
                     WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job
                                          WHERE %s state = 'scheduled' AND run_at <= now()
                                          ORDER BY run_at LIMIT :promote_limit FOR UPDATE SKIP LOCKED))
@@ -505,7 +509,7 @@ final class JdbcJobRepository implements JobRepository {
                     UPDATE {schema}.job
                     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
                         run_at = now() + :delay_ms::bigint * interval '1 millisecond',
-                        attempts = :attempt - 1, locked_by = NULL, lease_until = NULL
+                        attempts = :attempt - 1, locked_by = NULL, lease_until = NULL, debounce_key = NULL
                     WHERE id = :id AND %s
                     RETURNING queue, state
                 )""".formatted(leased ? "attempts = :attempt AND state = 'running' AND locked_by = :node AND NOT cancel_requested"
@@ -528,7 +532,7 @@ final class JdbcJobRepository implements JobRepository {
                         run_at = CASE WHEN :dead::boolean THEN run_at
                                       ELSE now() + :delay_ms::bigint * interval '1 millisecond' END,
                         attempts = :attempt, max_attempts = :max_attempts,
-                        locked_by = NULL, lease_until = NULL, last_error = :error,
+                        locked_by = NULL, lease_until = NULL, last_error = :error, debounce_key = NULL,
                         dead_at = CASE WHEN :dead::boolean THEN now() END
                     WHERE id = :id AND %s
                     RETURNING queue, state
@@ -819,6 +823,11 @@ final class JdbcJobRepository implements JobRepository {
             .array("percents", "int2", boxed)
             .array("messages", "text", messages)
             .uuid("node", node));
+    }
+
+    @Override
+    public boolean keepsOutputs() {
+        return history;
     }
 
     @Override

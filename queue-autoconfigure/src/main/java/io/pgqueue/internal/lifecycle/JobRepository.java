@@ -123,6 +123,9 @@ public interface JobRepository {
     /** Records the progress of LEASE jobs this node runs in those attempts. */
     void progress(UUID node, long[] ids, int[] attempts, short[] percents, @Nullable String[] messages);
 
+    /** Whether finished jobs' outputs are kept (history is on); if not, handlers' return values are not written. */
+    boolean keepsOutputs();
+
     /** Keeps a TRANSACTIONAL job's output in its history row (in the handler's transaction), when history is on. */
     void recordOutput(long id, String outputJson);
 

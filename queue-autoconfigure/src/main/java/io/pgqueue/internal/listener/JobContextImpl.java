@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 
 import io.pgqueue.internal.lifecycle.ClaimedJob;
+import io.pgqueue.internal.lifecycle.PostgresText;
 import io.pgqueue.listener.JobCancelledException;
 import io.pgqueue.listener.JobContext;
 import org.jspecify.annotations.Nullable;
@@ -147,8 +148,9 @@ final class JobContextImpl implements JobContext {
         if (percent < 0 || percent > 100) {
             throw new IllegalArgumentException("progress percent must be between 0 and 100: " + percent);
         }
-        run.reportProgress(percent, (message != null && message.length() > MAX_PROGRESS_MESSAGE)
-                ? message.substring(0, MAX_PROGRESS_MESSAGE) : message);
+        String bounded = (message != null && message.length() > MAX_PROGRESS_MESSAGE)
+                ? message.substring(0, MAX_PROGRESS_MESSAGE) : message;
+        run.reportProgress(percent, (bounded != null) ? PostgresText.text(bounded) : null);
     }
 
     @Override

@@ -19,6 +19,7 @@ import io.pgqueue.listener.error.FailureDecision;
 import io.pgqueue.listener.error.QueueErrorHandler;
 import io.pgqueue.internal.lifecycle.ClaimedJob;
 import io.pgqueue.internal.lifecycle.FailureUpdate;
+import io.pgqueue.internal.lifecycle.PostgresText;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -55,8 +56,12 @@ final class JobExecutor {
     /** The delivery mode, as observations tag it. */
     private final String mode;
 
+    /** Whether outputs are kept (in the job history): if not, return values are not written at all. */
+    private final boolean keepOutputs;
+
     JobExecutor(MethodJobHandler handler, QueueErrorHandler errorHandler, ExponentialBackoff backoff, JsonMapper mapper,
-            JobObserver observer, @Nullable Duration timeout, ProcessObserver processObserver, String mode) {
+            JobObserver observer, @Nullable Duration timeout, ProcessObserver processObserver, String mode,
+            boolean keepOutputs) {
         this.handler = handler;
         this.errorHandler = errorHandler;
         this.backoff = backoff;
@@ -65,6 +70,7 @@ final class JobExecutor {
         this.timeout = timeout;
         this.processObserver = processObserver;
         this.mode = mode;
+        this.keepOutputs = keepOutputs;
     }
 
     boolean isBatch() {
@@ -158,16 +164,27 @@ final class JobExecutor {
         if (error != null) {
             return failure(context, error, start);
         }
-        String output;
+        observer.succeeded(context, elapsed);
+        return new Succeeded(job, output(job, result));
+    }
+
+    /**
+     * The handler's return value as the JSON the job's history keeps, or null when history keeps none (then it
+     * is not even written). The work is done whatever its output: a value that cannot be written as JSON is
+     * logged and left out, never a failure of the run.
+     */
+    private @Nullable String output(ClaimedJob job, @Nullable Object result) {
+        if (result == null || !keepOutputs) {
+            return null;
+        }
         try {
-            output = (result != null) ? mapper.writeValueAsString(result) : null;
+            return PostgresText.json(mapper.writeValueAsString(result));
         }
         catch (RuntimeException ex) {
-            return failure(context, new IllegalStateException("The listener's return value (" + result.getClass().getName()
-                    + ") cannot be written as JSON for the job's output: " + ex.getMessage(), ex), start);
+            logger.warn("Job " + job.id() + " of queue '" + job.queue() + "' succeeded, but its listener's return value ("
+                    + result.getClass().getName() + ") cannot be written as JSON; no output is recorded: " + ex.getMessage());
+            return null;
         }
-        observer.succeeded(context, elapsed);
-        return new Succeeded(job, output);
     }
 
     /** The timeout of a job: its own, else its listener's, else none. */
@@ -276,8 +293,7 @@ final class JobExecutor {
 
     /** Bounded, and without NUL characters, which a PostgreSQL text value cannot hold. */
     private static String truncate(String text) {
-        String bounded = (text.length() <= MAX_ERROR_LENGTH) ? text : text.substring(0, MAX_ERROR_LENGTH);
-        return bounded.replace('\u0000', '\uFFFD');
+        return PostgresText.text((text.length() <= MAX_ERROR_LENGTH) ? text : text.substring(0, MAX_ERROR_LENGTH));
     }
 
     /**

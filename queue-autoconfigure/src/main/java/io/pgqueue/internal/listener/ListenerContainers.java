@@ -56,7 +56,8 @@ public final class ListenerContainers {
     public QueueListenerContainer create(ContainerOptions options, MethodJobHandler handler,
             @Nullable PlatformTransactionManager transactionManager) {
         JobExecutor executor = new JobExecutor(handler, errorHandler, options.backoff(), mapper, observer,
-                options.timeout(), processObserver, options.mode().name().toLowerCase(java.util.Locale.ROOT));
+                options.timeout(), processObserver, options.mode().name().toLowerCase(java.util.Locale.ROOT),
+                jobs.keepsOutputs());
         if (options.mode() == DeliveryMode.LEASE) {
             return new LeaseQueueListenerContainer(options, executor, jobs, node, idle);
         }

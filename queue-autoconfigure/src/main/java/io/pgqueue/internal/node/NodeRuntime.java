@@ -193,7 +193,13 @@ public class NodeRuntime {
             running.values().stream().filter((jobs) -> jobs.ids().contains(jobId))
                 .forEach((jobs) -> jobs.cancellationRequested(jobId));
         }
-        writeProgress();
+        try {
+            writeProgress();
+        }
+        catch (RuntimeException ex) {
+            // progress is a courtesy to operators: its write failing says nothing about this node's liveness
+            logger.warn("Could not record the progress of this node's jobs: " + ex.getMessage());
+        }
     }
 
     /** A heartbeat that succeeded too late to prove that this node was alive all along. */
