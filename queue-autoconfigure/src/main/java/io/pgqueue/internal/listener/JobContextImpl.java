@@ -10,7 +10,7 @@ import io.pgqueue.internal.lifecycle.PostgresText;
 import io.pgqueue.listener.JobCancelledException;
 import io.pgqueue.listener.JobContext;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -21,9 +21,6 @@ final class JobContextImpl implements JobContext {
 
     /** Longest progress message kept. */
     static final int MAX_PROGRESS_MESSAGE = 1000;
-
-    private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {
-    };
 
     /** Extends the lease of one job; a no-op in TRANSACTIONAL mode. */
     @FunctionalInterface
@@ -91,10 +88,38 @@ final class JobContextImpl implements JobContext {
     public Map<String, String> headers() {
         Map<String, String> decoded = headers;
         if (decoded == null) {
-            decoded = (job.headersJson() != null) ? Map.copyOf(mapper.readValue(job.headersJson(), HEADERS)) : Map.of();
+            decoded = (job.headersJson() != null) ? decodeHeaders(job.headersJson()) : Map.of();
             headers = decoded;
         }
         return decoded;
+    }
+
+    /**
+     * Headers as text, whatever SQL put in the column ({@code pgqueue.send()} or an UPDATE can store any JSON):
+     * a number or a boolean as its text, an object or an array as its JSON, a null left out; anything but a
+     * JSON object reads as no headers. Reading headers runs before the handler (tracing reads them), where an
+     * exception would escape the run's error handling.
+     */
+    private Map<String, String> decodeHeaders(String json) {
+        JsonNode tree;
+        try {
+            tree = mapper.readTree(json);
+        }
+        catch (RuntimeException ex) {
+            return Map.of();
+        }
+        if (tree == null || !tree.isObject()) {
+            return Map.of();
+        }
+        Map<String, String> decoded = new java.util.LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> header : tree.properties()) {
+            JsonNode value = header.getValue();
+            if (value.isNull()) {
+                continue;
+            }
+            decoded.put(header.getKey(), value.isValueNode() ? value.asString() : value.toString());
+        }
+        return Map.copyOf(decoded);
     }
 
     @Override

@@ -66,9 +66,9 @@ final class JobExecutor {
         this.errorHandler = errorHandler;
         this.backoff = backoff;
         this.mapper = mapper;
-        this.observer = observer;
+        this.observer = GuardedObservers.of(observer);
         this.timeout = timeout;
-        this.processObserver = processObserver;
+        this.processObserver = GuardedObservers.of(processObserver);
         this.mode = mode;
         this.keepOutputs = keepOutputs;
     }
