@@ -13,7 +13,9 @@ import org.springframework.context.SmartLifecycle;
 /**
  * A background task on its own daemon thread, started and stopped with the application context: the shape
  * shared by maintenance, the metrics refresh and the recurring-job scheduler. A failing run is logged and
- * retried at the next period; it never stops the task.
+ * retried at the next period; it never stops the task, not even when it ends in an {@link Error}: an executor
+ * silently cancels a periodic task whose run threw, and the thread would live on doing nothing while
+ * {@link #isRunning()} said true.
  */
 public abstract class PeriodicLifecycle implements SmartLifecycle {
 
@@ -40,6 +42,9 @@ public abstract class PeriodicLifecycle implements SmartLifecycle {
             }
             catch (RuntimeException ex) {
                 logger.warn("pgqueue " + what + " failed (will retry): " + ex.getMessage());
+            }
+            catch (Throwable ex) {
+                logger.error("pgqueue " + what + " failed with an error (will retry)", ex);
             }
         }, initialDelay.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
     }

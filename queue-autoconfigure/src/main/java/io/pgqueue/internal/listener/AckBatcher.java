@@ -73,6 +73,12 @@ final class AckBatcher {
         }
     }
 
+    /** Whether the flusher thread is alive (it should be from start to stop). */
+    boolean isAlive() {
+        Thread thread = flusher;
+        return thread != null && thread.isAlive();
+    }
+
     /** Flushes what is pending, waiting at most {@code timeout}, and stops the flusher thread. */
     synchronized void stop(Duration timeout) throws InterruptedException {
         running = false;
@@ -118,7 +124,8 @@ final class AckBatcher {
                 Thread.sleep(backoff);
                 backoff = Math.min(backoff * 2, 5000);
             }
-            catch (RuntimeException ex) {
+            catch (RuntimeException | Error ex) {
+                // an Error too: the flusher must outlive it, or workers block once the pending list is full
                 refused(batch, ex);
                 return;
             }
@@ -126,7 +133,7 @@ final class AckBatcher {
     }
 
     /** The database refused the batch: halve it until the refused rows are found; the rest is deleted. */
-    private void refused(List<Ack> batch, RuntimeException error) throws InterruptedException {
+    private void refused(List<Ack> batch, Throwable error) throws InterruptedException {
         if (batch.size() == 1) {
             logger.warn("Job " + batch.get(0).job().id() + " could not be acknowledged and is left to its lease: "
                     + error.getMessage());

@@ -136,5 +136,9 @@ final class IdleQueues {
             // the parked containers poll by themselves after the safety interval
             logger.debug("pgqueue idle poll failed: " + ex.getMessage());
         }
+        catch (Throwable ex) {
+            // an Error escaping a periodic task cancels it for good, leaving parked containers to the safety poll
+            logger.error("pgqueue idle poll failed with an error (will poll again)", ex);
+        }
     }
 }

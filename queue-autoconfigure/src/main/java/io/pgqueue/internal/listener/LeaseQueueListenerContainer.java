@@ -239,6 +239,12 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         return inFlight.size();
     }
 
+    /** Running with all of its threads, the acknowledgement flusher included. */
+    @Override
+    public boolean isRunning() {
+        return super.isRunning() && acks != null && acks.isAlive();
+    }
+
     private void runOne(HandlerRun run) {
         ClaimedJob job = run.job();
         try {

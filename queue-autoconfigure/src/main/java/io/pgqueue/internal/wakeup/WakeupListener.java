@@ -93,7 +93,8 @@ final class WakeupListener {
                     }
                 }
             }
-            catch (SQLException | RuntimeException ex) {
+            catch (SQLException | RuntimeException | Error ex) {
+                // an Error too: a LISTEN thread that died would leave every container to its poll interval
                 connected = false;
                 if (running) {
                     logger.warn("LISTEN connection on " + store.channel() + " failed, reconnecting in " + backoff
