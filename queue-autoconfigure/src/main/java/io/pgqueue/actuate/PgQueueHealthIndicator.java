@@ -57,10 +57,15 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator {
         if (heartbeatAge != null) {
             builder.withDetail("heartbeatAgeSeconds", heartbeatAge.toMillis() / 1000.0);
         }
-        Map<String, Long> fatalErrors = fatalErrors();
+        Map<String, Long> fatalErrors = perContainer(QueueListenerContainer::fatalErrors);
         if (!fatalErrors.isEmpty()) {
             // each counted as its job's failure and its worker replaced: the queue still runs, operators look
             builder.withDetail("fatalHandlerErrors", fatalErrors);
+        }
+        Map<String, Long> stuckRuns = perContainer((container) -> (long) container.stuckRuns());
+        if (!stuckRuns.isEmpty()) {
+            // each holds a worker (and, TRANSACTIONAL, its transaction) until its handler returns
+            builder.withDetail("stuckRuns", stuckRuns);
         }
         if (!stopped.isEmpty()) {
             builder.down().withDetail("stoppedContainers", stopped);
@@ -78,15 +83,18 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator {
         }
     }
 
-    private Map<String, Long> fatalErrors() {
-        Map<String, Long> errors = new LinkedHashMap<>();
+    /** A count of each container's, where it is not zero. */
+    private Map<String, Long> perContainer(java.util.function.ToLongFunction<QueueListenerContainer> count) {
+        Map<String, Long> counts = new LinkedHashMap<>();
         if (registry != null) {
-            registry.getListenerContainers()
-                .stream()
-                .filter((container) -> container.fatalErrors() > 0)
-                .forEach((container) -> errors.put(container.id(), container.fatalErrors()));
+            registry.getListenerContainers().forEach((container) -> {
+                long value = count.applyAsLong(container);
+                if (value > 0) {
+                    counts.put(container.id(), value);
+                }
+            });
         }
-        return errors;
+        return counts;
     }
 
     private List<String> stoppedContainers() {

@@ -531,6 +531,21 @@ public class PgQueueProperties implements InitializingBean {
         private Duration shutdownTimeout = Duration.ofSeconds(30);
 
         /**
+         * How long a handler interrupted for its timeout or its cancellation may go on before it counts as
+         * stuck: a LEASE job's lease is then no longer renewed, so that the job is rescued (its attempt counted)
+         * or finished as cancelled, and health lists the stuck run.
+         */
+        private Duration interruptGrace = Duration.ofSeconds(30);
+
+        public Duration getInterruptGrace() {
+            return interruptGrace;
+        }
+
+        public void setInterruptGrace(Duration interruptGrace) {
+            this.interruptGrace = interruptGrace;
+        }
+
+        /**
          * Whether to use LISTEN/NOTIFY for wake-ups (publishers notify, listeners listen). Turn off behind
          * PgBouncer in transaction pooling mode; listeners of the sending application are still woken
          * in-process, others find jobs by polling within the poll interval.
@@ -664,6 +679,7 @@ public class PgQueueProperties implements InitializingBean {
             super.validate(prefix);
             positive(prefix + ".lease-duration", leaseDuration);
             positive(prefix + ".heartbeat-interval", heartbeatInterval);
+            positive(prefix + ".interrupt-grace", interruptGrace);
             positive(prefix + ".node-timeout", nodeTimeout);
             if (shutdownTimeout.isNegative()) {
                 throw new InvalidConfigurationPropertyValueException(prefix + ".shutdown-timeout", shutdownTimeout,

@@ -41,7 +41,7 @@ class QueueListenerConfiguration {
         PgQueueProperties.Listener listener = properties.getListener();
         return new NodeRuntime(repositories.nodes(), repositories.jobs(), NodeIdentity.create(),
                 new NodeSettings(listener.getLeaseDuration(), listener.getHeartbeatInterval(), listener.getNodeTimeout(),
-                        listener.getShutdownTimeout()));
+                        listener.getShutdownTimeout(), listener.getInterruptGrace()));
     }
 
     @Bean

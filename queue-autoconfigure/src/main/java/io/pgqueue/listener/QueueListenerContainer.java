@@ -32,4 +32,13 @@ public interface QueueListenerContainer {
     default long fatalErrors() {
         return 0;
     }
+
+    /**
+     * Handler runs that were interrupted for their timeout or cancellation longer than
+     * {@code pgqueue.listener.interrupt-grace} ago and have not returned (they ignore interrupts). A LEASE job of
+     * such a run is no longer kept: its lease runs out and it is rescued. Health reports them.
+     */
+    default int stuckRuns() {
+        return 0;
+    }
 }

@@ -17,7 +17,8 @@ import java.util.Set;
 /**
  * Runs the benchmark: {@code java -jar queue-benchmark/target/queue-benchmark.jar --scenario all}.
  * Options: {@code --scenario enqueue,drain,steady,pickup,backlog,metrics,memory,peer,queues,payloads,nodes,work|all},
- * {@code --payload-sizes 100,262144} (bytes, for {@code payloads}), {@code --quick} (small sizes, for a smoke run), {@code --out DIR} (default benchmark-results);
+ * {@code --payload-sizes 100,262144} (bytes, for {@code payloads}), {@code --quick} (smaller sizes),
+ * {@code --smoke} (every scenario at its smallest, one round: proves they run, measures nothing), {@code --out DIR} (default benchmark-results);
  * {@code --scenario churn --duration 30m --rate 1000} measures table health under sustained load.
  */
 public final class BenchmarkMain {
@@ -31,7 +32,8 @@ public final class BenchmarkMain {
     private static final String USAGE = """
             java -jar queue-benchmark.jar [options]
               --scenario a,b     scenarios to run (default all): %s; only when named: %s
-              --quick            smaller sizes, for a smoke run
+              --quick            smaller sizes, fewer minutes
+              --smoke            every scenario at its smallest, one round: proves each runs, measures nothing
               --out DIR          where results (CSV, JSON, Markdown) and thread dumps go (default benchmark-results)
               --payload-sizes N,N  payload sizes in bytes for 'payloads'
               --duration 30m --rate 1000   length and offered rate of 'churn'
@@ -62,9 +64,14 @@ public final class BenchmarkMain {
             return;
         }
         Set<String> scenarios = scenarios(option(arguments, "--scenario", "all"));
-        boolean quick = arguments.contains("--quick");
+        boolean smoke = arguments.contains("--smoke");
+        boolean quick = smoke || arguments.contains("--quick");
+        if (smoke) {
+            // before any scenario class reads them
+            BenchSettings.smoke();
+        }
         Path out = Path.of(option(arguments, "--out", "benchmark-results"));
-        Scenarios.Sizes sizes = quick ? Scenarios.Sizes.QUICK : Scenarios.Sizes.FULL;
+        Scenarios.Sizes sizes = smoke ? Scenarios.Sizes.SMOKE : quick ? Scenarios.Sizes.QUICK : Scenarios.Sizes.FULL;
 
         List<Result> results = new ArrayList<>();
         try (BenchServer server = BenchServer.start()) {
@@ -86,7 +93,8 @@ public final class BenchmarkMain {
                     case "peer" -> PeerScenario.run(run, server, sizes.drainJobs());
                     case "nodes" -> NodesScenario.run(server, sizes.drainJobs());
                     case "work" -> HandlerWorkScenario.run(server, Duration.ofSeconds(quick ? 1 : 5));
-                    case "payloads" -> run.payloads(option(arguments, "--payload-sizes", null) == null ? Scenarios.PAYLOAD_SIZES
+                    case "payloads" -> run.payloads(option(arguments, "--payload-sizes", null) == null
+                            ? (smoke ? Scenarios.SMOKE_PAYLOAD_SIZES : Scenarios.PAYLOAD_SIZES)
                             : Arrays.stream(option(arguments, "--payload-sizes", "").split(","))
                                 .mapToInt(Integer::parseInt).toArray());
                     case "queues" -> QueuesScenario.run(server, sizes.drainJobs() / 10,

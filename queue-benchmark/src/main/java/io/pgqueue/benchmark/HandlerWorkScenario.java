@@ -35,7 +35,7 @@ final class HandlerWorkScenario {
 
     private static final String QUEUE = "work";
 
-    private static final Duration PACED = Duration.ofSeconds(15);
+    private static final Duration PACED = Duration.ofSeconds(BenchSettings.pacedSeconds());
 
     private static final int PRODUCERS = 4;
 

@@ -38,7 +38,8 @@ final class NodesScenario {
 
     static final String CHILD_FLAG = "--node-child";
 
-    static final int[] NODE_COUNTS = { 1, 2, 4, 8 };
+    /** The points of the curves; {@code -Dbench.nodes=1,2} measures others. */
+    static final int[] NODE_COUNTS = BenchSettings.counts(BenchSettings.NODES, "1,2,4,8");
 
     static final int MANY_QUEUES = 20;
 
@@ -47,7 +48,7 @@ final class NodesScenario {
         return (queues == 1) ? new Scenarios.Setting(64, 50) : new Scenarios.Setting(8, 10);
     }
 
-    private static final long IDLE_SECONDS = 10;
+    private static final long IDLE_SECONDS = BenchSettings.idleSeconds();
 
     private static final int WARM_UP_JOBS_PER_NODE = 25_000;
 

@@ -24,10 +24,9 @@ import io.pgqueue.listener.QueueListenerContainerRegistry;
 final class QueuesScenario {
 
     /** The points of the curves; {@code -Dbench.queues=1,10} measures others. */
-    static final int[] QUEUE_COUNTS = java.util.Arrays.stream(System.getProperty("bench.queues", "1,10,100,500")
-        .split(",")).mapToInt((count) -> Integer.parseInt(count.trim())).toArray();
+    static final int[] QUEUE_COUNTS = BenchSettings.counts(BenchSettings.QUEUES, "1,10,100,500");
 
-    private static final long IDLE_SECONDS = 10;
+    private static final long IDLE_SECONDS = BenchSettings.idleSeconds();
 
     private QueuesScenario() {
     }

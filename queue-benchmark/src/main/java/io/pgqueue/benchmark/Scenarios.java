@@ -70,6 +70,10 @@ final class Scenarios {
 
         static final Sizes QUICK = new Sizes(2_000, 20_000, 20_000, Duration.ofSeconds(5), 500, Duration.ofSeconds(3),
                 50_000, 5_000, 50_000);
+
+        /** Sizes of {@code --smoke}: enough for each scenario to run through, too small to mean anything. */
+        static final Sizes SMOKE = new Sizes(400, 4_000, 4_000, Duration.ofSeconds(2), 200, Duration.ofSeconds(1),
+                10_000, 500, 10_000);
     }
 
     // ---------------------------------------------------------------- enqueue
@@ -619,6 +623,8 @@ final class Scenarios {
     /** Payload sizes measured by {@link #payloads(int[])} by default, in bytes of JSON. */
     static final int[] PAYLOAD_SIZES = { 100, 2 * 1024, 32 * 1024, 256 * 1024 };
 
+    static final int[] SMOKE_PAYLOAD_SIZES = { 100, 2 * 1024 };
+
     /**
      * Enqueue (send, one per transaction, 8 threads) and drain (LEASE 128/50) with payloads of 100 B to 256 KB,
      * each against the raw SQL of the same shape moving the same JSON (the raw consumer reads each payload as a
@@ -736,7 +742,7 @@ final class Scenarios {
     /** Medians of pgqueue and of its baseline measured by {@link #interleaved}. */
     record Pair(double pgqueue, double baseline) {
 
-        static final int ROUNDS = 3;
+        static final int ROUNDS = BenchSettings.rounds();
 
         static final String METHOD = "median of " + ROUNDS + " alternating rounds after a warm-up round";
     }

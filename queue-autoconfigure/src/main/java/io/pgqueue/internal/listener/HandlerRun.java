@@ -31,13 +31,28 @@ final class HandlerRun {
 
     private volatile @Nullable Progress progress;
 
+    /** How long the handler may go on after it was interrupted for its timeout or cancellation. */
+    private final Duration interruptGrace;
+
+    /** When (System.nanoTime) the handler was first interrupted, if it was. */
+    private long interruptedAt;
+
+    private boolean interruptedOnce;
+
+    private boolean reportedStuck;
+
     /** Progress reported and not written yet. */
     record Progress(short percent, @Nullable String message) {
     }
 
     HandlerRun(ClaimedJob job, boolean interruptOnCancel) {
+        this(job, interruptOnCancel, Duration.ZERO);
+    }
+
+    HandlerRun(ClaimedJob job, boolean interruptOnCancel, Duration interruptGrace) {
         this.job = job;
         this.interruptOnCancel = interruptOnCancel;
+        this.interruptGrace = interruptGrace;
     }
 
     ClaimedJob job() {
@@ -90,8 +105,30 @@ final class HandlerRun {
     private synchronized void interrupt() {
         if (thread != null && !finished) {
             interruptedHere = true;
+            if (!interruptedOnce) {
+                interruptedOnce = true;
+                interruptedAt = System.nanoTime();
+            }
             thread.interrupt();
         }
+    }
+
+    /**
+     * Whether the handler was interrupted (timeout, cancellation) more than the grace period ago and still has
+     * not returned: it ignores interrupts (a socket read without timeout, a long JDBC call). Its job's lease is
+     * no longer renewed, so the job is rescued as any lost attempt.
+     */
+    /** True the first time it is asked about a stuck run: that run is reported once. */
+    synchronized boolean reportStuckOnce() {
+        if (reportedStuck) {
+            return false;
+        }
+        reportedStuck = true;
+        return true;
+    }
+
+    synchronized boolean stuck() {
+        return !finished && interruptedOnce && System.nanoTime() - interruptedAt > interruptGrace.toNanos();
     }
 
     void reportProgress(int percent, @Nullable String message) {

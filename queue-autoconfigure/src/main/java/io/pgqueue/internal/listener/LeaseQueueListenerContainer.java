@@ -220,7 +220,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
             }
             else {
                 // a batch is not interrupted for one of its jobs: a cancelled job of it finishes as cancelled
-                HandlerRun run = new HandlerRun(jobs.get(0), false);
+                HandlerRun run = new HandlerRun(jobs.get(0), false, node.settings().interruptGrace());
                 jobs.forEach((job) -> inFlight.put(job.id(), run));
                 workers.execute(() -> runBatch(jobs, run));
             }
@@ -228,7 +228,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         }
         slots.release(slotsTaken - jobs.size());
         for (ClaimedJob job : jobs) {
-            HandlerRun run = new HandlerRun(job, true);
+            HandlerRun run = new HandlerRun(job, true, node.settings().interruptGrace());
             inFlight.put(job.id(), run);
             workers.execute(() -> runOne(run));
         }
@@ -237,6 +237,11 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     @Override
     public int inFlight() {
         return inFlight.size();
+    }
+
+    @Override
+    public int stuckRuns() {
+        return (int) inFlight.values().stream().distinct().filter(HandlerRun::stuck).count();
     }
 
     /** Running with all of its threads, the acknowledgement flusher included. */
@@ -337,9 +342,25 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     /** This container's running jobs as the node's heartbeat sees them. */
     private final class Tracked implements TrackedJobs {
 
+        /**
+         * The jobs whose leases the heartbeat renews: every running one but those whose handler is stuck
+         * (interrupted for its timeout or cancellation longer than the grace period ago): their leases run out,
+         * and the job is rescued like any lost attempt, or finished as cancelled.
+         */
         @Override
         public Collection<Long> ids() {
-            return inFlight.keySet();
+            List<Long> renewed = new ArrayList<>(inFlight.size());
+            inFlight.forEach((id, run) -> {
+                if (!run.stuck()) {
+                    renewed.add(id);
+                }
+                else if (run.reportStuckOnce()) {
+                    logger.warn("The handler of job " + id + " of queue '" + queue() + "' ignored its interruption "
+                            + "(timeout or cancellation) past the grace period; its lease is no longer renewed and the "
+                            + "job will be rescued when it expires");
+                }
+            });
+            return renewed;
         }
 
         @Override

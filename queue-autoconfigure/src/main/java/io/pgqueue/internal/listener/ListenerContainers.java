@@ -67,6 +67,6 @@ public final class ListenerContainers {
                     + "queue's DataSource; none was found");
         }
         return new TransactionalQueueListenerContainer(options, executor, jobs, new TransactionTemplate(transactionManager),
-                node.settings().shutdownTimeout(), idle);
+                node.settings().shutdownTimeout(), node.settings().interruptGrace(), idle);
     }
 }

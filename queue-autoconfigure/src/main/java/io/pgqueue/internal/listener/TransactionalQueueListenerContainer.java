@@ -39,14 +39,39 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
     /** Jobs claimed by transactions that have not ended yet. */
     private final AtomicInteger inFlight = new AtomicInteger();
 
+    /** The handler runs in progress, for health to find stuck ones. */
+    private final java.util.Set<HandlerRun> runs = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    private final Duration interruptGrace;
+
     TransactionalQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobRepository jobs,
-            TransactionTemplate transactions, Duration shutdownTimeout, IdleQueues idle) {
+            TransactionTemplate transactions, Duration shutdownTimeout, Duration interruptGrace, IdleQueues idle) {
         super(options, executor, idle);
         this.jobs = jobs;
         this.claimRequest = new ClaimRequest(options.queue(), options.batchSize(), options.maxAttempts(),
                 options.groupFailure() == GroupFailurePolicy.BLOCK, null, 0);
         this.transactions = transactions;
         this.shutdownTimeout = shutdownTimeout;
+        this.interruptGrace = interruptGrace;
+    }
+
+    /**
+     * Runs in progress past their timeout plus the grace period. A TRANSACTIONAL run holds its transaction and
+     * its rows whatever it does: nothing but its return releases them, so health is all that can tell.
+     */
+    @Override
+    public int stuckRuns() {
+        return (int) runs.stream().filter(HandlerRun::stuck).count();
+    }
+
+    private <T> T tracked(HandlerRun run, java.util.function.Function<HandlerRun, T> work) {
+        runs.add(run);
+        try {
+            return work.apply(run);
+        }
+        finally {
+            runs.remove(run);
+        }
     }
 
     @Override
@@ -162,10 +187,12 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
             return List.of();
         }
         if (executor.isBatch()) {
-            return List.copyOf(executor.runBatch(jobs, new HandlerRun(jobs.get(0), false)));
+            return List.copyOf(tracked(new HandlerRun(jobs.get(0), false, interruptGrace),
+                    (run) -> executor.runBatch(jobs, run)));
         }
         for (ClaimedJob job : jobs) {
-            JobExecutor.Outcome outcome = executor.run(new HandlerRun(job, false), JobContextImpl.LeaseExtender.NONE);
+            JobExecutor.Outcome outcome = tracked(new HandlerRun(job, false, interruptGrace),
+                    (run) -> executor.run(run, JobContextImpl.LeaseExtender.NONE));
             if (outcome instanceof JobExecutor.Failure || outcome instanceof JobExecutor.Snoozed) {
                 // the rest of the batch rolls back with it and runs again later, uncounted
                 return List.of(outcome);

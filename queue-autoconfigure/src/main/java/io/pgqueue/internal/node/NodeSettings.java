@@ -10,9 +10,11 @@ import java.time.Duration;
  * looks for jobs to rescue
  * @param nodeTimeout a node whose heartbeat is older than this is considered gone and its jobs are released
  * @param shutdownTimeout how long a stopping container lets running handlers finish
+ * @param interruptGrace how long a handler interrupted for its timeout or cancellation may go on before it is
+ * stuck: its lease is no longer renewed
  */
 public record NodeSettings(Duration leaseDuration, Duration heartbeatInterval, Duration nodeTimeout,
-        Duration shutdownTimeout) {
+        Duration shutdownTimeout, Duration interruptGrace) {
 
     /** Shortest heartbeat bound: the driver's statement timeout counts whole seconds. */
     private static final Duration MIN_HEARTBEAT_TIMEOUT = Duration.ofSeconds(1);
