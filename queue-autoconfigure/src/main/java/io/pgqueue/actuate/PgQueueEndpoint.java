@@ -199,15 +199,25 @@ public class PgQueueEndpoint {
 
     /**
      * Runs an operation on a queue: {@code pause}, {@code resume}, {@code retry-dead}, {@code purge-dead} (the
-     * last two on one job when {@code jobId} is given, else on all dead jobs of the queue) or {@code cancel}
-     * (one job when {@code jobId} is given, else every scheduled, ready and running job matching the filters
-     * {@code state}, {@code groupKey}, {@code dedupKey} and {@code header}).
+     * last two on one job when {@code jobId} is given, else, with {@code all=true}, on all dead jobs of the
+     * queue) or {@code cancel} (one job when {@code jobId} is given, else every scheduled, ready and running
+     * job matching the filters {@code groupKey}, {@code dedupKey} and {@code header}, within {@code state};
+     * without one of those filters only with {@code all=true}). A request that names neither a job, a filter
+     * nor {@code all} is refused: a misspelt {@code jobId} must not act on the whole queue.
      */
     @WriteOperation
     public WebEndpointResponse<OperationResult> operate(@Selector String queue, String action, @Nullable Long jobId,
-            @Nullable String state, @Nullable String groupKey, @Nullable String dedupKey, @Nullable String header) {
+            @Nullable String state, @Nullable String groupKey, @Nullable String dedupKey, @Nullable String header,
+            @Nullable Boolean all) {
         return operation(queue, action, () -> switch (action.toLowerCase(Locale.ROOT)) {
             case "cancel" -> {
+                notBlank("state", state);
+                notBlank("groupKey", groupKey);
+                notBlank("dedupKey", dedupKey);
+                notBlank("header", header);
+                if (jobId == null && groupKey == null && dedupKey == null && header == null) {
+                    wholeQueue(all, "cancel", "groupKey, dedupKey or header");
+                }
                 if (jobId != null) {
                     if (!admin.job(jobId).queue().equals(queue)) {
                         throw new IllegalArgumentException("Job " + jobId + " is not in queue '" + queue + "'");
@@ -227,12 +237,29 @@ public class PgQueueEndpoint {
                 yield new OperationResult(queue, "resume", 1);
             }
             case "retry-dead" -> new OperationResult(queue, "retry-dead",
-                    (jobId != null) ? (admin.retryDead(queue, jobId) ? 1 : 0) : admin.retryAllDead(queue));
+                    (jobId != null) ? (admin.retryDead(queue, jobId) ? 1 : 0)
+                            : wholeQueue(all, "retry-dead", null) ? admin.retryAllDead(queue) : 0);
             case "purge-dead" -> new OperationResult(queue, "purge-dead",
-                    (jobId != null) ? (admin.purgeDead(queue, jobId) ? 1 : 0) : admin.purgeDead(queue));
+                    (jobId != null) ? (admin.purgeDead(queue, jobId) ? 1 : 0)
+                            : wholeQueue(all, "purge-dead", null) ? admin.purgeDead(queue) : 0);
             default -> throw new IllegalArgumentException(
                     "Unknown action '" + action + "': use pause, resume, retry-dead, purge-dead or cancel");
         });
+    }
+
+    private static void notBlank(String name, @Nullable String value) {
+        if (value != null && value.isBlank()) {
+            throw new IllegalArgumentException(name + " is blank: leave it out, or give a value");
+        }
+    }
+
+    /** Refuses an action on every job of a queue that did not say {@code all=true}; true when it did. */
+    private static boolean wholeQueue(@Nullable Boolean all, String action, @Nullable String filters) {
+        if (!Boolean.TRUE.equals(all)) {
+            throw new IllegalArgumentException(action + " names no job: give jobId" + ((filters != null) ? ", " + filters : "")
+                    + ", or all=true to act on every matching job of the queue");
+        }
+        return true;
     }
 
     private QueueDescriptor describe(QueueStats stats) {

@@ -107,6 +107,29 @@ public final class JobQuery {
         return (cursor != null) ? built.after(number("before", cursor)) : built;
     }
 
+    /** The filters {@link #fromParameters} reads. */
+    public static final java.util.Set<String> FILTERS = java.util.Set.of("state", "groupKey", "dedupKey", "header",
+            "enqueuedAfter", "enqueuedBefore");
+
+    /**
+     * A filter for an action on many jobs (retry or purge every dead job matching it): as
+     * {@link #fromParameters}, but a key it does not know or a blank value is an error, never ignored, since
+     * an ignored filter widens the action to every job of the queue.
+     * @throws IllegalArgumentException naming the unknown key or the blank filter
+     */
+    public static JobQuery fromFilter(String queue, Map<String, String> filter) {
+        for (Map.Entry<String, String> entry : filter.entrySet()) {
+            if (!FILTERS.contains(entry.getKey())) {
+                throw new IllegalArgumentException("Unknown filter '" + entry.getKey() + "': use "
+                        + String.join(", ", new java.util.TreeSet<>(FILTERS)));
+            }
+            if (entry.getValue() == null || entry.getValue().isBlank()) {
+                throw new IllegalArgumentException("Filter '" + entry.getKey() + "' is blank: leave it out, or give a value");
+            }
+        }
+        return fromParameters(queue, filter);
+    }
+
     private static @Nullable String parameter(Map<String, String> parameters, String name) {
         String value = parameters.get(name);
         return (value == null || value.isBlank()) ? null : value.trim();

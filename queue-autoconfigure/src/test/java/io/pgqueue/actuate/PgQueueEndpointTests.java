@@ -147,7 +147,7 @@ class PgQueueEndpointTests {
         await().atMost(Duration.ofSeconds(10))
             .until(() -> "dead".equals(jobs.row(id).get("state")) && (int) jobs.row(id).get("attempts") == 1);
 
-        assertThat(post("/actuator/pgqueue/orders", "{\"action\": \"purge-dead\"}").at("/affected").asLong())
+        assertThat(post("/actuator/pgqueue/orders", "{\"action\": \"purge-dead\", \"all\": true}").at("/affected").asLong())
             .isGreaterThanOrEqualTo(1);
         assertThat(jobs.count("orders", "dead")).isZero();
     }
@@ -197,7 +197,33 @@ class PgQueueEndpointTests {
         assertThat(get("/actuator/metrics/pgqueue.job.latency?tag=queue:orders").at("/measurements/0/value")
             .asDouble()).isGreaterThanOrEqualTo(2.0);
         assertThat(get("/actuator/metrics/pgqueue.job.lag").at("/availableTags/0/tag").asString()).isEqualTo("queue");
-        post("/actuator/pgqueue/orders", "{\"action\": \"purge-dead\"}");
+        post("/actuator/pgqueue/orders", "{\"action\": \"purge-dead\", \"all\": true}");
+    }
+
+    @Test
+    void aQueueWideActionThatNamesNoJobFilterOrAllIsRefusedAndTouchesNothing() throws Exception {
+        long dead = template.send("orders", new Order("broken", true), SendOptions.builder().maxAttempts(1).build())
+            .jobId();
+        await().atMost(Duration.ofSeconds(10)).until(() -> "dead".equals(jobs.row(dead).get("state")));
+        long waiting = template.send("orders", new Order("later", false),
+                SendOptions.builder().delay(Duration.ofHours(1)).build()).jobId();
+
+        // a misspelt jobId, a blank filter, nothing at all: each a 400, and nothing is purged or cancelled
+        for (String body : List.of("{\"action\": \"purge-dead\", \"jobID\": " + dead + "}",
+                "{\"action\": \"retry-dead\"}", "{\"action\": \"cancel\", \"jobID\": " + waiting + "}",
+                "{\"action\": \"cancel\", \"groupKey\": \" \", \"all\": true}",
+                "{\"action\": \"cancel\", \"state\": \"scheduled\"}")) {
+            HttpResponse<String> response = postAllowingErrors("/actuator/pgqueue/orders", body);
+            assertThat(response.statusCode()).as(body + ": " + response.body()).isEqualTo(400);
+        }
+        assertThat(jobs.row(dead).get("state")).isEqualTo("dead");
+        assertThat(jobs.row(waiting).get("state")).isEqualTo("scheduled");
+
+        assertThat(post("/actuator/pgqueue/orders", "{\"action\": \"cancel\", \"jobId\": " + waiting + "}")
+            .at("/affected").asLong()).isOne();
+        assertThat(post("/actuator/pgqueue/orders", "{\"action\": \"purge-dead\", \"all\": true}")
+            .at("/affected").asLong()).isGreaterThanOrEqualTo(1);
+        assertThat(jobs.count("orders", "dead")).isZero();
     }
 
     private double metric(String name, String... tags) throws Exception {

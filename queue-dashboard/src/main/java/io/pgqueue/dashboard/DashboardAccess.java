@@ -1,6 +1,9 @@
 package io.pgqueue.dashboard;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.security.Principal;
+import java.util.Base64;
 
 import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
@@ -61,6 +64,11 @@ final class DashboardAccess {
      */
     void authorize(HttpServletRequest request, String action, String target) {
         String refusal = refusal(request);
+        if (refusal == null && !SpringSecurityCsrf.sentValidToken(request)) {
+            // checked here too: a filter chain that ignores CSRF for this path still sets the token attribute
+            refusal = "Dashboard actions need the CSRF token of the dashboard's page in the request (header "
+                    + csrf(request).headerName() + "); this request has none or a wrong one";
+        }
         if (refusal != null) {
             logger.warn("pgqueue dashboard refused '" + action + "' on " + target + ": " + refusal);
             throw new ActionRefusedException(refusal);
@@ -93,6 +101,63 @@ final class DashboardAccess {
         static @Nullable Csrf read(HttpServletRequest request) {
             return (request.getAttribute(CSRF_TOKEN_CLASS) instanceof CsrfToken token)
                     ? new Csrf(token.getHeaderName(), token.getToken()) : null;
+        }
+
+        /**
+         * Whether the request carries the session's CSRF token (in the header the page's script sends, or the
+         * form parameter). Spring Security's default handler masks the token differently on every read, so
+         * the values are compared once unmasked as well as they are.
+         */
+        static boolean sentValidToken(HttpServletRequest request) {
+            if (!(request.getAttribute(CSRF_TOKEN_CLASS) instanceof CsrfToken token)) {
+                return false;
+            }
+            String sent = request.getHeader(token.getHeaderName());
+            if (sent == null || sent.isBlank()) {
+                sent = request.getParameter(token.getParameterName());
+            }
+            if (sent == null || sent.isBlank()) {
+                return false;
+            }
+            String expected = token.getToken();
+            // either side may be masked or not, depending on the handler and on who read the token when
+            for (byte[] sentForm : forms(sent)) {
+                for (byte[] expectedForm : forms(expected)) {
+                    if (MessageDigest.isEqual(sentForm, expectedForm)) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
+        private static java.util.List<byte[]> forms(String token) {
+            byte[] unmasked = unmask(token);
+            return (unmasked != null) ? java.util.List.of(bytes(token), unmasked) : java.util.List.of(bytes(token));
+        }
+
+        private static byte[] bytes(String value) {
+            return value.getBytes(StandardCharsets.UTF_8);
+        }
+
+        /** A token masked as Spring Security's XOR handler masks it: URL-safe Base64 of random bytes, then those XOR the token. */
+        private static byte @Nullable [] unmask(String masked) {
+            byte[] combined;
+            try {
+                combined = Base64.getUrlDecoder().decode(masked);
+            }
+            catch (IllegalArgumentException ex) {
+                return null;
+            }
+            if (combined.length == 0 || combined.length % 2 != 0) {
+                return null;
+            }
+            int length = combined.length / 2;
+            byte[] raw = new byte[length];
+            for (int i = 0; i < length; i++) {
+                raw[i] = (byte) (combined[i] ^ combined[length + i]);
+            }
+            return raw;
         }
     }
 

@@ -151,7 +151,7 @@ class DashboardApiController {
             @RequestBody DeadSelection selection) {
         boolean retry = action.equals("retry");
         if (selection.all()) {
-            JobQuery matching = JobQuery.fromParameters(queue,
+            JobQuery matching = JobQuery.fromFilter(queue,
                     (selection.filter() != null) ? selection.filter() : Map.of());
             return act(request, action + " all dead", "queue " + queue + " matching " + matching,
                     () -> retry ? admin.retryDead(matching) : admin.purgeDead(matching));

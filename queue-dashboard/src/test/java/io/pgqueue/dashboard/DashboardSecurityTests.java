@@ -58,6 +58,30 @@ class DashboardSecurityTests {
     }
 
     @Test
+    void aBulkActionWithAnUnknownOrBlankFilterIsRefusedAndTouchesNothing() throws Exception {
+        org.springframework.jdbc.core.JdbcTemplate jdbc = new org.springframework.jdbc.core.JdbcTemplate(
+                database.dataSource());
+        long dead = jdbc.queryForObject("INSERT INTO pgqueue.job (queue, state, payload, attempts, dead_at, last_error) "
+                + "VALUES ('bulk', 'dead', '1'::jsonb, 1, now(), 'failed') RETURNING id", Long.class);
+        for (String body : new String[] { "{\"all\": true, \"filter\": {\"grupKey\": \"tenant-1\"}}",
+                "{\"all\": true, \"filter\": {\"groupKey\": \"  \"}}" }) {
+            for (String action : new String[] { "retry", "purge" }) {
+                mvc.perform(post("/pgqueue/api/queues/bulk/dead/" + action).with(user("ops").roles("OPS")).with(csrf())
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .content(body)).andExpect(status().isBadRequest());
+            }
+        }
+        assertThat(jdbc.queryForObject("SELECT state FROM pgqueue.job WHERE id = ?", String.class, dead))
+            .isEqualTo("dead");
+        // an explicit filter that matches it acts
+        mvc.perform(post("/pgqueue/api/queues/bulk/dead/purge").with(user("ops").roles("OPS")).with(csrf())
+            .contentType(MediaType.APPLICATION_JSON)
+            .content("{\"all\": true, \"filter\": {\"enqueuedBefore\": \"2999-01-01T00:00:00Z\"}}"))
+            .andExpect(status().isOk())
+            .andExpect(jsonPath("$.affected").value(1));
+    }
+
+    @Test
     void anonymousRequestsAreRefused() throws Exception {
         mvc.perform(get("/pgqueue/api/overview")).andExpect(status().isUnauthorized());
         mvc.perform(get("/pgqueue").accept(MediaType.TEXT_HTML)).andExpect(status().is3xxRedirection());
