@@ -13,6 +13,7 @@ import io.pgqueue.admin.BulkCancelResult;
 import io.pgqueue.admin.JobInfo;
 import io.pgqueue.admin.JobPage;
 import io.pgqueue.admin.JobQuery;
+import io.pgqueue.admin.Masking;
 import io.pgqueue.admin.NoSuchJobException;
 import io.pgqueue.admin.NodeContainer;
 import io.pgqueue.admin.QueueAdmin;
@@ -50,7 +51,10 @@ import org.springframework.boot.convert.DurationStyle;
 public class PgQueueEndpoint {
 
     /** What a masked value reads as. */
-    static final String MASK = "******";
+    static final String MASK = Masking.MASK;
+
+    private static final org.apache.commons.logging.Log logger = org.apache.commons.logging.LogFactory
+        .getLog(PgQueueEndpoint.class);
 
     private final QueueAdmin admin;
 
@@ -123,12 +127,13 @@ public class PgQueueEndpoint {
      * e.g. {@code 10m}) or {@code remove}.
      */
     @WriteOperation
-    public WebEndpointResponse<OperationResult> operateSchedule(@Selector String scope, @Selector String name,
-            String action, @Nullable String cron, @Nullable String fixedRate) {
+    public WebEndpointResponse<OperationResult> operateSchedule(SecurityContext securityContext,
+            @Selector String scope, @Selector String name, String action, @Nullable String cron,
+            @Nullable String fixedRate) {
         if (!"schedules".equals(scope)) {
             return refused(name, action, "Unknown scope '" + scope + "': use /schedules/{name}");
         }
-        return operation(name, action, () -> switch (action.toLowerCase(Locale.ROOT)) {
+        return operation(securityContext, "schedule " + name, action, () -> switch (action.toLowerCase(Locale.ROOT)) {
             case "pause" -> {
                 admin.pauseSchedule(name);
                 yield new OperationResult(name, "pause", 1);
@@ -172,12 +177,22 @@ public class PgQueueEndpoint {
     }
 
     /** Runs a write operation; what it refuses is a 400 response whose body says why. */
-    private static WebEndpointResponse<OperationResult> operation(String target, String action,
-            java.util.function.Supplier<OperationResult> work) {
+    /**
+     * Runs a write operation, logged with its user (as the dashboard logs its actions); what it refuses is a
+     * 400 response, logged too.
+     */
+    private static WebEndpointResponse<OperationResult> operation(SecurityContext securityContext, String target,
+            String action, java.util.function.Supplier<OperationResult> work) {
+        String user = (securityContext.getPrincipal() != null) ? securityContext.getPrincipal().getName() : "anonymous";
         try {
-            return new WebEndpointResponse<>(work.get());
+            OperationResult result = work.get();
+            logger.info("pgqueue endpoint: " + Masking.loggable(user) + " " + Masking.loggable(action) + " "
+                    + Masking.loggable(target) + " (" + result.affected() + " affected)");
+            return new WebEndpointResponse<>(result);
         }
         catch (IllegalArgumentException | IllegalStateException | java.time.format.DateTimeParseException ex) {
+            logger.warn("pgqueue endpoint refused '" + Masking.loggable(action) + "' on " + Masking.loggable(target)
+                    + " by " + Masking.loggable(user) + ": " + Masking.loggable(ex.getMessage()));
             return refused(target, action, ex.getMessage());
         }
     }
@@ -206,10 +221,11 @@ public class PgQueueEndpoint {
      * nor {@code all} is refused: a misspelt {@code jobId} must not act on the whole queue.
      */
     @WriteOperation
-    public WebEndpointResponse<OperationResult> operate(@Selector String queue, String action, @Nullable Long jobId,
-            @Nullable String state, @Nullable String groupKey, @Nullable String dedupKey, @Nullable String header,
-            @Nullable Boolean all) {
-        return operation(queue, action, () -> switch (action.toLowerCase(Locale.ROOT)) {
+    public WebEndpointResponse<OperationResult> operate(SecurityContext securityContext, @Selector String queue,
+            String action, @Nullable Long jobId, @Nullable String state, @Nullable String groupKey,
+            @Nullable String dedupKey, @Nullable String header, @Nullable Boolean all) {
+        String target = "queue " + queue + ((jobId != null) ? " job " + jobId : "");
+        return operation(securityContext, target, action, () -> switch (action.toLowerCase(Locale.ROOT)) {
             case "cancel" -> {
                 notBlank("state", state);
                 notBlank("groupKey", groupKey);
@@ -382,15 +398,13 @@ public class PgQueueEndpoint {
 
         static JobDescriptor of(JobInfo job, boolean show) {
             return new JobDescriptor(job.id(), job.queue(), job.state().value(), job.attempts(), job.maxAttempts(),
-                    job.priority(), job.runAt(), job.enqueuedAt(), job.attemptedAt(), job.finishedAt(), job.headers(),
-                    job.groupKey(), job.dedupKey(), job.lockedBy(), job.cancelRequested(),
+                    job.priority(), job.runAt(), job.enqueuedAt(), job.attemptedAt(), job.finishedAt(),
+                    Masking.maskValues(job.headers(), show), Masking.mask(job.groupKey(), show),
+                    Masking.mask(job.dedupKey(), show), job.lockedBy(), job.cancelRequested(),
                     (job.progress() != null) ? job.progress().percent() : null,
-                    (job.progress() != null) ? job.progress().message() : null, show ? job.payload() : MASK,
-                    job.payloadType(), mask(job.lastError(), show), mask(job.output(), show));
-        }
-
-        private static @Nullable String mask(@Nullable String value, boolean show) {
-            return (value == null || show) ? value : MASK;
+                    (job.progress() != null) ? Masking.mask(job.progress().message(), show) : null,
+                    show ? job.payload() : MASK, job.payloadType(), Masking.mask(job.lastError(), show),
+                    Masking.mask(job.output(), show));
         }
     }
 

@@ -23,6 +23,8 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -39,6 +41,7 @@ import static org.awaitility.Awaitility.await;
                 "pgqueue.listener.heartbeat-interval=200ms", "pgqueue.listener.node-timeout=2s",
                 "pgqueue.listener.shutdown-timeout=2s", "pgqueue.health.max-lag=1s", "pgqueue.history.enabled=true",
                 "pgqueue.schedules.nightly.queue=reports", "pgqueue.schedules.nightly.cron=0 0 3 * * *" })
+@org.junit.jupiter.api.extension.ExtendWith(OutputCaptureExtension.class)
 class PgQueueEndpointTests {
 
     private static final TestDatabase database = TestPostgres.createDatabase(PgQueueEndpointTests.class);
@@ -201,7 +204,7 @@ class PgQueueEndpointTests {
     }
 
     @Test
-    void aQueueWideActionThatNamesNoJobFilterOrAllIsRefusedAndTouchesNothing() throws Exception {
+    void aQueueWideActionThatNamesNoJobFilterOrAllIsRefusedAndTouchesNothing(CapturedOutput output) throws Exception {
         long dead = template.send("orders", new Order("broken", true), SendOptions.builder().maxAttempts(1).build())
             .jobId();
         await().atMost(Duration.ofSeconds(10)).until(() -> "dead".equals(jobs.row(dead).get("state")));
@@ -224,6 +227,10 @@ class PgQueueEndpointTests {
         assertThat(post("/actuator/pgqueue/orders", "{\"action\": \"purge-dead\", \"all\": true}")
             .at("/affected").asLong()).isGreaterThanOrEqualTo(1);
         assertThat(jobs.count("orders", "dead")).isZero();
+        // every write is logged with its user, the refused ones too
+        assertThat(output).contains("pgqueue endpoint: anonymous purge-dead queue orders")
+            .contains("pgqueue endpoint: anonymous cancel queue orders job " + waiting)
+            .contains("pgqueue endpoint refused 'retry-dead' on queue orders by anonymous");
     }
 
     private double metric(String name, String... tags) throws Exception {

@@ -6,6 +6,7 @@ import java.security.Principal;
 import java.util.Base64;
 
 import jakarta.servlet.http.HttpServletRequest;
+import io.pgqueue.admin.Masking;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -30,10 +31,19 @@ final class DashboardAccess {
 
     private final String path;
 
-    DashboardAccess(boolean readOnly, @Nullable ClassLoader classLoader, String path) {
+    /** The role a user needs to act, or null for any signed-in user the application's security lets through. */
+    private final @Nullable String operatorRole;
+
+    DashboardAccess(boolean readOnly, @Nullable ClassLoader classLoader, String path, @Nullable String operatorRole) {
         this.readOnly = readOnly;
         this.securityPresent = ClassUtils.isPresent(CSRF_TOKEN_CLASS, classLoader);
         this.path = path;
+        this.operatorRole = operatorRole;
+        if (!securityPresent) {
+            logger.warn("The pgqueue dashboard at " + path + " is served without Spring Security: anyone who can reach "
+                    + "this application can read its queues and jobs. Add spring-boot-starter-security and restrict "
+                    + path + "/** to an operator role, or set pgqueue.dashboard.enabled=false");
+        }
     }
 
     /** Why this request may not act, or null when it may. */
@@ -50,6 +60,9 @@ final class DashboardAccess {
         if (request.getUserPrincipal() == null) {
             return "Dashboard actions need a signed-in user: restrict " + path + "/** to an operator role with "
                     + "Spring Security, and sign in";
+        }
+        if (operatorRole != null && !request.isUserInRole(operatorRole)) {
+            return "Dashboard actions need the role " + operatorRole + " (pgqueue.dashboard.operator-role)";
         }
         if (csrf(request) == null) {
             return "Dashboard actions need CSRF protection, which the security filter chain serving " + path
@@ -70,10 +83,10 @@ final class DashboardAccess {
                     + csrf(request).headerName() + "); this request has none or a wrong one";
         }
         if (refusal != null) {
-            logger.warn("pgqueue dashboard refused '" + action + "' on " + target + ": " + refusal);
+            logger.warn("pgqueue dashboard refused '" + action + "' on " + Masking.loggable(target) + ": " + refusal);
             throw new ActionRefusedException(refusal);
         }
-        logger.info("pgqueue dashboard: " + user(request) + " " + action + " " + target);
+        logger.info("pgqueue dashboard: " + Masking.loggable(user(request)) + " " + action + " " + Masking.loggable(target));
     }
 
     static @Nullable String user(HttpServletRequest request) {

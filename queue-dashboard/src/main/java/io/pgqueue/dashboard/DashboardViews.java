@@ -11,6 +11,7 @@ import java.util.UUID;
 import io.pgqueue.JobState;
 import io.pgqueue.admin.ClusterNode;
 import io.pgqueue.admin.JobInfo;
+import io.pgqueue.admin.Masking;
 import io.pgqueue.admin.NodeContainer;
 import io.pgqueue.admin.QueueStats;
 import io.pgqueue.dashboard.ThroughputHistory.RatePoint;
@@ -24,13 +25,13 @@ import org.jspecify.annotations.Nullable;
 final class DashboardViews {
 
     /** What a masked value reads as. */
-    static final String MASK = "******";
+    static final String MASK = Masking.MASK;
 
     private DashboardViews() {
     }
 
     static @Nullable String mask(@Nullable String value, boolean show) {
-        return (value == null || show) ? value : MASK;
+        return Masking.mask(value, show);
     }
 
     static Map<String, Long> counts(QueueStats stats) {
@@ -147,8 +148,9 @@ final class DashboardViews {
                 error = (newline >= 0) ? error.substring(0, newline) : error;
             }
             return new JobRow(job.id(), job.state().value(), job.attempts(), job.maxAttempts(), job.priority(),
-                    job.runAt(), job.enqueuedAt(), job.finishedAt(), job.groupKey(), job.dedupKey(),
-                    (job.progress() != null) ? job.progress().percent() : null, mask(error, show));
+                    job.runAt(), job.enqueuedAt(), job.finishedAt(), mask(job.groupKey(), show),
+                    mask(job.dedupKey(), show), (job.progress() != null) ? job.progress().percent() : null,
+                    mask(error, show));
         }
     }
 
@@ -192,10 +194,11 @@ final class DashboardViews {
 
         static JobView of(JobInfo job, boolean show) {
             return new JobView(job.id(), job.queue(), job.state().value(), job.attempts(), job.maxAttempts(),
-                    job.priority(), job.runAt(), job.enqueuedAt(), job.attemptedAt(), job.finishedAt(), job.headers(),
-                    job.groupKey(), job.dedupKey(), job.timeoutMillis(), job.lockedBy(), job.leaseUntil(),
+                    job.priority(), job.runAt(), job.enqueuedAt(), job.attemptedAt(), job.finishedAt(),
+                    Masking.maskValues(job.headers(), show), mask(job.groupKey(), show), mask(job.dedupKey(), show),
+                    job.timeoutMillis(), job.lockedBy(), job.leaseUntil(),
                     job.cancelRequested(), (job.progress() != null) ? job.progress().percent() : null,
-                    (job.progress() != null) ? job.progress().message() : null, mask(job.payload(), show),
+                    (job.progress() != null) ? mask(job.progress().message(), show) : null, mask(job.payload(), show),
                     job.payloadType(), mask(job.lastError(), show), mask(job.output(), show), !show, history(job),
                     actions(job.state()));
         }

@@ -39,7 +39,8 @@ public final class PgQueueDashboardAutoConfiguration implements BeanClassLoaderA
 
     @Bean
     DashboardAccess pgqueueDashboardAccess(PgQueueDashboardProperties properties) {
-        return new DashboardAccess(properties.isReadOnly(), classLoader, properties.getPath());
+        return new DashboardAccess(properties.isReadOnly(), classLoader, properties.getPath(),
+                properties.getOperatorRole());
     }
 
     @Bean

@@ -3,6 +3,8 @@ package io.pgqueue.dashboard;
 import java.time.Duration;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -30,6 +32,20 @@ public class PgQueueDashboardProperties {
 
     /** How often open pages refresh their numbers. */
     private Duration refreshInterval = Duration.ofSeconds(2);
+
+    /**
+     * The role a signed-in user needs for the dashboard's actions (as Spring Security names it, e.g. OPS for
+     * ROLE_OPS). Unset, any user the application's security lets reach the dashboard may act.
+     */
+    private @Nullable String operatorRole;
+
+    public @Nullable String getOperatorRole() {
+        return operatorRole;
+    }
+
+    public void setOperatorRole(@Nullable String operatorRole) {
+        this.operatorRole = (operatorRole != null && !operatorRole.isBlank()) ? operatorRole.trim() : null;
+    }
 
     public boolean isEnabled() {
         return enabled;

@@ -1,0 +1,99 @@
+package io.pgqueue.dashboard;
+
+import java.time.Duration;
+import java.util.Map;
+
+import io.pgqueue.QueueTemplate;
+import io.pgqueue.SendOptions;
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.testsupport.TestDatabase;
+import io.pgqueue.testsupport.TestPostgres;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.setup.MockMvcBuilders;
+import org.springframework.web.context.WebApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.springframework.security.test.web.servlet.request.SecurityMockMvcRequestPostProcessors.csrf;
+import static org.springframework.security.test.web.servlet.request.SecurityMockMvcRequestPostProcessors.user;
+import static org.springframework.security.test.web.servlet.setup.SecurityMockMvcConfigurers.springSecurity;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+/**
+ * Masked (the default) means masked: besides payloads, errors and outputs, the values that often carry
+ * personal data — header values, group and dedup keys, progress messages — read as the mask. And with
+ * {@code pgqueue.dashboard.operator-role}, only users with that role may act.
+ */
+@SpringBootTest(classes = DashboardTestApplication.class,
+        properties = { "pgqueue.dashboard.read-only=false", "pgqueue.dashboard.operator-role=ADMIN" })
+class DashboardMaskingTests {
+
+    private static final TestDatabase database = TestPostgres.createDatabase(DashboardMaskingTests.class);
+
+    @Autowired
+    WebApplicationContext context;
+
+    @Autowired
+    QueueTemplate queues;
+
+    @Autowired
+    QueueAdmin admin;
+
+    MockMvc mvc;
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        TestDatabases.register(registry, database);
+    }
+
+    @BeforeEach
+    void mvc() {
+        mvc = MockMvcBuilders.webAppContextSetup(context).apply(springSecurity()).build();
+    }
+
+    @Test
+    void headerValuesKeysAndProgressAreMaskedLikePayloads() throws Exception {
+        long id = queues.send("personal", Map.of("card", "4111"), SendOptions.builder()
+            .header("email", "ada@example.com")
+            .groupKey("user-ada@example.com")
+            .dedupKey("welcome-ada@example.com")
+            .delay(Duration.ofHours(1))
+            .build()).jobId();
+
+        mvc.perform(get("/pgqueue/api/jobs/" + id).with(user("ops").roles("OPS")))
+            .andExpect(status().isOk())
+            .andExpect(jsonPath("$.headers.email").value("******"))
+            .andExpect(jsonPath("$.groupKey").value("******"))
+            .andExpect(jsonPath("$.dedupKey").value("******"))
+            .andExpect(jsonPath("$.payload").value("******"));
+        String list = mvc.perform(get("/pgqueue/api/queues/personal/jobs").with(user("ops").roles("OPS")))
+            .andExpect(status().isOk())
+            .andReturn()
+            .getResponse()
+            .getContentAsString();
+        assertThat(list).contains("\"id\":" + id).doesNotContain("ada@example.com");
+    }
+
+    @Test
+    void onlyTheOperatorRoleMayAct() throws Exception {
+        admin.resume("roles");
+        mvc.perform(post("/pgqueue/api/queues/roles/pause").with(user("ops").roles("OPS")).with(csrf()))
+            .andExpect(status().isForbidden())
+            .andExpect(jsonPath("$.error").value(containsString("pgqueue.dashboard.operator-role")));
+        assertThat(admin.isPaused("roles")).isFalse();
+
+        mvc.perform(post("/pgqueue/api/queues/roles/pause").with(user("admin").roles("OPS", "ADMIN")).with(csrf()))
+            .andExpect(status().isOk());
+        assertThat(admin.isPaused("roles")).isTrue();
+    }
+}
