@@ -154,6 +154,56 @@ class SqlEnqueueTests {
     }
 
     @Test
+    void aPayloadLargerThanTheTemplateAcceptsIsRefused() {
+        runner.run((context) -> {
+            assertThatThrownBy(() -> jdbc.queryForObject(
+                    "SELECT pgqueue.send('big', jsonb_build_object('data', repeat('x', 1100000)))", Long.class))
+                .hasMessageContaining("larger than 1 MB");
+            assertThat(jdbc.queryForObject("SELECT pgqueue.send('big', jsonb_build_object('data', repeat('x', 1000)))",
+                    Long.class)).isNotNull();
+        });
+    }
+
+    @Test
+    void aRoleWithExecuteOnTheFunctionAloneEnqueuesAndOthersCannot() {
+        // roles belong to the whole server: names of this run's own, dropped at the end
+        String suffix = Long.toString(System.nanoTime(), 36);
+        String sender = "sql_sender_" + suffix;
+        String stranger = "sql_stranger_" + suffix;
+        runner.run((context) -> {
+            jdbc.execute("CREATE ROLE " + sender);
+            jdbc.execute("CREATE ROLE " + stranger);
+            try {
+                jdbc.execute("GRANT USAGE ON SCHEMA pgqueue TO " + sender + ", " + stranger);
+                jdbc.execute("GRANT EXECUTE ON FUNCTION pgqueue.send(text, jsonb, interval, timestamptz, integer, text, "
+                        + "text, integer, jsonb, interval) TO " + sender);
+                try (Connection connection = database.connect();
+                        java.sql.Statement statement = connection.createStatement()) {
+                    statement.execute("SET ROLE " + sender);
+                    assertThat(send(connection, "SELECT pgqueue.send('least-privilege', '{\"n\": 1}')")).isPositive();
+                    // the role cannot write the job table itself
+                    assertThatThrownBy(() -> statement.execute(
+                            "INSERT INTO pgqueue.job (queue, state, payload) VALUES ('least-privilege', 'ready', '{}')"))
+                        .hasMessageContaining("permission denied");
+                    statement.execute("RESET ROLE");
+                    statement.execute("SET ROLE " + stranger);
+                    assertThatThrownBy(() -> send(connection, "SELECT pgqueue.send('least-privilege', '{}')"))
+                        .hasMessageContaining("permission denied");
+                    statement.execute("RESET ROLE");
+                }
+                assertThat(jdbc.queryForObject("SELECT count(*) FROM pgqueue.job WHERE queue = 'least-privilege'",
+                        Long.class)).isOne();
+            }
+            finally {
+                for (String role : List.of(sender, stranger)) {
+                    jdbc.execute("DROP OWNED BY " + role);
+                    jdbc.execute("DROP ROLE " + role);
+                }
+            }
+        });
+    }
+
+    @Test
     void theFunctionsChannelAndCounterDeltasAreTheOnesPgqueueGeneratesForItsOwnSends() {
         runner.run((context) -> {
             for (String schema : List.of("pgqueue", "a_schema_name_long_enough_that_the_channel_needs_its_hash_x")) {

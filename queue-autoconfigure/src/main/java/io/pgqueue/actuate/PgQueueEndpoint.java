@@ -91,14 +91,15 @@ public class PgQueueEndpoint {
             @Nullable Integer deadOffset, @Nullable Integer deadLimit, @Nullable String state, @Nullable String groupKey,
             @Nullable String dedupKey, @Nullable String header, @Nullable String enqueuedAfter,
             @Nullable String enqueuedBefore, @Nullable Integer limit, @Nullable Long before) {
-        QueueStats stats = admin.queue(queue).orElse(null);
+        // a bad queue name or page size is the request's fault: 400, not 500
+        QueueStats stats = request(() -> admin.queue(queue)).orElse(null);
         if (stats == null) {
             return null;
         }
         int offset = (deadOffset != null) ? deadOffset : 0;
         int deadPage = (deadLimit != null) ? deadLimit : 20;
         boolean show = showValues.isShown(securityContext, roles);
-        List<DeadJobDescriptor> deadJobs = admin.deadJobs(queue, offset, deadPage)
+        List<DeadJobDescriptor> deadJobs = request(() -> admin.deadJobs(queue, offset, deadPage))
             .stream()
             .map((job) -> DeadJobDescriptor.of(job, show))
             .toList();

@@ -315,14 +315,13 @@ public class QueueAdmin {
             if (jobs.isEmpty()) {
                 return done;
             }
-            int applied = operation.applyAsInt(jobs.stream().mapToLong(JobInfo::id).toArray());
-            done += applied;
+            done += operation.applyAsInt(jobs.stream().mapToLong(JobInfo::id).toArray());
             if (jobs.size() < page.limit()) {
                 return done;
             }
-            if (applied < jobs.size()) {
-                page = page.after(jobs.get(jobs.size() - 1).id());
-            }
+            // always on below this page: a retried job that died again at once keeps its id, and must not be
+            // found, and retried, again and again
+            page = page.after(jobs.get(jobs.size() - 1).id());
         }
     }
 

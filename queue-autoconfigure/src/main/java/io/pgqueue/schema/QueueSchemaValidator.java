@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 import io.pgqueue.internal.lifecycle.SchemaRepository;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.core.io.Resource;
@@ -18,6 +20,8 @@ import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
  * old pgqueue on a schema migrated by a newer one). Fails with the steps to take otherwise.
  */
 public class QueueSchemaValidator implements InitializingBean {
+
+    private static final Log logger = LogFactory.getLog(QueueSchemaValidator.class);
 
     /** The first version that states itself: a schema without {@code schema_version()} is older. */
     private static final int FIRST_STATED_VERSION = 5;
@@ -74,6 +78,14 @@ public class QueueSchemaValidator implements InitializingBean {
                     + ". Either start once with pgqueue.schema.migrate=true, or " + apply(from));
         }
         if (stated > expectedVersion) {
+            Integer compatibleFrom = schemaStore.compatibleFrom();
+            if (compatibleFrom != null && compatibleFrom <= expectedVersion) {
+                // a rolling upgrade: a newer node migrated the schema, and says this node's code still runs on it
+                logger.warn("pgqueue schema '" + schema + "' is at version " + stated + ", newer than this pgqueue ("
+                        + expectedVersion + "), and compatible with it: upgrade this application to the version that "
+                        + "migrated the schema when you can");
+                return;
+            }
             throw new IllegalStateException("pgqueue.schema.migrate=false and schema '" + schema + "' is at version "
                     + stated + ", newer than this pgqueue knows (version " + expectedVersion
                     + "): upgrade pgqueue in this application to the version that migrated the schema");

@@ -87,7 +87,7 @@ class PgQueueEndpointTests {
         assertThat(body.at("/nodes/0/containers/0/id").asString()).isEqualTo("orders-1");
         assertThat(body.at("/nodes/0/containers/0/queue").asString()).isEqualTo("orders");
         assertThat(body.at("/nodes/0/containers/0/concurrency").asInt()).isPositive();
-        assertThat(body.at("/schemaVersion").asString()).isEqualTo("7");
+        assertThat(body.at("/schemaVersion").asString()).isEqualTo("8");
     }
 
     @Test
@@ -201,6 +201,16 @@ class PgQueueEndpointTests {
             .asDouble()).isGreaterThanOrEqualTo(2.0);
         assertThat(get("/actuator/metrics/pgqueue.job.lag").at("/availableTags/0/tag").asString()).isEqualTo("queue");
         post("/actuator/pgqueue/orders", "{\"action\": \"purge-dead\", \"all\": true}");
+    }
+
+    @Test
+    void aBadPageSizeOrQueueNameIsTheRequestsFault() throws Exception {
+        template.send("orders", new Order("pen", false));
+        for (String path : List.of("/actuator/pgqueue/orders?deadLimit=0", "/actuator/pgqueue/orders?deadOffset=-1",
+                "/actuator/pgqueue/no%20spaces%21")) {
+            HttpResponse<String> response = send(HttpRequest.newBuilder(uri(path)).build());
+            assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(400);
+        }
     }
 
     @Test

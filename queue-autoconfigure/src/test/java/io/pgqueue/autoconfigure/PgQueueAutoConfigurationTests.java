@@ -192,16 +192,28 @@ class PgQueueAutoConfigurationTests {
         runner.withPropertyValues("pgqueue.schema.migrate=false", "pgqueue.schema.name=versioned").run((context) -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause()
-                .hasMessageContaining("schema 'versioned' is at version 4 or older, and this pgqueue needs version 7")
+                .hasMessageContaining("schema 'versioned' is at version 4 or older, and this pgqueue needs version 8")
                 .hasMessageContaining("from V5 on");
         });
 
         jdbc.execute("CREATE FUNCTION versioned.schema_version() RETURNS integer LANGUAGE sql AS 'SELECT 99'");
+        jdbc.execute("CREATE OR REPLACE FUNCTION versioned.schema_compatible_from() RETURNS integer LANGUAGE sql AS 'SELECT 95'");
         runner.withPropertyValues("pgqueue.schema.migrate=false", "pgqueue.schema.name=versioned").run((context) -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause()
-                .hasMessageContaining("schema 'versioned' is at version 99, newer than this pgqueue knows (version 7)");
+                .hasMessageContaining("schema 'versioned' is at version 99, newer than this pgqueue knows (version 8)");
         });
+    }
+
+    @Test
+    void withMigrationOffANewerSchemaThatSaysItIsCompatibleStarts() {
+        runner.withPropertyValues("pgqueue.schema.name=rolling").run((context) -> assertThat(context).hasNotFailed());
+        JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+        // what a newer pgqueue's migration leaves during a rolling upgrade: a higher version, readable from 8 on
+        jdbc.execute("CREATE OR REPLACE FUNCTION rolling.schema_version() RETURNS integer LANGUAGE sql AS 'SELECT 9'");
+        jdbc.execute("CREATE OR REPLACE FUNCTION rolling.schema_compatible_from() RETURNS integer LANGUAGE sql AS 'SELECT 8'");
+        runner.withPropertyValues("pgqueue.schema.migrate=false", "pgqueue.schema.name=rolling")
+            .run((context) -> assertThat(context).hasNotFailed());
     }
 
     @Test

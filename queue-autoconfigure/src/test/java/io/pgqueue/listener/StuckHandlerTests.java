@@ -132,6 +132,64 @@ class StuckHandlerTests {
         });
     }
 
+    /** The first attempt ignores its timeout until released; the second runs until released. */
+    static class Rerun {
+
+        final java.util.List<Integer> attempts = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        final CountDownLatch secondStarted = new CountDownLatch(1);
+
+        final CountDownLatch releaseFirst = new CountDownLatch(1);
+
+        final CountDownLatch releaseSecond = new CountDownLatch(1);
+
+        @QueueListener(queue = "deaf-rerun", timeout = "3s", concurrency = "2", maxAttempts = "3")
+        void handle(String payload, JobContext job) throws InterruptedException {
+            attempts.add(job.attempt());
+            if (job.attempt() == 1) {
+                while (true) {
+                    try {
+                        if (releaseFirst.await(30, TimeUnit.SECONDS)) {
+                            return;
+                        }
+                    }
+                    catch (InterruptedException ignored) {
+                        // deaf
+                    }
+                }
+            }
+            secondStarted.countDown();
+            releaseSecond.await(2500, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    @Test
+    void aStuckRunThatEndsAfterItsJobRunsAgainHereLeavesTheNewAttemptsLeaseAlone() {
+        Rerun rerun = new Rerun();
+        runner.withPropertyValues("pgqueue.listener.interrupt-grace=200ms", "pgqueue.listener.lease-duration=1s")
+            .withBean(Rerun.class, () -> rerun)
+            .run((context) -> {
+                try {
+                    long id = context.getBean(QueueTemplate.class).send("deaf-rerun", "x");
+                    // attempt 1 times out, is stuck, loses its lease and is rescued; this node runs attempt 2
+                    assertThat(rerun.secondStarted.await(20, TimeUnit.SECONDS)).isTrue();
+                    rerun.releaseFirst.countDown();
+                    // the stuck run's end must not stop the renewal of attempt 2's one-second lease
+                    await().during(Duration.ofMillis(1800)).atMost(Duration.ofSeconds(3)).until(() -> {
+                        Map<String, Object> row = jobs.row(id);
+                        return "running".equals(row.get("state")) && (int) row.get("attempts") == 2;
+                    });
+                    rerun.releaseSecond.countDown();
+                    await().atMost(Duration.ofSeconds(10)).until(() -> jobs.count("deaf-rerun") == 0);
+                    assertThat(rerun.attempts).containsExactly(1, 2);
+                }
+                finally {
+                    rerun.releaseFirst.countDown();
+                    rerun.releaseSecond.countDown();
+                }
+            });
+    }
+
     private static Health health(ApplicationContext context) {
         return new PgQueueHealthIndicator(context.getBean(QueueAdmin.class),
                 context.getBean(QueueListenerContainerRegistry.class), null, Status.UP).health();

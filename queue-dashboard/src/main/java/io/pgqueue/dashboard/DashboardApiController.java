@@ -32,7 +32,6 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
-import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -146,9 +145,19 @@ class DashboardApiController {
         });
     }
 
+    /**
+     * Retries or purges dead jobs by ids or by filter. The body is read only once the request may act, and
+     * only up to {@link #MAX_SELECTION_BYTES}: a caller who may not act cannot make the application parse an
+     * unbounded id list.
+     */
     @PostMapping("/queues/{queue}/dead/{action:retry|purge}")
-    ActionResult dead(HttpServletRequest request, @PathVariable String queue, @PathVariable String action,
-            @RequestBody DeadSelection selection) {
+    ActionResult dead(HttpServletRequest request, @PathVariable String queue, @PathVariable String action)
+            throws java.io.IOException {
+        access.authorize(request, action + " dead", "queue " + queue);
+        DeadSelection selection = selection(request);
+        if (selection.ids() != null && selection.ids().size() > MAX_SELECTED_IDS) {
+            throw new IllegalArgumentException("At most " + MAX_SELECTED_IDS + " job ids at once; use a filter for more");
+        }
         boolean retry = action.equals("retry");
         if (selection.all()) {
             JobQuery matching = JobQuery.fromFilter(queue,
@@ -159,6 +168,32 @@ class DashboardApiController {
         List<Long> ids = (selection.ids() != null) ? selection.ids() : List.of();
         return act(request, action + " dead", "jobs " + ids + " of queue " + queue,
                 () -> (long) (retry ? admin.retryDead(queue, ids) : admin.purgeDead(queue, ids)));
+    }
+
+    private static final int MAX_SELECTION_BYTES = 256 * 1024;
+
+    private static final int MAX_SELECTED_IDS = 1000;
+
+    /** A selection without "all" selects by ids. */
+    private static final tools.jackson.databind.json.JsonMapper SELECTION_READER = tools.jackson.databind.json.JsonMapper
+        .builder()
+        .disable(tools.jackson.databind.DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+        .build();
+
+    private static DeadSelection selection(HttpServletRequest request) throws java.io.IOException {
+        if (request.getContentLengthLong() > MAX_SELECTION_BYTES) {
+            throw new IllegalArgumentException("The selection is larger than " + MAX_SELECTION_BYTES + " bytes");
+        }
+        byte[] body = request.getInputStream().readNBytes(MAX_SELECTION_BYTES + 1);
+        if (body.length > MAX_SELECTION_BYTES) {
+            throw new IllegalArgumentException("The selection is larger than " + MAX_SELECTION_BYTES + " bytes");
+        }
+        try {
+            return SELECTION_READER.readValue(body, DeadSelection.class);
+        }
+        catch (tools.jackson.core.JacksonException ex) {
+            throw new IllegalArgumentException("The selection is not valid JSON: " + ex.getOriginalMessage());
+        }
     }
 
     @PostMapping("/schedules/{name}/{action:pause|resume|trigger}")

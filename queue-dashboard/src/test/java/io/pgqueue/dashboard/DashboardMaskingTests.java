@@ -96,4 +96,29 @@ class DashboardMaskingTests {
             .andExpect(status().isOk());
         assertThat(admin.isPaused("roles")).isTrue();
     }
+
+    @Test
+    void aBulkBodyIsReadOnlyOnceTheRequestMayActAndOnlyUpToItsBound() throws Exception {
+        // not allowed to act: refused before the body is read (this one would not even parse)
+        mvc.perform(post("/pgqueue/api/queues/roles/dead/purge").with(user("ops").roles("OPS")).with(csrf())
+            .contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+            .content("{\"ids\": [1, 2, " + "3, ".repeat(100_000)))
+            .andExpect(status().isForbidden());
+        // allowed: too many ids, or too large a body, is a 400
+        String manyIds = "{\"ids\": [" + "1, ".repeat(1_500) + "1]}";
+        mvc.perform(post("/pgqueue/api/queues/roles/dead/purge").with(user("admin").roles("OPS", "ADMIN")).with(csrf())
+            .contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+            .content(manyIds))
+            .andExpect(status().isBadRequest())
+            .andExpect(jsonPath("$.error").value(containsString("At most 1000 job ids")));
+        mvc.perform(post("/pgqueue/api/queues/roles/dead/purge").with(user("admin").roles("OPS", "ADMIN")).with(csrf())
+            .contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+            .content("{\"ids\": [1, 2, " + "3, ".repeat(100_000) + "4]}"))
+            .andExpect(status().isBadRequest());
+        mvc.perform(post("/pgqueue/api/queues/roles/dead/purge").with(user("admin").roles("OPS", "ADMIN")).with(csrf())
+            .contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+            .content("{\"ids\": [987654321]}"))
+            .andExpect(status().isOk())
+            .andExpect(jsonPath("$.affected").value(0));
+    }
 }

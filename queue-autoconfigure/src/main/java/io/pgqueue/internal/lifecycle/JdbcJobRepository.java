@@ -72,14 +72,17 @@ final class JdbcJobRepository implements JobRepository {
             j.run_at, j.attempted_at, j.last_error""";
 
     /**
-     * Dedup windows of the input rows that have one: a key is taken again only once its window expired; the
-     * rows whose key could not be taken are not inserted.
+     * Dedup windows of the input rows that have one: a key is taken again only once its window expired and no
+     * live job holds it (a send that the job's own dedup key turns away must not renew the window); the rows
+     * whose key could not be taken are not inserted.
      */
     private static final String WINDOW_CTE = """
             , windowed AS (
                 INSERT INTO {schema}.dedup_window AS w (queue, dedup_key, expires_at)
                 SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
-                FROM input WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+                FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+                  AND NOT EXISTS (SELECT 1 FROM {schema}.job live
+                                  WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
                 ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
                 RETURNING queue, dedup_key
             )""";
@@ -285,7 +288,10 @@ final class JdbcJobRepository implements JobRepository {
         this.deadIds = schema.sql("SELECT id FROM {schema}.job WHERE queue = :queue AND state = 'dead' ORDER BY id");
         this.deadJobs = schema.sql("""
                 SELECT id, queue, attempts, last_error, payload::text AS payload, payload_type, created_at
-                FROM {schema}.job WHERE queue = :queue AND state = 'dead' ORDER BY id DESC OFFSET :offset LIMIT :limit
+                FROM {schema}.job
+                WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job WHERE queue = :queue AND state = 'dead'
+                                     ORDER BY id DESC OFFSET :offset LIMIT :limit))
+                ORDER BY id DESC
                 """);
         this.pendingNow = schema.sql("SELECT count(*) FROM {schema}.job WHERE queue = :queue AND " + PENDING);
         this.queuesWithPending = schema.sql(
@@ -594,12 +600,13 @@ final class JdbcJobRepository implements JobRepository {
                 WITH retried AS (
                     UPDATE {schema}.job j SET state = 'ready', attempts = 0, run_at = now(), dead_at = NULL
                     WHERE j.id IN (
-                        SELECT DISTINCT ON (coalesce(d.dedup_key, d.id::text)) d.id FROM {schema}.job d
+                        SELECT DISTINCT ON (d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END) d.id
+                        FROM {schema}.job d
                         WHERE d.queue = :queue AND d.state = 'dead' AND (d.id = ANY(:ids::bigint[]) OR :ids::bigint[] IS NULL)
                           AND (d.dedup_key IS NULL OR NOT EXISTS (
                                 SELECT 1 FROM {schema}.job live
                                 WHERE live.queue = d.queue AND live.dedup_key = d.dedup_key AND live.state <> 'dead'))
-                        ORDER BY coalesce(d.dedup_key, d.id::text), d.id DESC)
+                        ORDER BY d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END, d.id DESC)
                       AND j.state = 'dead'
                     RETURNING j.queue
                 )""" + counters.deltaCte(Transition.RETRY_DEAD, "retried", Counters.Rows.MANY)

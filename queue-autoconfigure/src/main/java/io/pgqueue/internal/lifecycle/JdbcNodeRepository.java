@@ -6,6 +6,7 @@ import java.util.UUID;
 
 import io.pgqueue.admin.ClusterNode;
 import io.pgqueue.admin.NodeContainer;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -34,9 +35,10 @@ final class JdbcNodeRepository implements NodeRepository {
         // wait, or the first node back from a stall would find every node, itself included, long gone
         this.heartbeat = schema.sql("""
                 WITH alive AS (
-                    INSERT INTO {schema}.node (id, host, pid, containers, heartbeat_at)
-                    VALUES (:node, :host, :pid, :containers::jsonb, clock_timestamp())
-                    ON CONFLICT (id) DO UPDATE SET heartbeat_at = clock_timestamp(), containers = excluded.containers
+                    INSERT INTO {schema}.node AS n (id, host, pid, containers, heartbeat_at)
+                    VALUES (:node, :host, :pid, coalesce(:containers::jsonb, '[]'::jsonb), clock_timestamp())
+                    ON CONFLICT (id) DO UPDATE SET heartbeat_at = clock_timestamp(),
+                        containers = CASE WHEN :containers::jsonb IS NULL THEN n.containers ELSE excluded.containers END
                     RETURNING id
                 ), renewed AS (
                     UPDATE {schema}.job
@@ -52,8 +54,8 @@ final class JdbcNodeRepository implements NodeRepository {
 
     @Override
     public List<Long> heartbeat(UUID node, String host, long pid, Duration lease, long[] runningJobIds,
-            List<NodeContainer> containers, Duration timeout) {
-        String described = json.writeValueAsString(containers);
+            @Nullable List<NodeContainer> containers, Duration timeout) {
+        String described = (containers != null) ? json.writeValueAsString(containers) : null;
         return jdbc.query(heartbeat, (params) -> params.uuid("node", node)
             .text("host", host)
             .text("containers", described)

@@ -25,6 +25,8 @@ final class JdbcSchemaRepository implements SchemaRepository {
 
     private final Sql statedVersion;
 
+    private final Sql compatibleFrom;
+
     JdbcSchemaRepository(Jdbc jdbc, Schema schema, String historyTable) {
         this.jdbc = jdbc;
         this.schema = schema;
@@ -41,6 +43,7 @@ final class JdbcSchemaRepository implements SchemaRepository {
         this.versionFunctionExists = Sql.parse(
                 "SELECT count(*) FROM (SELECT to_regprocedure(:function) AS f) AS r WHERE f IS NOT NULL");
         this.statedVersion = schema.sql("SELECT {schema}.schema_version()");
+        this.compatibleFrom = schema.sql("SELECT {schema}.schema_compatible_from()");
     }
 
     @Override
@@ -52,11 +55,20 @@ final class JdbcSchemaRepository implements SchemaRepository {
 
     @Override
     public @Nullable Integer statedVersion() {
-        if (jdbc.count(versionFunctionExists,
-                (params) -> params.text("function", schema.qualify("{schema}.schema_version()"))) == 0) {
+        return statedBy("{schema}.schema_version()", statedVersion);
+    }
+
+    @Override
+    public @Nullable Integer compatibleFrom() {
+        return statedBy("{schema}.schema_compatible_from()", compatibleFrom);
+    }
+
+    /** What a function of the schema returns, or null when the schema has no such function. */
+    private @Nullable Integer statedBy(String function, Sql call) {
+        if (jdbc.count(versionFunctionExists, (params) -> params.text("function", schema.qualify(function))) == 0) {
             return null;
         }
-        return (int) jdbc.count(statedVersion, Jdbc.Binder.NONE);
+        return (int) jdbc.count(call, Jdbc.Binder.NONE);
     }
 
     @Override

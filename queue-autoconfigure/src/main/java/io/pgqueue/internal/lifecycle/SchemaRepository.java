@@ -26,4 +26,10 @@ public interface SchemaRepository {
      * a schema older than version 5, or none at all.
      */
     @Nullable Integer statedVersion();
+
+    /**
+     * The oldest schema version whose code may run on this schema ({@code schema_compatible_from()}, from version 8
+     * on), or null when the schema does not say.
+     */
+    @Nullable Integer compatibleFrom();
 }

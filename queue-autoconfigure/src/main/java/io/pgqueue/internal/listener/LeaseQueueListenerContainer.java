@@ -275,7 +275,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
             }
         }
         finally {
-            finished(job);
+            finished(job, run);
             slots.release();
         }
     }
@@ -318,7 +318,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
             }
         }
         finally {
-            jobs.forEach(this::finished);
+            jobs.forEach((job) -> finished(job, run));
             slots.release();
         }
     }
@@ -335,8 +335,12 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         }
     }
 
-    private void finished(ClaimedJob job) {
-        inFlight.remove(job.id());
+    /**
+     * Forgets a finished run. Only its own entry: a job rescued from a stuck run may already run again here
+     * under the same id, in a newer attempt, whose lease must go on being renewed.
+     */
+    private void finished(ClaimedJob job, HandlerRun run) {
+        inFlight.remove(job.id(), run);
     }
 
     /** This container's running jobs as the node's heartbeat sees them. */

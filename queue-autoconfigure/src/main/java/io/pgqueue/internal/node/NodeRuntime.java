@@ -37,8 +37,16 @@ public class NodeRuntime {
     /** The in-flight jobs of each LEASE container, read at every heartbeat. */
     private final Map<Object, TrackedJobs> running = new ConcurrentHashMap<>();
 
-    /** What this node runs, written with every heartbeat. */
+    /** What this node runs, written with the heartbeats when it changed. */
     private volatile Supplier<List<NodeContainer>> containers = List::of;
+
+    /** Heartbeats between two writes of containers that changed only in their in-flight counts. */
+    private static final int CONTAINERS_REWRITE_EVERY = 6;
+
+    /** The containers the last heartbeat that wrote them wrote (heartbeat thread only). */
+    private List<NodeContainer> writtenContainers;
+
+    private int beatsSinceContainersWritten;
 
     private ScheduledExecutorService scheduler;
 
@@ -178,9 +186,18 @@ public class NodeRuntime {
     private void heartbeat() {
         long[] ids = running.values().stream().map(TrackedJobs::ids).flatMap(Collection::stream)
             .mapToLong(Long::longValue).toArray();
+        List<NodeContainer> described = containers.get();
+        // the containers only when they changed (at 500 containers ~75 KB a heartbeat), and now and then anyway:
+        // for their in-flight counts, and for a row that a rescue removed and this heartbeat registers again
+        List<NodeContainer> shape = described.stream().map(NodeRuntime::withoutInFlight).toList();
+        boolean write = !shape.equals(writtenContainers) || ++beatsSinceContainersWritten >= CONTAINERS_REWRITE_EVERY;
         long start = System.nanoTime();
         List<Long> cancelled = nodes.heartbeat(identity.id(), identity.host(), identity.pid(), settings.leaseDuration(),
-                ids, containers.get(), settings.heartbeatTimeout());
+                ids, write ? described : null, settings.heartbeatTimeout());
+        if (write) {
+            writtenContainers = shape;
+            beatsSinceContainersWritten = 0;
+        }
         long now = System.nanoTime();
         if (now - start > settings.heartbeatTimeout().toNanos()) {
             throw new StalledHeartbeatException(Duration.ofNanos(now - start), settings.heartbeatTimeout());
@@ -200,6 +217,11 @@ public class NodeRuntime {
             // progress is a courtesy to operators: its write failing says nothing about this node's liveness
             logger.warn("Could not record the progress of this node's jobs: " + ex.getMessage());
         }
+    }
+
+    private static NodeContainer withoutInFlight(NodeContainer container) {
+        return new NodeContainer(container.id(), container.queue(), container.mode(), container.concurrency(),
+                container.batchSize(), 0, container.running());
     }
 
     /** A heartbeat that succeeded too late to prove that this node was alive all along. */
