@@ -60,7 +60,28 @@ class CounterConsistencyTests {
     private final ApplicationContextRunner runner = QueueContextRunners.on(database)
         .withPropertyValues("pgqueue.maintenance.enabled=false");
 
+    /** A business table whose rows enqueue a job through pgqueue.send() from a trigger. */
+    private static final String TRIGGERED = """
+            CREATE TABLE public.placed_order (queue text NOT NULL, n integer NOT NULL);
+            CREATE FUNCTION public.enqueue_order() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pgqueue.send(NEW.queue, jsonb_build_object('n', NEW.n));
+                RETURN NEW;
+            END $$;
+            CREATE TRIGGER enqueue_order AFTER INSERT ON public.placed_order
+                FOR EACH ROW EXECUTE FUNCTION public.enqueue_order();
+            """;
+
+    /**
+     * Statements that enqueue through the SQL function, directly or from a trigger: their text carries no tag
+     * (the function's own statement does, held to the generated ENQUEUE text by SqlEnqueueTests).
+     */
+    private static final Pattern SQL_SEND = Pattern.compile("pgqueue\\.send\\(|INSERT INTO public\\.placed_order");
+
     private final JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+
+    /** The ways of enqueueing the mix used, beyond QueueTemplate's plain sends. */
+    private final Set<String> enqueueWays = ConcurrentHashMap.newKeySet();
 
     /** The queue a real listener works on during the mix: its jobs time out, snooze, fail or complete. */
     static final String LISTENED = "delta";
@@ -90,11 +111,16 @@ class CounterConsistencyTests {
     void randomOperationsFromSeveralThreadsLeaveCountersEqualToCountStar() throws Exception {
         long seed = System.nanoTime();
         Set<Transition> driven = ConcurrentHashMap.newKeySet();
+        enqueueWays.clear();
         runner.withPropertyValues("pgqueue.listener.heartbeat-interval=200ms", "pgqueue.listener.poll-interval=100ms",
-                "pgqueue.listener.backoff.initial=10ms", "pgqueue.listener.backoff.jitter=0")
+                "pgqueue.listener.backoff.initial=10ms", "pgqueue.listener.backoff.jitter=0",
+                // schedule ticks among the writers: the scheduler's own and triggered ones
+                "pgqueue.scheduler.poll-interval=50ms", "pgqueue.schedules.tick.queue=alpha",
+                "pgqueue.schedules.tick.fixed-rate=100ms")
             .withBean(Unreliable.class, Unreliable::new)
             .run((context) -> {
             installStateChangeLog();
+            jdbc.execute(TRIGGERED);
             int threads = 6;
             ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
             CountDownLatch done = new CountDownLatch(threads);
@@ -104,7 +130,7 @@ class CounterConsistencyTests {
                     Random random = new Random(seed + t);
                     workers.add(pool.submit(() -> {
                         try {
-                            new Operator(context, random, driven).run(150);
+                            new Operator(context, random, driven, enqueueWays).run(150);
                         }
                         finally {
                             done.countDown();
@@ -141,6 +167,11 @@ class CounterConsistencyTests {
             assertEveryStateChangeIsDeclared();
         });
         assertThat(driven).as("transitions driven").containsExactlyInAnyOrder(Transition.values());
+        for (String way : List.of("debounce", "dedup window", "pgqueue.send", "trigger", "schedule")) {
+            assertThat(enqueueWays).as("enqueued by " + way).contains(way);
+        }
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM public.state_change_log WHERE query LIKE '%placed_order%'",
+                Long.class)).as("jobs enqueued by the trigger").isPositive();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM public.state_change_log WHERE query LIKE '%snooze */%'",
                 Long.class)).as("snoozes by the listener").isPositive();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM public.state_change_log WHERE query LIKE '%pgqueue:fail */%' "
@@ -180,6 +211,9 @@ class CounterConsistencyTests {
             Matcher matcher = tag.matcher(query);
             while (matcher.find()) {
                 declared.add(Transition.valueOf(matcher.group(1).toUpperCase(Locale.ROOT)));
+            }
+            if (declared.isEmpty() && SQL_SEND.matcher(query).find()) {
+                declared.add(Transition.ENQUEUE);
             }
             assertThat(declared).as("transition of a statement that changed a job from %s to %s: %s", from, to, query)
                 .isNotEmpty()
@@ -327,7 +361,13 @@ class CounterConsistencyTests {
 
         private final List<ClaimedJob> held = new ArrayList<>();
 
-        Operator(ApplicationContext context, Random random, Set<Transition> driven) {
+        private final JdbcTemplate sql;
+
+        private final Set<String> enqueueWays;
+
+        Operator(ApplicationContext context, Random random, Set<Transition> driven, Set<String> enqueueWays) {
+            this.sql = new JdbcTemplate(context.getBean(javax.sql.DataSource.class));
+            this.enqueueWays = enqueueWays;
             this.template = context.getBean(QueueTemplate.class);
             this.repositories = context.getBean(Repositories.class);
             this.jobs = repositories.jobs();
@@ -362,7 +402,10 @@ class CounterConsistencyTests {
         private void drive(Transition transition, String queue, int step) {
             switch (transition) {
                 case ENQUEUE -> {
-                    if (random.nextInt(4) == 0) {
+                    if (random.nextInt(3) == 0) {
+                        enqueueAnotherWay(queue, step);
+                    }
+                    else if (random.nextInt(4) == 0) {
                         template.sendBatch(LISTENED, IntStream.range(0, 1 + random.nextInt(8)).boxed().toList());
                     }
                     else if (random.nextBoolean()) {
@@ -391,6 +434,39 @@ class CounterConsistencyTests {
                 case RETRY_DEAD -> admin.retryAllDead(queue);
                 case PURGE -> admin.purgeDead(queue);
                 case EXPIRE -> jobs.expireDead(Duration.ZERO, 1 + random.nextInt(5));
+            }
+        }
+
+        /** Debounced, with a dedup window, through pgqueue.send(), from a trigger, or a schedule's tick. */
+        private void enqueueAnotherWay(String queue, int step) {
+            switch (random.nextInt(5)) {
+                case 0 -> {
+                    template.send(queue, step, SendOptions.builder()
+                        .debounce("d" + random.nextInt(3), Duration.ofMillis(1 + random.nextInt(30)))
+                        .build());
+                    enqueueWays.add("debounce");
+                }
+                case 1 -> {
+                    template.send(queue, step, SendOptions.builder()
+                        .dedupKey("w" + random.nextInt(5))
+                        .dedupFor(Duration.ofMillis(1 + random.nextInt(50)))
+                        .build());
+                    enqueueWays.add("dedup window");
+                }
+                case 2 -> {
+                    sql.queryForObject("SELECT pgqueue.send(?, jsonb_build_object('n', ?::int), p_dedup_key => ?, "
+                            + "p_delay => ? * interval '1 millisecond')", Long.class, queue, step,
+                            (random.nextInt(3) == 0) ? "s" + random.nextInt(5) : null, random.nextInt(30));
+                    enqueueWays.add("pgqueue.send");
+                }
+                case 3 -> {
+                    sql.update("INSERT INTO public.placed_order (queue, n) VALUES (?, ?)", queue, step);
+                    enqueueWays.add("trigger");
+                }
+                default -> {
+                    admin.triggerSchedule("tick");
+                    enqueueWays.add("schedule");
+                }
             }
         }
 

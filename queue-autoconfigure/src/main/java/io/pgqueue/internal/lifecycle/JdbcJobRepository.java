@@ -969,19 +969,6 @@ final class JdbcJobRepository implements JobRepository {
         return jdbc.query(queuesWithPending, Jdbc.Binder.NONE, (row) -> row.getString(1));
     }
 
-    /** Every statement of this repository, for checking them against the transition table. */
-    List<Sql> statements() {
-        List<Sql> all = new ArrayList<>();
-        enqueue.values().forEach((variants) -> all.addAll(List.of(variants)));
-        all.addAll(List.of(enqueueDebounced, snooze, snoozeAfterRollback, undoClaimThenFail, undoClaimThenSnooze, cancel, cancelRunning, progress, recordOutput,
-                expireDedupWindows));
-        all.addAll(lookups.statements());
-        all.addAll(List.of(promoteDue, promoteDueOfQueue, claimLeased, claimAndDelete, complete, fail, failAfterRollback, rescue, release,
-                extendLease, retryDead, readyQueues, purgeDead, expireDead, expireHistory, throttleLock, countRunning, rateWindow,
-                rateStarted, findLiveByDedupKey, deadIds, deadJobs, pendingNow, queuesWithPending));
-        return all;
-    }
-
     /** How the rows of one insert travel as parameters. */
     private enum RowShape {
 

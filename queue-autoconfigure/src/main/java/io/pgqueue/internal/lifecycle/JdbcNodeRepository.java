@@ -69,10 +69,6 @@ final class JdbcNodeRepository implements NodeRepository {
         jdbc.update(unregister, (params) -> params.uuid("node", node));
     }
 
-    List<Sql> statements() {
-        return List.of(heartbeat, unregister, nodes);
-    }
-
     @Override
     public List<ClusterNode> nodes() {
         return jdbc.query(nodes, Jdbc.Binder.NONE, (row) -> new ClusterNode(row.getObject("id", UUID.class),

@@ -192,10 +192,6 @@ final class JdbcScheduleRepository implements ScheduleRepository {
         return jdbc.update(delete, (params) -> params.text("name", name)) > 0;
     }
 
-    List<Sql> statements() {
-        return List.of(declare, all, due, now, fire[0], fire[1], fire[2], fire[3], delete, find, pause, redefine);
-    }
-
     private static ScheduleRecord record(ResultSet row) throws SQLException {
         long rate = row.getLong("fixed_rate_ms");
         Long fixedRate = row.wasNull() ? null : rate;

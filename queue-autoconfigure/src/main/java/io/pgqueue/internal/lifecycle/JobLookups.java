@@ -183,11 +183,4 @@ final class JobLookups {
     private static @Nullable Instant instant(@Nullable Timestamp timestamp) {
         return (timestamp != null) ? timestamp.toInstant() : null;
     }
-
-    /** Every statement generated so far, for checking them. */
-    List<Sql> statements() {
-        List<Sql> all = new ArrayList<>(pages.values());
-        all.add(byId);
-        return all;
-    }
 }

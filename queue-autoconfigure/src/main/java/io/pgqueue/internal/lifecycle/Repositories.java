@@ -74,11 +74,8 @@ public final class Repositories {
         return notifications;
     }
 
-    /** The statements that carry out transitions of the job table, for checking them against the table. */
+    /** Every statement of the repositories on pgqueue's tables, for checking them against the transition table. */
     List<Sql> jobTableStatements() {
-        List<Sql> all = new ArrayList<>(jobs.statements());
-        all.addAll(schedules.statements());
-        all.addAll(nodes.statements());
-        return all;
+        return schema.statements();
     }
 }

@@ -1,5 +1,7 @@
 package io.pgqueue.internal.lifecycle;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Pattern;
 
 /**
@@ -13,6 +15,8 @@ public final class Schema {
     private final String name;
 
     private final String quoted;
+
+    private final List<Sql> statements = new CopyOnWriteArrayList<>();
 
     public Schema(String name) {
         this.name = validateIdentifier(name);
@@ -52,8 +56,18 @@ public final class Schema {
         return sql.replace("{schema}", quoted);
     }
 
-    /** Parses a statement after qualifying its table names. */
+    /**
+     * Parses a statement after qualifying its table names, and records it: every statement on pgqueue's
+     * tables is made here, so that the transition table's test sees all of them, not a list kept by hand.
+     */
     Sql sql(String sql) {
-        return Sql.parse(qualify(sql));
+        Sql parsed = Sql.parse(qualify(sql));
+        statements.add(parsed);
+        return parsed;
+    }
+
+    /** Every statement made through this schema so far (page statements are made on first use). */
+    List<Sql> statements() {
+        return List.copyOf(statements);
     }
 }

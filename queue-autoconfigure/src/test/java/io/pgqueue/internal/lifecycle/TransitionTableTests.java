@@ -21,8 +21,12 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  */
 class TransitionTableTests {
 
+    /**
+     * A write of the job table: an insert (with or without an alias: the debounce upsert is {@code INSERT INTO
+     * job AS j}), a delete, or an update whose SET clause is group 2.
+     */
     private static final Pattern WRITES_JOB = Pattern
-        .compile("(INSERT INTO \"pgqueue\"\\.job \\(|DELETE FROM \"pgqueue\"\\.job\\b|UPDATE \"pgqueue\"\\.job\\b[^;]*?\\bSET\\b(.*?)\\bWHERE\\b)",
+        .compile("(INSERT INTO \"pgqueue\"\\.job\\b(?!_)|DELETE FROM \"pgqueue\"\\.job\\b(?!_)|UPDATE \"pgqueue\"\\.job\\b(?!_)[^;]*?\\bSET\\b(.*?)\\bWHERE\\b)",
                 Pattern.DOTALL);
 
     private static final Pattern TAG = Pattern.compile("/\\* pgqueue:([a-z_]+) \\*/");
@@ -32,6 +36,7 @@ class TransitionTableTests {
 
     @Test
     void everyStatementThatChangesAJobsStateIsATransitionWithItsGeneratedDeltas() {
+        generatePageStatements();
         List<String> checked = new ArrayList<>();
         for (Sql sql : repositories.jobTableStatements()) {
             String text = sql.jdbcSql();
@@ -41,6 +46,10 @@ class TransitionTableTests {
                 }
                 Matcher tag = TAG.matcher(statement);
                 assertThat(tag.find()).as("transition tag of %s", statement).isTrue();
+                // each CTE that changes job.state is one declared transition: two writes under one tag would
+                // leave one of them undeclared
+                assertThat(stateChangingWrites(statement)).as("writes of job.state in %s", statement)
+                    .isLessThanOrEqualTo(TAG.matcher(statement).results().count());
                 Transition transition = Transition.valueOf(tag.group(1).toUpperCase(java.util.Locale.ROOT));
                 String deltas = new Counters(true).deltaCte(transition, "changed", Counters.Rows.MANY)
                     .replace("FROM changed", "");
@@ -54,6 +63,20 @@ class TransitionTableTests {
         for (Transition transition : Transition.values()) {
             assertThat(checked).as("statements of " + transition).contains(transition.name());
         }
+    }
+
+    @Test
+    void theCheckSeesEveryKindOfWriteOfTheJobTable() {
+        assertThat(changesState("INSERT INTO \"pgqueue\".job AS j (queue, state) VALUES ('q', 'scheduled')")).isTrue();
+        assertThat(changesState("INSERT INTO \"pgqueue\".job (queue, state) VALUES ('q', 'ready')")).isTrue();
+        assertThat(changesState("DELETE FROM \"pgqueue\".job j WHERE id = 1")).isTrue();
+        assertThat(changesState("UPDATE \"pgqueue\".job SET state = 'ready' WHERE id = 1")).isTrue();
+        assertThat(changesState("UPDATE \"pgqueue\".job SET lease_until = now() WHERE id = 1")).isFalse();
+        assertThat(changesState("INSERT INTO \"pgqueue\".job_history (id) VALUES (1)")).isFalse();
+        assertThat(stateChangingWrites("""
+                WITH a AS (UPDATE "pgqueue".job SET state = 'ready' WHERE id = 1 RETURNING id),
+                     b AS (DELETE FROM "pgqueue".job WHERE id = 2 RETURNING id)
+                SELECT 1""")).isEqualTo(2);
     }
 
     @Test
@@ -113,13 +136,30 @@ class TransitionTableTests {
     }
 
     private static boolean changesState(String statement) {
+        return stateChangingWrites(statement) > 0;
+    }
+
+    private static long stateChangingWrites(String statement) {
         Matcher matcher = WRITES_JOB.matcher(statement);
+        long writes = 0;
         while (matcher.find()) {
             String set = matcher.group(2);
             if (set == null || Pattern.compile("\\bstate\\s*=").matcher(set).find()) {
-                return true;
+                writes++;
             }
         }
-        return false;
+        return writes;
+    }
+
+    /** Makes the lazily generated page statements exist, so that the check sees them too. */
+    private void generatePageStatements() {
+        repositories.jobs();
+        io.pgqueue.admin.JobQuery query = io.pgqueue.admin.JobQuery.queue("q").groupKey("g").build();
+        try {
+            repositories.jobs().jobs(query);
+        }
+        catch (RuntimeException expected) {
+            // no database behind this DataSource: the statement was generated before the call failed
+        }
     }
 }
