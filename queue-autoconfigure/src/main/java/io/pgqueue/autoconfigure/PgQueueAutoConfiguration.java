@@ -145,7 +145,8 @@ public final class PgQueueAutoConfiguration {
                 PgQueueProperties properties, ObjectProvider<QueueFlywayConfigurationCustomizer> customizers) {
             PgQueueProperties.Schema schema = properties.getSchema();
             return new QueueSchemaInitializer(dataSource, resourceLoader.getClassLoader(), schema.getName(),
-                    schema.getHistoryTable(), customizers.orderedStream().toList());
+                    schema.getHistoryTable(), customizers.orderedStream().toList(), schema.getLockTimeout(),
+                    schema.getLockAttempts());
         }
     }
 

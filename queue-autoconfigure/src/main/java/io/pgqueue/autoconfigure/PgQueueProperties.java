@@ -90,6 +90,11 @@ public class PgQueueProperties implements InitializingBean {
         positive("pgqueue.metrics.refresh-interval", metrics.getRefreshInterval());
         positive("pgqueue.health.max-lag", health.getMaxLag());
         positive("pgqueue.maintenance.interval", maintenance.getInterval());
+        positive("pgqueue.schema.lock-timeout", schema.getLockTimeout());
+        if (schema.getLockAttempts() < 1) {
+            throw new InvalidConfigurationPropertyValueException("pgqueue.schema.lock-attempts",
+                    schema.getLockAttempts(), "must be at least 1");
+        }
         positive("pgqueue.maintenance.reconcile-interval", maintenance.getReconcileInterval());
         positive("pgqueue.history.retention", history.getRetention());
         positive("pgqueue.retention.dead", retention.getDead());
@@ -207,6 +212,35 @@ public class PgQueueProperties implements InitializingBean {
          * Name of pgqueue's own Flyway history table, created in the queue schema.
          */
         private String historyTable = "pgqueue_schema_history";
+
+        /**
+         * Longest wait of one migration attempt for a lock on a table (the migration's own lock_timeout). A
+         * migration waiting for a table lock blocks all queue traffic behind it; past this it gives up, rolls
+         * back and tries again, letting the traffic through in between.
+         */
+        private Duration lockTimeout = Duration.ofSeconds(5);
+
+        /**
+         * How many times a migration that could not get its locks within the lock timeout is tried before
+         * startup fails.
+         */
+        private int lockAttempts = 12;
+
+        public Duration getLockTimeout() {
+            return lockTimeout;
+        }
+
+        public void setLockTimeout(Duration lockTimeout) {
+            this.lockTimeout = lockTimeout;
+        }
+
+        public int getLockAttempts() {
+            return lockAttempts;
+        }
+
+        public void setLockAttempts(int lockAttempts) {
+            this.lockAttempts = lockAttempts;
+        }
 
         public String getName() {
             return name;

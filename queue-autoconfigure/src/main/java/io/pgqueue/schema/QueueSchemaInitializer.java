@@ -2,6 +2,7 @@ package io.pgqueue.schema;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 
 import javax.sql.DataSource;
@@ -10,6 +11,7 @@ import io.pgqueue.internal.lifecycle.MigrationSession;
 import io.pgqueue.internal.lifecycle.Schema;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.flywaydb.core.api.output.MigrateResult;
@@ -39,19 +41,86 @@ public class QueueSchemaInitializer implements InitializingBean {
 
     private final List<QueueFlywayConfigurationCustomizer> customizers;
 
+    private final Duration lockTimeout;
+
+    private final int lockAttempts;
+
     public QueueSchemaInitializer(DataSource dataSource, ClassLoader classLoader, String schema, String historyTable,
             List<QueueFlywayConfigurationCustomizer> customizers) {
+        this(dataSource, classLoader, schema, historyTable, customizers, Duration.ofSeconds(5), 12);
+    }
+
+    /**
+     * @param lockTimeout longest wait of one attempt for a table lock
+     * @param lockAttempts attempts before startup fails when the locks cannot be had
+     */
+    public QueueSchemaInitializer(DataSource dataSource, ClassLoader classLoader, String schema, String historyTable,
+            List<QueueFlywayConfigurationCustomizer> customizers, Duration lockTimeout, int lockAttempts) {
         this.dataSource = dataSource;
         this.classLoader = classLoader;
         this.schema = schema;
         this.historyTable = historyTable;
         this.customizers = List.copyOf(customizers);
+        this.lockTimeout = lockTimeout;
+        this.lockAttempts = lockAttempts;
     }
 
+    /**
+     * Migrates, bounding every lock wait by the lock timeout: a migration queued behind a long transaction
+     * holding a table would otherwise make all queue traffic queue behind it. An attempt that could not get
+     * its locks rolls back whole and is tried again after a pause, up to the number of attempts.
+     */
     @Override
     public void afterPropertiesSet() throws SQLException {
+        for (int attempt = 1;; attempt++) {
+            try {
+                migrateOnce();
+                return;
+            }
+            catch (RuntimeException | SQLException ex) {
+                if (!lockNotAvailable(ex)) {
+                    throw ex;
+                }
+                if (attempt >= lockAttempts) {
+                    throw new IllegalStateException("pgqueue could not migrate schema '" + schema + "': another "
+                            + "transaction held a lock on its tables through " + attempt + " attempts of "
+                            + lockTimeout.toMillis() + " ms (pgqueue.schema.lock-timeout, pgqueue.schema.lock-attempts)."
+                            + " Find it in pg_locks / pg_stat_activity, or migrate in a quiet moment", ex);
+                }
+                logger.warn("pgqueue's migration of schema '" + schema + "' waited " + lockTimeout.toMillis()
+                        + " ms for a table lock another transaction holds; rolled back, trying again (attempt "
+                        + (attempt + 1) + " of " + lockAttempts + ")");
+                pause(attempt);
+            }
+        }
+    }
+
+    private void pause(int attempt) {
+        try {
+            Thread.sleep(Math.min(lockTimeout.toMillis(), 200L * attempt));
+        }
+        catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting to migrate schema '" + schema + "'");
+        }
+    }
+
+    /** Whether the failure was a lock wait that ran past lock_timeout (SQLSTATE 55P03), however wrapped. */
+    private static boolean lockNotAvailable(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && "55P03".equals(sql.getSQLState())) {
+                return true;
+            }
+            if (cause.getMessage() != null && cause.getMessage().contains("lock timeout")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void migrateOnce() throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
-            MigrationSession session = MigrationSession.begin(connection, new Schema(schema));
+            MigrationSession session = MigrationSession.begin(connection, new Schema(schema), lockTimeout);
             OneTransactionDataSource flywayDataSource = new OneTransactionDataSource(connection);
             MigrateResult result;
             try {

@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -34,6 +35,9 @@ public final class MigrationSession {
 
     private static final Sql SET = Sql.parse("SELECT set_config(:name, :value, false)");
 
+    /** Transaction-local: noted before the migration runs, so {@link #commit()} leaves it to end with the transaction. */
+    private static final Sql LOCAL_LOCK_TIMEOUT = Sql.parse("SELECT set_config('lock_timeout', :value, true)");
+
     private final Connection connection;
 
     private final Map<String, String> before;
@@ -51,12 +55,27 @@ public final class MigrationSession {
      * session's settings.
      */
     public static MigrationSession begin(Connection connection, Schema schema) throws SQLException {
+        return begin(connection, schema, null);
+    }
+
+    /**
+     * As {@link #begin(Connection, Schema)}, with every lock wait of the transaction bounded (a transaction-local
+     * {@code lock_timeout}, gone at its end like the transaction); the wait for other migrating nodes is not.
+     */
+    public static MigrationSession begin(Connection connection, Schema schema, @Nullable Duration lockTimeout)
+            throws SQLException {
         boolean autoCommit = connection.getAutoCommit();
         connection.setAutoCommit(false);
         try {
             try (PreparedStatement lock = Jdbc.prepare(connection, LOCK,
                     (params) -> params.text("key", "pgqueue.migrate." + schema.name()))) {
                 lock.execute();
+            }
+            if (lockTimeout != null) {
+                try (PreparedStatement bound = Jdbc.prepare(connection, LOCAL_LOCK_TIMEOUT,
+                        (params) -> params.text("value", lockTimeout.toMillis() + "ms"))) {
+                    bound.execute();
+                }
             }
             return new MigrationSession(connection, settings(connection), autoCommit);
         }
