@@ -37,6 +37,6 @@ class DashboardConfigurationReferenceTests {
             .filter((line) -> line.startsWith("| `pgqueue.dashboard."))
             .map((line) -> line.substring(3, line.indexOf('`', 3)))
             .toList();
-        assertThat(documented).containsExactlyInAnyOrderElementsOf(properties).hasSize(5);
+        assertThat(documented).containsExactlyInAnyOrderElementsOf(properties).hasSize(6);
     }
 }
