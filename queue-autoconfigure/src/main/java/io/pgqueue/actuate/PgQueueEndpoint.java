@@ -99,13 +99,14 @@ public class PgQueueEndpoint {
         int offset = (deadOffset != null) ? deadOffset : 0;
         int deadPage = (deadLimit != null) ? deadLimit : 20;
         boolean show = showValues.isShown(securityContext, roles);
-        List<DeadJobDescriptor> deadJobs = request(() -> admin.deadJobs(queue, offset, deadPage))
+        List<DeadJobDescriptor> deadJobs = request(() -> admin.deadJobs(queue, offset, deadPage, show))
             .stream()
             .map((job) -> DeadJobDescriptor.of(job, show))
             .toList();
         JobQuery query = request(() -> query(queue, state, groupKey, dedupKey, header, enqueuedAfter, enqueuedBefore,
                 (limit != null) ? limit : 20, before));
-        JobPage page = admin.jobs(query);
+        // masked, a page shows no payload, output or error: it does not read them
+        JobPage page = admin.jobs(show ? query : query.toBuilder().withoutContent().build());
         return new QueueDetailDescriptor(describe(stats), deadJobs, offset, deadPage,
                 page.jobs().stream().map((job) -> JobDescriptor.of(job, show)).toList(), page.nextCursor());
     }

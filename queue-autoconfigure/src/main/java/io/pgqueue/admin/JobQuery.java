@@ -43,6 +43,8 @@ public final class JobQuery {
 
     private final long before;
 
+    private final boolean content;
+
     private JobQuery(Builder builder) {
         this.queue = builder.queue;
         this.states = Set.copyOf(builder.states);
@@ -54,6 +56,15 @@ public final class JobQuery {
         this.enqueuedBefore = builder.enqueuedBefore;
         this.limit = builder.limit;
         this.before = builder.before;
+        this.content = builder.content;
+    }
+
+    /**
+     * Whether the page's jobs carry their payload, output and whole error; without, those are null (an error
+     * keeps its first line), and a page of large jobs reads and holds only what a list shows.
+     */
+    public boolean content() {
+        return content;
     }
 
     /** Jobs of this queue: by default every live state, 50 per page. */
@@ -221,6 +232,7 @@ public final class JobQuery {
         builder.enqueuedBefore = enqueuedBefore;
         builder.limit = limit;
         builder.before = before;
+        builder.content = content;
         return builder;
     }
 
@@ -253,6 +265,17 @@ public final class JobQuery {
         private int limit = 50;
 
         private long before = Long.MAX_VALUE;
+
+        private boolean content = true;
+
+        /**
+         * Leaves payloads, outputs and all but the first line of errors out of the page (they read as null):
+         * for lists that do not show them.
+         */
+        public Builder withoutContent() {
+            this.content = false;
+            return this;
+        }
 
         private Builder(String queue) {
             this.queue = queue;

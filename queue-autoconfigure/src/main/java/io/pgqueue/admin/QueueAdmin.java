@@ -161,7 +161,7 @@ public class QueueAdmin {
         if (states.isEmpty()) {
             return new BulkCancelResult(0, 0, 0);
         }
-        cancellable.states(states.toArray(JobState[]::new));
+        cancellable.states(states.toArray(JobState[]::new)).withoutContent();
         JobQuery page = cancellable.build();
         long cancelled = 0;
         long requested = 0;
@@ -234,10 +234,18 @@ public class QueueAdmin {
 
     /** Dead jobs of a queue, newest first. */
     public List<DeadJob> deadJobs(String queue, int offset, int limit) {
+        return deadJobs(queue, offset, limit, true);
+    }
+
+    /**
+     * Dead jobs of a queue, newest first; without content, for a list that shows no payloads, their payloads
+     * are null and their errors keep the first line, and neither is read.
+     */
+    public List<DeadJob> deadJobs(String queue, int offset, int limit, boolean content) {
         if (offset < 0 || limit < 1 || limit > 1000) {
             throw new IllegalArgumentException("offset must be >= 0 and limit between 1 and 1000");
         }
-        return repositories.jobs().deadJobs(QueueNames.validate(queue), offset, limit);
+        return repositories.jobs().deadJobs(QueueNames.validate(queue), offset, limit, content);
     }
 
     /** Makes one dead job ready again with fresh attempts; returns whether it was dead. */
@@ -308,7 +316,7 @@ public class QueueAdmin {
      * jobs all stayed (e.g. held by a live job's dedup key) moves the cursor past them.
      */
     private long forEachDeadPage(JobQuery query, ToIntFunction<long[]> operation) {
-        JobQuery page = query.toBuilder().states(JobState.DEAD).build();
+        JobQuery page = query.toBuilder().states(JobState.DEAD).withoutContent().build();
         long done = 0;
         while (true) {
             List<JobInfo> jobs = repositories.jobs().jobs(page);

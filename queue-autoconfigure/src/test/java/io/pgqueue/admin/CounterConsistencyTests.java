@@ -380,6 +380,10 @@ class CounterConsistencyTests {
         void run(int steps) {
             repositories.nodes().heartbeat(node.id(), node.host(), node.pid(), Duration.ofMinutes(1), new long[0], List.of(),
                     Duration.ofSeconds(10));
+            // every way of enqueueing once, then at random among the rest
+            for (int way = 0; way < 5; way++) {
+                enqueueAnotherWay(QUEUES.get(random.nextInt(QUEUES.size())), way, way);
+            }
             Transition[] all = Transition.values();
             for (int i = 0; i < steps || !driven.containsAll(List.of(all)); i++) {
                 String queue = QUEUES.get(random.nextInt(QUEUES.size()));
@@ -403,7 +407,7 @@ class CounterConsistencyTests {
             switch (transition) {
                 case ENQUEUE -> {
                     if (random.nextInt(3) == 0) {
-                        enqueueAnotherWay(queue, step);
+                        enqueueAnotherWay(queue, step, random.nextInt(5));
                     }
                     else if (random.nextInt(4) == 0) {
                         template.sendBatch(LISTENED, IntStream.range(0, 1 + random.nextInt(8)).boxed().toList());
@@ -438,8 +442,8 @@ class CounterConsistencyTests {
         }
 
         /** Debounced, with a dedup window, through pgqueue.send(), from a trigger, or a schedule's tick. */
-        private void enqueueAnotherWay(String queue, int step) {
-            switch (random.nextInt(5)) {
+        private void enqueueAnotherWay(String queue, int step, int way) {
+            switch (way) {
                 case 0 -> {
                     template.send(queue, step, SendOptions.builder()
                         .debounce("d" + random.nextInt(3), Duration.ofMillis(1 + random.nextInt(30)))

@@ -349,13 +349,24 @@ class ReliabilityRoundTwoTests {
 
         @QueueListener(queue = "fatal", concurrency = "1")
         void handle(Item item) {
-            throw new StackOverflowError("handler recursed forever");
+        }
+    }
+
+    /**
+     * A bug that still kills a container thread: an observer throwing an Error. (A handler's own Error no longer
+     * does: FatalErrorTests.)
+     */
+    static class BrokenObserver implements JobObserver {
+
+        @Override
+        public void started(JobContext job) {
+            throw new AssertionError("observer bug");
         }
     }
 
     @Test
     void aContainerThreadKilledByAnErrorShowsInHealth() {
-        runner.withBean(Fatal.class).run((context) -> {
+        runner.withBean(Fatal.class).withBean(BrokenObserver.class).run((context) -> {
             io.pgqueue.listener.QueueListenerContainerRegistry registry = context
                 .getBean(io.pgqueue.listener.QueueListenerContainerRegistry.class);
             io.pgqueue.actuate.PgQueueHealthIndicator health = new io.pgqueue.actuate.PgQueueHealthIndicator(

@@ -65,10 +65,7 @@ class DashboardApiController {
     Overview overview() {
         List<QueueStats> queues = admin.queues();
         Instant now = Instant.now();
-        ThroughputHistory.Rates rates = throughput.record(now, queues);
-        QueueView cluster = QueueView.cluster(queues, rates);
-        return new Overview(now, cluster, queues.stream().map((stats) -> QueueView.of(stats, rates)).toList(),
-                admin.nodes().size(), cluster.rates());
+        return Overview.of(now, queues, throughput.record(now, queues), admin.nodes().size());
     }
 
     @GetMapping("/queues/{queue}")
@@ -81,7 +78,8 @@ class DashboardApiController {
     /** A page of the queue's jobs by the filters of {@link JobQuery#fromParameters}. */
     @GetMapping("/queues/{queue}/jobs")
     JobPageView jobs(@PathVariable String queue, @RequestParam Map<String, String> parameters) {
-        var page = admin.jobs(JobQuery.fromParameters(queue, parameters));
+        // a row shows an error's first line and never a payload or output: the page reads no more
+        var page = admin.jobs(JobQuery.fromParameters(queue, parameters).toBuilder().withoutContent().build());
         return new JobPageView(page.jobs().stream().map((job) -> JobRow.of(job, showPayloads)).toList(),
                 page.nextCursor());
     }

@@ -50,6 +50,14 @@ final class DashboardViews {
      * @param rates the cluster's throughput history, oldest first
      */
     record Overview(Instant at, QueueView cluster, List<QueueView> queues, int nodes, List<RatePoint> rates) {
+
+        /** The overview of these queues: the cluster's whole rate history, each queue's sparkline points. */
+        static Overview of(Instant now, List<QueueStats> queues, ThroughputHistory.Rates rates, int nodes) {
+            QueueView cluster = QueueView.cluster(queues, rates);
+            return new Overview(now, cluster,
+                    queues.stream().map((stats) -> QueueView.of(stats, rates, QueueView.SPARK_POINTS)).toList(), nodes,
+                    cluster.rates());
+        }
     }
 
     /**
@@ -72,13 +80,25 @@ final class DashboardViews {
             long cancelled, @Nullable Double lagSeconds, boolean paused, @Nullable Double completedPerMinute,
             @Nullable Double failedPerMinute, List<RatePoint> rates) {
 
+        /**
+         * Points of a queue's sparkline on the overview: what the page draws, not the whole kept history, which
+         * at 300 queues made every refresh megabytes.
+         */
+        static final int SPARK_POINTS = 60;
+
         static QueueView of(QueueStats stats, ThroughputHistory.Rates rates) {
+            return of(stats, rates, Integer.MAX_VALUE);
+        }
+
+        /** The queue with at most the newest {@code points} of its rate history. */
+        static QueueView of(QueueStats stats, ThroughputHistory.Rates rates, int points) {
             RatePoint current = rates.current().get(stats.queue());
+            List<RatePoint> history = rates.history().getOrDefault(stats.queue(), List.of());
             return new QueueView(stats.queue(), counts(stats), stats.counts().enqueued(), stats.counts().completed(),
                     stats.counts().failed(), stats.counts().deadLettered(), stats.counts().cancelled(),
                     seconds(stats.lag()), stats.paused(), (current != null) ? current.completedPerMinute() : null,
                     (current != null) ? current.failedPerMinute() : null,
-                    rates.history().getOrDefault(stats.queue(), List.of()));
+                    history.subList(Math.max(0, history.size() - points), history.size()));
         }
 
         static QueueView cluster(List<QueueStats> queues, ThroughputHistory.Rates rates) {

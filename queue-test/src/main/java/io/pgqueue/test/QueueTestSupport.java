@@ -67,7 +67,7 @@ public final class QueueTestSupport {
 
     /** The dead jobs of a queue, newest first (at most 1000). */
     public List<DeadJob> deadJobs(String queue) {
-        return store.deadJobs(queue, 0, 1000);
+        return store.deadJobs(queue, 0, 1000, true);
     }
 
     private static void pause() {

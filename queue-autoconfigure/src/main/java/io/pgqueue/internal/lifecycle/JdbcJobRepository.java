@@ -180,6 +180,8 @@ final class JdbcJobRepository implements JobRepository {
 
     private final Sql deadJobs;
 
+    private final Sql deadJobSummaries;
+
     private final Sql pendingNow;
 
     private final Sql queuesWithPending;
@@ -286,16 +288,23 @@ final class JdbcJobRepository implements JobRepository {
         this.findLiveByDedupKey = schema.sql(
                 "SELECT id FROM {schema}.job WHERE queue = :queue AND dedup_key = :dedup_key AND state <> 'dead'");
         this.deadIds = schema.sql("SELECT id FROM {schema}.job WHERE queue = :queue AND state = 'dead' ORDER BY id");
-        this.deadJobs = schema.sql("""
-                SELECT id, queue, attempts, last_error, payload::text AS payload, payload_type, created_at
+        this.deadJobs = schema.sql(deadJobsStatement(true));
+        this.deadJobSummaries = schema.sql(deadJobsStatement(false));
+        this.pendingNow = schema.sql("SELECT count(*) FROM {schema}.job WHERE queue = :queue AND " + PENDING);
+        this.queuesWithPending = schema.sql(
+                "SELECT DISTINCT queue FROM {schema}.job WHERE " + PENDING + " ORDER BY queue");
+    }
+
+    /** A page of dead jobs; without content, payloads are not read and errors keep their first line. */
+    private static String deadJobsStatement(boolean content) {
+        return """
+                SELECT id, queue, attempts, %s AS last_error, %s AS payload, payload_type, created_at
                 FROM {schema}.job
                 WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job WHERE queue = :queue AND state = 'dead'
                                      ORDER BY id DESC OFFSET :offset LIMIT :limit))
                 ORDER BY id DESC
-                """);
-        this.pendingNow = schema.sql("SELECT count(*) FROM {schema}.job WHERE queue = :queue AND " + PENDING);
-        this.queuesWithPending = schema.sql(
-                "SELECT DISTINCT queue FROM {schema}.job WHERE " + PENDING + " ORDER BY queue");
+                """.formatted(content ? "last_error" : "split_part(left(last_error, 1000), chr(10), 1)",
+                        content ? "payload::text" : "NULL::text");
     }
 
     // ---- statements, each generated once --------------------------------------------------------------
@@ -952,8 +961,8 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
-    public List<DeadJob> deadJobs(String queue, int offset, int limit) {
-        return jdbc.query(deadJobs, (params) -> params.text("queue", queue).int4("offset", offset).int4("limit", limit),
+    public List<DeadJob> deadJobs(String queue, int offset, int limit, boolean content) {
+        return jdbc.query(content ? deadJobs : deadJobSummaries, (params) -> params.text("queue", queue).int4("offset", offset).int4("limit", limit),
                 (row) -> new DeadJob(row.getLong("id"), row.getString("queue"), row.getInt("attempts"),
                         row.getString("last_error"), row.getString("payload"), row.getString("payload_type"),
                         row.getTimestamp("created_at").toInstant()));

@@ -181,7 +181,8 @@ public interface JobRepository {
     List<JobInfo> jobs(JobQuery query);
 
     /** A page of the queue's dead jobs, newest first. */
-    List<DeadJob> deadJobs(String queue, int offset, int limit);
+    /** A page of dead jobs; without content their payloads are null and their errors keep the first line. */
+    List<DeadJob> deadJobs(String queue, int offset, int limit, boolean content);
 
     /** Exact count of the queue's ready, running and due jobs (scans the queue's live jobs: for tests). */
     long pendingNow(String queue);

@@ -41,8 +41,11 @@ final class AckBatcher {
 
     private final LinkedBlockingQueue<Ack> pending = new LinkedBlockingQueue<>(MAX_PENDING);
 
-    /** A finished job and what its handler returned (JSON), if anything. */
-    private record Ack(ClaimedJob job, @Nullable String outputJson) {
+    /**
+     * A finished job: what its acknowledgement needs (id, attempt) and what its handler returned (JSON), if
+     * anything; never the claimed job itself, whose payload would otherwise stay in memory until the flush.
+     */
+    private record Ack(long id, int attempt, @Nullable String outputJson) {
     }
 
     private volatile boolean running;
@@ -65,7 +68,7 @@ final class AckBatcher {
     /** Queues a finished job for deletion; waits while the pending list is full. */
     void acknowledge(ClaimedJob job, @Nullable String outputJson) {
         try {
-            pending.put(new Ack(job, outputJson));
+            pending.put(new Ack(job.id(), job.attempt(), outputJson));
         }
         catch (InterruptedException ex) {
             // shutting down: the job keeps its lease and is rescued if nobody acknowledges it
@@ -135,7 +138,7 @@ final class AckBatcher {
     /** The database refused the batch: halve it until the refused rows are found; the rest is deleted. */
     private void refused(List<Ack> batch, Throwable error) throws InterruptedException {
         if (batch.size() == 1) {
-            logger.warn("Job " + batch.get(0).job().id() + " could not be acknowledged and is left to its lease: "
+            logger.warn("Job " + batch.get(0).id() + " could not be acknowledged and is left to its lease: "
                     + error.getMessage());
             return;
         }
@@ -149,8 +152,8 @@ final class AckBatcher {
         int[] attempts = new int[batch.size()];
         String[] outputs = new String[batch.size()];
         for (int i = 0; i < ids.length; i++) {
-            ids[i] = batch.get(i).job().id();
-            attempts[i] = batch.get(i).job().attempt();
+            ids[i] = batch.get(i).id();
+            attempts[i] = batch.get(i).attempt();
             outputs[i] = batch.get(i).outputJson();
         }
         jobs.complete(node, ids, attempts, outputs);
