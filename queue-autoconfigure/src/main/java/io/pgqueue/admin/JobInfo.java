@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * @param runAt when it may run (its delay, backoff or snooze), or when it last became runnable
  * @param enqueuedAt when it was sent
  * @param attemptedAt when its current or last attempt was claimed, or null
- * @param finishedAt when it finished, or null while live
+ * @param finishedAt when it finished (a dead job: when it died), or null while live
  * @param lastError the error of its last failed attempt, or null
  * @param output what its handler returned, as JSON text, or null
  * @param progress what its handler reported while running, or null

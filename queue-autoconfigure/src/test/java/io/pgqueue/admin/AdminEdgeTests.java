@@ -114,6 +114,23 @@ class AdminEdgeTests {
         });
     }
 
+    @Test
+    void aDeadJobTellsWhenItDiedNotWhenItsLastAttemptWasDue() {
+        runner.run((context) -> {
+            long id = jdbc.queryForObject("""
+                    INSERT INTO pgqueue.job (queue, state, payload, attempts, run_at, dead_at, last_error)
+                    VALUES ('died', 'dead', '{}'::jsonb, 3, now() - interval '1 hour', now() - interval '1 minute', 'x')
+                    RETURNING id""", Long.class);
+            JobInfo job = context.getBean(QueueAdmin.class).job(id);
+            java.time.Instant deadAt = jdbc.queryForObject("SELECT dead_at FROM pgqueue.job WHERE id = ?",
+                    java.sql.Timestamp.class, id).toInstant();
+            assertThat(job.finishedAt()).isEqualTo(deadAt).isAfter(job.runAt());
+            assertThat(context.getBean(QueueAdmin.class)
+                .jobs(JobQuery.queue("died").states(io.pgqueue.JobState.DEAD).withoutContent().build())
+                .jobs()).extracting(JobInfo::finishedAt).containsExactly(deadAt);
+        });
+    }
+
     private long deadJob(String queue, String dedupKey) {
         return jdbc.queryForObject("INSERT INTO pgqueue.job (queue, state, payload, attempts, dead_at, last_error, "
                 + "dedup_key) VALUES (?, 'dead', '{}'::jsonb, 1, now(), 'x', ?) RETURNING id", Long.class, queue, dedupKey);

@@ -239,7 +239,9 @@ final class DashboardViews {
                         events.add(new Event(job.leaseUntil(), "lease runs out unless renewed"));
                     }
                 }
-                case DEAD -> events.add(new Event(job.runAt(), "dead after " + job.attempts() + " attempt(s)"));
+                // when it died, not when its last attempt was due: that came before the attempt that killed it
+                case DEAD -> events.add(new Event((job.finishedAt() != null) ? job.finishedAt() : job.runAt(),
+                        "dead after " + job.attempts() + " attempt(s)"));
                 default -> {
                     if (job.finishedAt() != null) {
                         events.add(new Event(job.finishedAt(), job.state().value()));

@@ -29,7 +29,7 @@ final class JobLookups {
 
     private static final String LIVE_COLUMNS = """
             SELECT id, queue, state, {payload} AS payload, payload_type, %s, attempts, max_attempts,
-                   priority, run_at, created_at, attempted_at, NULL::timestamptz AS finished_at, {error} AS last_error,
+                   priority, run_at, created_at, attempted_at, dead_at AS finished_at, {error} AS last_error,
                    NULL::text AS output, progress_percent, progress_message, cancel_requested, group_key, dedup_key,
                    timeout_ms, locked_by, lease_until
             FROM {schema}.job""";

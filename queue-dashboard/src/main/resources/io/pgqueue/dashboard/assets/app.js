@@ -603,9 +603,11 @@
         const params = new URLSearchParams(queryString || '');
         const parts = path.split('/').filter((p) => p).map(decodeURIComponent);
         let refresh;
-        let nav = 'overview';
+        // a queue's or a job's page is none of the navigation's pages: nothing is highlighted there
+        let nav = null;
         if (parts.length === 0) {
             refresh = overviewPage(state);
+            nav = 'overview';
         } else if (parts[0] === 'queues' && parts.length === 2) {
             refresh = queuePage(state, parts[1], params);
         } else if (parts[0] === 'queues' && parts[2] === 'dead') {
