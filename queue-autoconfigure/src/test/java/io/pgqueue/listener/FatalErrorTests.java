@@ -9,6 +9,7 @@ import java.util.stream.IntStream;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.support.Containers;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
@@ -108,7 +109,7 @@ class FatalErrorTests {
         DeepHandler handler = new DeepHandler();
         runner.withBean(DeepHandler.class, () -> handler).run((context) -> {
             assertPoisonDeadAndGoodJobsRun(context, "deep-tx", handler.handled, StackOverflowError.class);
-            assertThat(container(context, "deep-tx").fatalErrors()).isZero();
+            assertThat(Containers.of(context, "deep-tx").fatalErrors()).isZero();
         });
     }
 
@@ -125,7 +126,7 @@ class FatalErrorTests {
         runner.withBean(OutOfMemoryHandler.class).run((context) -> {
             OutOfMemoryHandler handler = context.getBean(OutOfMemoryHandler.class);
             assertPoisonDeadAndGoodJobsRun(context, "oom-tx", handler.handled, OutOfMemoryError.class);
-            assertThat(container(context, "oom-tx").fatalErrors()).isEqualTo(3);
+            assertThat(Containers.of(context, "oom-tx").fatalErrors()).isEqualTo(3);
             // nothing the handler wrote before the error committed
             assertThat(jobs.jdbc().queryForObject("SELECT count(*) FROM side_effect WHERE queue = 'oom-tx'", Long.class))
                 .isZero();
@@ -137,7 +138,7 @@ class FatalErrorTests {
         runner.withBean(OutOfMemoryHandler.class).run((context) -> {
             OutOfMemoryHandler handler = context.getBean(OutOfMemoryHandler.class);
             assertPoisonDeadAndGoodJobsRun(context, "oom-lease", handler.handled, OutOfMemoryError.class);
-            assertThat(container(context, "oom-lease").fatalErrors()).isEqualTo(3);
+            assertThat(Containers.of(context, "oom-lease").fatalErrors()).isEqualTo(3);
             // no transaction around a LEASE handler: its write stays, once per attempt
             assertThat(jobs.jdbc().queryForObject("SELECT count(*) FROM side_effect WHERE queue = 'oom-lease'", Long.class))
                 .isEqualTo(3);
@@ -158,21 +159,12 @@ class FatalErrorTests {
         assertThat(row.get("attempts")).isEqualTo(3);
         assertThat((String) row.get("last_error")).contains(error.getName());
         assertThat(jobs.count(queue)).as("only the dead poison job is left").isEqualTo(1);
-        QueueListenerContainer container = container(context, queue);
+        QueueListenerContainer container = Containers.of(context, queue);
         assertThat(container.isRunning()).isTrue();
         // the container still takes new work after the poison job
         long after = template.send(queue, 1000);
         await().atMost(Duration.ofSeconds(10)).until(() -> handled.contains(1000));
         assertThat(jobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.job WHERE id = ?", Long.class, after))
             .isZero();
-    }
-
-    private static QueueListenerContainer container(ApplicationContext context, String queue) {
-        return context.getBean(QueueListenerContainerRegistry.class)
-            .getListenerContainers()
-            .stream()
-            .filter((container) -> container.queue().equals(queue))
-            .findFirst()
-            .orElseThrow();
     }
 }

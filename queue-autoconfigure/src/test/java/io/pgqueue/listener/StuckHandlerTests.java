@@ -9,6 +9,7 @@ import io.pgqueue.QueueTemplate;
 import io.pgqueue.actuate.PgQueueHealthIndicator;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.support.Containers;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
@@ -82,7 +83,7 @@ class StuckHandlerTests {
             try {
                 long id = context.getBean(QueueTemplate.class).send("deaf-timeout", "x");
                 assertThat(deaf.started.await(10, TimeUnit.SECONDS)).isTrue();
-                await().atMost(Duration.ofSeconds(5)).until(() -> container(context, "deaf-timeout").stuckRuns() == 1);
+                await().atMost(Duration.ofSeconds(5)).until(() -> Containers.of(context, "deaf-timeout").stuckRuns() == 1);
                 assertThat(health(context).getDetails()).containsKey("stuckRuns");
 
                 await().atMost(Duration.ofSeconds(10)).until(() -> "dead".equals(jobs.row(id).get("state")));
@@ -122,13 +123,13 @@ class StuckHandlerTests {
             try {
                 context.getBean(QueueTemplate.class).send("deaf-tx", "x");
                 assertThat(deaf.started.await(10, TimeUnit.SECONDS)).isTrue();
-                await().atMost(Duration.ofSeconds(5)).until(() -> container(context, "deaf-tx").stuckRuns() == 1);
+                await().atMost(Duration.ofSeconds(5)).until(() -> Containers.of(context, "deaf-tx").stuckRuns() == 1);
                 assertThat(health(context).getDetails().get("stuckRuns")).asString().contains("deaf-tx");
             }
             finally {
                 deaf.release.countDown();
             }
-            await().atMost(Duration.ofSeconds(5)).until(() -> container(context, "deaf-tx").stuckRuns() == 0);
+            await().atMost(Duration.ofSeconds(5)).until(() -> Containers.of(context, "deaf-tx").stuckRuns() == 0);
         });
     }
 
@@ -193,14 +194,5 @@ class StuckHandlerTests {
     private static Health health(ApplicationContext context) {
         return new PgQueueHealthIndicator(context.getBean(QueueAdmin.class),
                 context.getBean(QueueListenerContainerRegistry.class), null, Status.UP).health();
-    }
-
-    private static QueueListenerContainer container(ApplicationContext context, String queue) {
-        return context.getBean(QueueListenerContainerRegistry.class)
-            .getListenerContainers()
-            .stream()
-            .filter((container) -> container.queue().equals(queue))
-            .findFirst()
-            .orElseThrow();
     }
 }

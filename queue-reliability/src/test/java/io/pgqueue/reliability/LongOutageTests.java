@@ -13,7 +13,6 @@ import io.pgqueue.QueueTemplate;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.autoconfigure.PgQueueAutoConfiguration;
 import io.pgqueue.listener.JobContext;
-import io.pgqueue.listener.QueueListenerContainerRegistry;
 import io.pgqueue.testsupport.RestartablePostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,7 +24,6 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
-import org.springframework.context.ApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
@@ -105,12 +103,12 @@ class LongOutageTests {
 
             postgres.stop();
             // the outage lasts until both nodes have missed heartbeats for longer than the node timeout
-            await().atMost(Duration.ofSeconds(20)).until(() -> heartbeatAge(a).compareTo(NODE_TIMEOUT.multipliedBy(2)) > 0
-                    && heartbeatAge(b).compareTo(NODE_TIMEOUT.multipliedBy(2)) > 0);
+            await().atMost(Duration.ofSeconds(20)).until(() -> Heartbeats.age(a).compareTo(NODE_TIMEOUT.multipliedBy(2)) > 0
+                    && Heartbeats.age(b).compareTo(NODE_TIMEOUT.multipliedBy(2)) > 0);
             postgres.startServer();
 
             await().atMost(Duration.ofSeconds(20)).ignoreExceptions()
-                .until(() -> heartbeatAge(a).compareTo(NODE_TIMEOUT) < 0 && heartbeatAge(b).compareTo(NODE_TIMEOUT) < 0);
+                .until(() -> Heartbeats.age(a).compareTo(NODE_TIMEOUT) < 0 && Heartbeats.age(b).compareTo(NODE_TIMEOUT) < 0);
             // both nodes are back and rescuing again: every job stays running, none is handed out again
             await().during(NODE_TIMEOUT.multipliedBy(2)).atMost(NODE_TIMEOUT.multipliedBy(4))
                 .until(() -> database.queryForObject(
@@ -123,10 +121,5 @@ class LongOutageTests {
             assertThat(runs).containsOnlyKeys(ids);
             assertThat(runs.values()).allSatisfy((attempts) -> assertThat(attempts).containsExactly(1));
         }));
-    }
-
-    private static Duration heartbeatAge(ApplicationContext context) {
-        Duration age = context.getBean(QueueListenerContainerRegistry.class).heartbeatAge();
-        return (age != null) ? age : Duration.ZERO;
     }
 }

@@ -6,16 +6,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 import io.pgqueue.QueueTemplate;
-import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.autoconfigure.PgQueueAutoConfiguration;
-import io.pgqueue.listener.JobContext;
-import io.pgqueue.listener.QueueListenerContainerRegistry;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,7 +23,6 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
-import org.springframework.context.ApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,24 +46,8 @@ class StallTests {
         database = TestPostgres.createDatabase(StallTests.class);
     }
 
-    /** Long handlers: each records its run and waits until the test lets it finish. */
-    static class LongHandler {
-
-        final Map<Long, List<Integer>> runs = new ConcurrentHashMap<>();
-
-        final CountDownLatch started = new CountDownLatch(8);
-
-        final CountDownLatch finish = new CountDownLatch(1);
-
-        @QueueListener(queue = "stall", concurrency = "4", batchSize = "4")
-        void handle(Integer payload, JobContext job) throws InterruptedException {
-            runs.computeIfAbsent(job.id(), (id) -> new CopyOnWriteArrayList<>()).add(job.attempt());
-            started.countDown();
-            finish.await(60, TimeUnit.SECONDS);
-        }
-    }
-
-    private ApplicationContextRunner runner(LongHandler handler) {
+    /** The outage test's long handlers (queue 'long-outage'), here in a database of this test's own. */
+    private ApplicationContextRunner runner(LongOutageTests.LongHandler handler) {
         return new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, JacksonAutoConfiguration.class,
                     DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
@@ -78,47 +57,45 @@ class StallTests {
                     "pgqueue.listener.heartbeat-interval=200ms",
                     "pgqueue.listener.node-timeout=" + NODE_TIMEOUT.toMillis() + "ms",
                     "pgqueue.listener.lease-duration=10s", "pgqueue.maintenance.enabled=false")
-            .withBean(LongHandler.class, () -> handler);
+            .withBean(LongOutageTests.LongHandler.class, () -> handler);
     }
 
     @Test
     void aLockOnTheNodeTableLongerThanTheNodeTimeoutReleasesNothingThatStillRuns() throws Exception {
-        LongHandler handler = new LongHandler();
+        Map<Long, List<Integer>> runs = new ConcurrentHashMap<>();
+        CountDownLatch started = new CountDownLatch(8);
+        CountDownLatch finish = new CountDownLatch(1);
+        LongOutageTests.LongHandler handler = new LongOutageTests.LongHandler(runs, started, finish);
         JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
         runner(handler).run((a) -> runner(handler).run((b) -> {
             List<Long> ids = a.getBean(QueueTemplate.class)
-                .sendBatch("stall", IntStream.range(0, 8).boxed().toList())
+                .sendBatch("long-outage", IntStream.range(0, 8).boxed().toList())
                 .jobIds();
-            assertThat(handler.started.await(20, TimeUnit.SECONDS)).as("all 8 handlers running on the two nodes")
+            assertThat(started.await(20, TimeUnit.SECONDS)).as("all 8 handlers running on the two nodes")
                 .isTrue();
 
             try (Connection locker = database.connect(); Statement statement = locker.createStatement()) {
                 locker.setAutoCommit(false);
                 statement.execute("LOCK TABLE pgqueue.node IN ACCESS EXCLUSIVE MODE");
                 // the stall lasts until neither node has completed a heartbeat for longer than the node timeout
-                await().atMost(Duration.ofSeconds(20)).until(() -> heartbeatAge(a).compareTo(NODE_TIMEOUT.plusSeconds(1)) > 0
-                        && heartbeatAge(b).compareTo(NODE_TIMEOUT.plusSeconds(1)) > 0);
+                await().atMost(Duration.ofSeconds(20)).until(() -> Heartbeats.age(a).compareTo(NODE_TIMEOUT.plusSeconds(1)) > 0
+                        && Heartbeats.age(b).compareTo(NODE_TIMEOUT.plusSeconds(1)) > 0);
                 locker.commit();
             }
 
             await().atMost(Duration.ofSeconds(20))
-                .until(() -> heartbeatAge(a).compareTo(NODE_TIMEOUT) < 0 && heartbeatAge(b).compareTo(NODE_TIMEOUT) < 0);
+                .until(() -> Heartbeats.age(a).compareTo(NODE_TIMEOUT) < 0 && Heartbeats.age(b).compareTo(NODE_TIMEOUT) < 0);
             // both nodes are back and rescuing again: every job stays running, none is handed out again
             await().during(NODE_TIMEOUT.multipliedBy(2)).atMost(NODE_TIMEOUT.multipliedBy(4))
                 .until(() -> jdbc.queryForObject(
-                        "SELECT count(*) FROM pgqueue.job WHERE queue = 'stall' AND state = 'running' AND attempts = 1",
+                        "SELECT count(*) FROM pgqueue.job WHERE queue = 'long-outage' AND state = 'running' AND attempts = 1",
                         Long.class) == 8);
 
-            handler.finish.countDown();
+            finish.countDown();
             await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject(
-                    "SELECT count(*) FROM pgqueue.job WHERE queue = 'stall'", Long.class) == 0);
-            assertThat(handler.runs).containsOnlyKeys(ids);
-            assertThat(handler.runs.values()).allSatisfy((attempts) -> assertThat(attempts).containsExactly(1));
+                    "SELECT count(*) FROM pgqueue.job WHERE queue = 'long-outage'", Long.class) == 0);
+            assertThat(runs).containsOnlyKeys(ids);
+            assertThat(runs.values()).allSatisfy((attempts) -> assertThat(attempts).containsExactly(1));
         }));
-    }
-
-    private static Duration heartbeatAge(ApplicationContext context) {
-        Duration age = context.getBean(QueueListenerContainerRegistry.class).heartbeatAge();
-        return (age != null) ? age : Duration.ZERO;
     }
 }
