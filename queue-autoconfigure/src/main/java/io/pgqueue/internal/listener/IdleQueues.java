@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -34,6 +33,8 @@ final class IdleQueues {
 
     private static final int IDLE_TICKS_BEFORE_END = 100;
 
+    private final int idleTicksBeforeEnd;
+
     private final JobRepository jobs;
 
     /** How often this node's maintenance makes due jobs ready, or null when it runs none. */
@@ -55,8 +56,13 @@ final class IdleQueues {
      * none (containers then poll by themselves, as their polls make their due jobs ready)
      */
     IdleQueues(JobRepository jobs, @Nullable Duration maintenanceInterval) {
+        this(jobs, maintenanceInterval, IDLE_TICKS_BEFORE_END);
+    }
+
+    IdleQueues(JobRepository jobs, @Nullable Duration maintenanceInterval, int idleTicksBeforeEnd) {
         this.jobs = jobs;
         this.maintenanceInterval = maintenanceInterval;
+        this.idleTicksBeforeEnd = idleTicksBeforeEnd;
     }
 
     /**
@@ -84,13 +90,23 @@ final class IdleQueues {
         if (maintenanceInterval == null) {
             return;
         }
-        ScheduledExecutorService running = ensureRunning();
-        running.schedule(container::wakeUp, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+        // under the lock: the timer must not end between being found running and taking the wake-up (which
+        // then failed, in the worker that recorded the retry, and marked its container broken)
+        synchronized (this) {
+            ensureRunning().schedule(container::wakeUp, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Whether the timer thread runs now. */
+    synchronized boolean timerRunning() {
+        return timer != null;
     }
 
     private synchronized ScheduledExecutorService ensureRunning() {
         if (timer == null) {
-            timer = Executors.newSingleThreadScheduledExecutor((task) -> {
+            // a ScheduledThreadPoolExecutor itself, not the wrapper Executors hands out: endWhenUnused() reads
+            // its queue, and with the wrapper the thread never ended
+            timer = new java.util.concurrent.ScheduledThreadPoolExecutor(1, (task) -> {
                 Thread thread = new Thread(task, "pgqueue-idle-poll");
                 thread.setDaemon(true);
                 return thread;
@@ -102,8 +118,13 @@ final class IdleQueues {
 
     /** Ends the thread once nothing has been parked or scheduled for a few seconds (e.g. after shutdown). */
     private synchronized void endWhenUnused() {
+        if (!parked.isEmpty()) {
+            // parked after the tick looked: its park() found this timer running and relies on it
+            emptyTicks = 0;
+            return;
+        }
         if (timer instanceof java.util.concurrent.ScheduledThreadPoolExecutor executor
-                && executor.getQueue().size() <= 1 && ++emptyTicks > IDLE_TICKS_BEFORE_END) {
+                && executor.getQueue().size() <= 1 && ++emptyTicks > idleTicksBeforeEnd) {
             timer.shutdown();
             timer = null;
             emptyTicks = 0;
