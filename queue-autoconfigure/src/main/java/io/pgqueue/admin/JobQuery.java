@@ -118,9 +118,9 @@ public final class JobQuery {
         return (cursor != null) ? built.after(number("before", cursor)) : built;
     }
 
-    /** The filters {@link #fromParameters} reads. */
+    /** The parameters {@link #fromParameters} reads, but the cursor. */
     public static final java.util.Set<String> FILTERS = java.util.Set.of("state", "groupKey", "dedupKey", "header",
-            "enqueuedAfter", "enqueuedBefore");
+            "enqueuedAfter", "enqueuedBefore", "limit");
 
     /**
      * A filter for an action on many jobs (retry or purge every dead job matching it): as
