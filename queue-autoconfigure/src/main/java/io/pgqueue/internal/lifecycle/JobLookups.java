@@ -132,17 +132,26 @@ final class JobLookups {
                 conditions.append(" AND ").append(filter.condition);
             }
         }
+        boolean keyed = (filters & ((1 << Filter.GROUP_KEY.ordinal()) | (1 << Filter.DEDUP_KEY.ordinal()))) != 0;
         List<String> branches = new ArrayList<>();
         for (JobState state : JobState.all()) {
             if (states.contains(state)) {
                 String columns = columns(state.isFinished() ? FINISHED_COLUMNS : LIVE_COLUMNS, content);
-                // the state as a range and a row comparison, and the order by (state, id): only the index on
-                // (queue, state, id) yields that order, so the planner cannot walk the primary key backwards
-                // instead, filtering, which it took for cheaper whenever it assumed a queue's jobs spread over
-                // all ids (a queue older than the others: 950,000 rows read for its first page)
                 String value = "'" + state.value() + "'";
-                branches.add("(" + columns + "\n    WHERE " + conditions + " AND state >= " + value + " AND (state, id) < ("
-                        + value + ", :before) ORDER BY state DESC, id DESC LIMIT :limit)");
+                if (keyed) {
+                    // a group or dedup key has an index of its own, on (queue, key, id): ordered by id, it is
+                    // the shortest way to the key's newest jobs
+                    branches.add("(" + columns + "\n    WHERE " + conditions + " AND state = " + value
+                            + " AND id < :before ORDER BY id DESC LIMIT :limit)");
+                }
+                else {
+                    // the state as a range and a row comparison, and the order by (state, id): only the index
+                    // on (queue, state, id) yields that order, so the planner cannot walk the primary key
+                    // backwards instead, filtering, which it took for cheaper whenever it assumed a queue's jobs
+                    // spread over all ids (a queue older than the others: 950,000 rows read for its first page)
+                    branches.add("(" + columns + "\n    WHERE " + conditions + " AND state >= " + value
+                            + " AND (state, id) < (" + value + ", :before) ORDER BY state DESC, id DESC LIMIT :limit)");
+                }
             }
         }
         return schema.sql("SELECT * FROM (\n" + String.join("\nUNION ALL\n", branches)
