@@ -102,6 +102,13 @@ public class NodeRuntime {
             return;
         }
         scheduler.shutdownNow();
+        try {
+            // a heartbeat in flight would register the node again right after it is removed
+            scheduler.awaitTermination(settings.heartbeatTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
         scheduler = null;
         if (running.values().stream().anyMatch((jobs) -> !jobs.ids().isEmpty())) {
             logger.warn("Node " + identity.id() + " stops with handlers still running; it stays registered until "
