@@ -76,13 +76,7 @@ public class NodeRuntime {
         if (scheduler != null) {
             return;
         }
-        try {
-            heartbeat();
-        }
-        catch (StalledHeartbeatException ex) {
-            // registered, but not yet proven alive: the schedule's next beats decide
-            logger.warn("pgqueue heartbeat at startup: " + ex.getMessage());
-        }
+        heartbeat();
         scheduler = Executors.newSingleThreadScheduledExecutor((runnable) -> {
             Thread thread = new Thread(runnable, "pgqueue-node-heartbeat");
             thread.setDaemon(true);
@@ -176,7 +170,8 @@ public class NodeRuntime {
     private void beat() {
         try {
             heartbeat();
-            if (System.nanoTime() - aliveSince >= settings.nodeTimeout().toNanos()) {
+            long since = aliveSince;
+            if (since >= 0 && System.nanoTime() - since >= settings.nodeTimeout().toNanos()) {
                 int rescued = jobs.rescue(settings.nodeTimeout());
                 if (rescued > 0) {
                     logger.info("Released " + rescued + " job(s) whose node stopped or whose lease expired");
@@ -207,9 +202,15 @@ public class NodeRuntime {
         }
         long now = System.nanoTime();
         if (now - start > settings.heartbeatTimeout().toNanos()) {
-            throw new StalledHeartbeatException(Duration.ofNanos(now - start), settings.heartbeatTimeout());
+            // the row is fresh (dated when the statement got its locks), so this node may go on claiming; but
+            // the beat proves nothing about the time it waited, so no judging of others until beats are prompt
+            // again for a whole node timeout
+            aliveSince = -1;
+            logger.info("pgqueue heartbeat took " + (now - start) / 1_000_000 + " ms, longer than its bound of "
+                    + settings.heartbeatTimeout().toMillis() + " ms: this node rescues nothing until it has beaten "
+                    + "promptly for a node timeout");
         }
-        if (aliveSince < 0) {
+        else if (aliveSince < 0) {
             aliveSince = now;
         }
         lastHeartbeat = now;
@@ -229,15 +230,6 @@ public class NodeRuntime {
     private static NodeContainer withoutInFlight(NodeContainer container) {
         return new NodeContainer(container.id(), container.queue(), container.mode(), container.concurrency(),
                 container.batchSize(), 0, container.running());
-    }
-
-    /** A heartbeat that succeeded too late to prove that this node was alive all along. */
-    static final class StalledHeartbeatException extends RuntimeException {
-
-        StalledHeartbeatException(Duration took, Duration bound) {
-            super("the heartbeat took " + took.toMillis() + " ms, longer than its bound of " + bound.toMillis()
-                    + " ms: counted as missed");
-        }
     }
 
     /** One statement for the progress every handler of this node reported since the last heartbeat. */
