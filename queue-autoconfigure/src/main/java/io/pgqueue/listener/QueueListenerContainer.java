@@ -26,8 +26,8 @@ public interface QueueListenerContainer {
 
     /**
      * How many handler runs ended in an error of the JVM itself (e.g. {@link OutOfMemoryError}) since the
-     * container started: each counted as its job's failed attempt, its worker thread replaced. Health reports
-     * them.
+     * container started: each counted as its job's failed attempt (a TRANSACTIONAL worker thread is replaced;
+     * a LEASE pool thread, holding no transaction, carries on). Health reports them.
      */
     default long fatalErrors() {
         return 0;

@@ -150,7 +150,7 @@ abstract class AbstractQueueListenerContainer implements QueueListenerContainer 
         lastFatal = failure.error();
         fatalErrors.incrementAndGet();
         logger.error("Container '" + id() + "': the handler of job " + failure.job().id() + " ended in a fatal error; "
-                + "its attempt is recorded as failed and its worker thread replaced", failure.error());
+                + "its attempt is recorded as failed (a TRANSACTIONAL worker thread is replaced)", failure.error());
     }
 
     /** Logs a failed poll and waits before the next one; returns the next backoff. */

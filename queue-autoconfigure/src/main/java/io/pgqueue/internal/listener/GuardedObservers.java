@@ -71,33 +71,27 @@ final class GuardedObservers {
             return new ProcessObserver.Observed() {
                 @Override
                 public void outcome(String outcome, @Nullable Throwable error) {
-                    try {
-                        observed.outcome(outcome, error);
-                    }
-                    catch (RuntimeException ex) {
-                        warn("outcome", jobId, ex);
-                    }
+                    guard("outcome", jobId, () -> observed.outcome(outcome, error));
                 }
 
                 @Override
                 public void close() {
-                    try {
-                        observed.close();
-                    }
-                    catch (RuntimeException ex) {
-                        warn("close", jobId, ex);
-                    }
+                    guard("close", jobId, observed::close);
                 }
             };
         };
     }
 
     private static void guard(String event, JobContext job, Runnable call) {
+        guard(event, job.id(), call);
+    }
+
+    private static void guard(String event, long jobId, Runnable call) {
         try {
             call.run();
         }
         catch (RuntimeException ex) {
-            warn(event, job.id(), ex);
+            warn(event, jobId, ex);
         }
     }
 
