@@ -17,6 +17,7 @@ import io.pgqueue.admin.Masking;
 import io.pgqueue.admin.NoSuchJobException;
 import io.pgqueue.admin.NodeContainer;
 import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.admin.QueueListenerNode;
 import io.pgqueue.admin.QueueStats;
 import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.listener.QueueListenerContainerRegistry;
@@ -295,7 +296,8 @@ public class PgQueueEndpoint {
         totals.put("deadLettered", stats.counts().deadLettered());
         totals.put("cancelled", stats.counts().cancelled());
         return new QueueDescriptor(stats.queue(), counts, totals,
-                (stats.lag() != null) ? stats.lag().toNanos() / 1e9 : null, stats.paused(), containers);
+                (stats.lag() != null) ? stats.lag().toNanos() / 1e9 : null, stats.paused(), containers,
+                stats.listeners().stream().map(ListenerDescriptor::of).toList());
     }
 
     private Collection<QueueListenerContainer> containers() {
@@ -349,9 +351,31 @@ public class PgQueueEndpoint {
      * @param lagSeconds age of the oldest ready job, or null
      * @param paused whether the queue is paused cluster-wide
      * @param containers this node's containers of the queue
+     * @param listeners every node's containers of the queue, as their last heartbeats said
      */
     public record QueueDescriptor(String name, Map<String, Long> jobs, Map<String, Long> totals,
-            @Nullable Double lagSeconds, boolean paused, List<ContainerDescriptor> containers) {
+            @Nullable Double lagSeconds, boolean paused, List<ContainerDescriptor> containers,
+            List<ListenerDescriptor> listeners) {
+    }
+
+    /**
+     * A node listening to a queue.
+     *
+     * @param node the node's id
+     * @param host its host
+     * @param pid its process id
+     * @param container the container's id
+     * @param mode the container's delivery mode
+     * @param concurrency the container's workers
+     * @param running whether the container was running
+     */
+    public record ListenerDescriptor(UUID node, String host, long pid, String container, String mode,
+            int concurrency, boolean running) {
+
+        static ListenerDescriptor of(QueueListenerNode listener) {
+            return new ListenerDescriptor(listener.node(), listener.host(), listener.pid(), listener.container(),
+                    listener.mode().name(), listener.concurrency(), listener.running());
+        }
     }
 
     /**

@@ -1,11 +1,14 @@
 package io.pgqueue.admin;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.ToIntFunction;
 
 import io.pgqueue.JobState;
@@ -196,12 +199,33 @@ public class QueueAdmin {
         }
     }
 
-    /** Every queue the counters know, with counts, lag and pause state. */
+    /**
+     * Every queue the counters know, and every queue a node listens to or a schedule sends to (with zero counts
+     * until its first job), with counts, lag, pause state and the nodes listening; sorted by name.
+     */
     public List<QueueStats> queues() {
-        List<QueueCounts> counts = repositories.stats().counts();
+        Map<String, QueueCounts> counts = new TreeMap<>();
+        repositories.stats().counts().forEach((c) -> counts.put(c.queue(), c));
+        Map<String, List<QueueListenerNode>> listeners = new HashMap<>();
+        for (ClusterNode node : nodes()) {
+            for (NodeContainer container : node.containers()) {
+                listeners.computeIfAbsent(container.queue(), (queue) -> new ArrayList<>())
+                    .add(QueueListenerNode.of(node, container));
+            }
+        }
+        listeners.keySet().forEach((queue) -> counts.computeIfAbsent(queue, QueueAdmin::noJobs));
+        schedules().forEach((schedule) -> counts.computeIfAbsent(schedule.queue(), QueueAdmin::noJobs));
         Map<String, Duration> lags = repositories.stats().lags();
         Set<String> paused = repositories.stats().pausedQueues();
-        return counts.stream().map((c) -> new QueueStats(c, lags.get(c.queue()), paused.contains(c.queue()))).toList();
+        return counts.values()
+            .stream()
+            .map((c) -> new QueueStats(c, lags.get(c.queue()), paused.contains(c.queue()),
+                    listeners.getOrDefault(c.queue(), List.of())))
+            .toList();
+    }
+
+    private static QueueCounts noJobs(String queue) {
+        return new QueueCounts(queue, Map.of(), 0, 0, 0, 0, 0);
     }
 
     public Optional<QueueStats> queue(String queue) {

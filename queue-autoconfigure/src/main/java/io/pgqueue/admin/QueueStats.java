@@ -1,6 +1,7 @@
 package io.pgqueue.admin;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,8 +11,19 @@ import org.jspecify.annotations.Nullable;
  * @param counts counts per state and totals
  * @param lag age of the oldest ready job, or null when none is ready
  * @param paused whether the queue is paused cluster-wide
+ * @param listeners the nodes whose containers listen to the queue, as their last heartbeats said
  */
-public record QueueStats(QueueCounts counts, @Nullable Duration lag, boolean paused) {
+public record QueueStats(QueueCounts counts, @Nullable Duration lag, boolean paused,
+        List<QueueListenerNode> listeners) {
+
+    public QueueStats {
+        listeners = List.copyOf(listeners);
+    }
+
+    /** A queue no node reported listening to. */
+    public QueueStats(QueueCounts counts, @Nullable Duration lag, boolean paused) {
+        this(counts, lag, paused, List.of());
+    }
 
     public String queue() {
         return counts.queue();

@@ -13,6 +13,7 @@ import io.pgqueue.admin.ClusterNode;
 import io.pgqueue.admin.JobInfo;
 import io.pgqueue.admin.Masking;
 import io.pgqueue.admin.NodeContainer;
+import io.pgqueue.admin.QueueListenerNode;
 import io.pgqueue.admin.QueueStats;
 import io.pgqueue.dashboard.ThroughputHistory.RatePoint;
 import io.pgqueue.schedule.ScheduleInfo;
@@ -75,10 +76,11 @@ final class DashboardViews {
      * @param completedPerMinute over about the last ten seconds, or null before two samples
      * @param failedPerMinute over about the last ten seconds, or null before two samples
      * @param rates its throughput history, oldest first
+     * @param listeners the nodes listening to it (none for the cluster)
      */
     record QueueView(String name, Map<String, Long> jobs, long enqueued, long completed, long failed, long deadLettered,
             long cancelled, @Nullable Double lagSeconds, boolean paused, @Nullable Double completedPerMinute,
-            @Nullable Double failedPerMinute, List<RatePoint> rates) {
+            @Nullable Double failedPerMinute, List<RatePoint> rates, List<QueueListenerNode> listeners) {
 
         /**
          * Points of a queue's sparkline on the overview: what the page draws, not the whole kept history, which
@@ -98,7 +100,7 @@ final class DashboardViews {
                     stats.counts().failed(), stats.counts().deadLettered(), stats.counts().cancelled(),
                     seconds(stats.lag()), stats.paused(), (current != null) ? current.completedPerMinute() : null,
                     (current != null) ? current.failedPerMinute() : null,
-                    history.subList(Math.max(0, history.size() - points), history.size()));
+                    history.subList(Math.max(0, history.size() - points), history.size()), stats.listeners());
         }
 
         static QueueView cluster(List<QueueStats> queues, ThroughputHistory.Rates rates) {
@@ -124,7 +126,7 @@ final class DashboardViews {
             return new QueueView("", jobs, enqueued, completed, failed, dead, cancelled, lag, false,
                     (current != null) ? current.completedPerMinute() : null,
                     (current != null) ? current.failedPerMinute() : null,
-                    rates.history().getOrDefault(ThroughputHistory.CLUSTER, List.of()));
+                    rates.history().getOrDefault(ThroughputHistory.CLUSTER, List.of()), List.of());
         }
 
         private static @Nullable Double seconds(@Nullable Duration duration) {

@@ -209,7 +209,7 @@
                     el('th', { text: 'Queue' }), ...LIVE_STATES.map((s) => el('th', { class: 'num', text: s })),
                     el('th', { class: 'num', text: 'Lag' }), el('th', { class: 'num', text: 'Completed / min' }),
                     el('th', { class: 'num', text: 'Failed / min' }), el('th', { text: 'Throughput' }),
-                    el('th', { text: 'Status' }), el('th', { text: '' }))),
+                    el('th', { text: 'Listeners' }), el('th', { text: 'Status' }), el('th', { text: '' }))),
                 body));
         const rows = new Map();
         return async function refresh() {
@@ -245,7 +245,7 @@
                 }
             }
             if (overview.queues.length === 0 && !body.querySelector('.empty')) {
-                body.append(el('tr', { class: 'empty' }, el('td', { colspan: 11, class: 'muted', text: 'No queue has had a job yet.' })));
+                body.append(el('tr', { class: 'empty' }, el('td', { colspan: 12, class: 'muted', text: 'No queue has a job, a listener or a schedule yet.' })));
             } else if (overview.queues.length > 0) {
                 body.querySelectorAll('.empty').forEach((e) => e.remove());
             }
@@ -265,7 +265,7 @@
         const tr = el('tr', { 'data-queue-row': name },
             el('td', {}, el('a', { href: '#/queues/' + encodeURIComponent(name), text: name })),
             ...LIVE_STATES.map((s) => cell(s, 'num')), cell('lag', 'num'), cell('completedPerMinute', 'num'),
-            cell('failedPerMinute', 'num'), cell('spark'), status, action);
+            cell('failedPerMinute', 'num'), cell('spark'), cell('listeners'), status, action);
         let paused = null;
         return {
             tr: tr,
@@ -280,6 +280,10 @@
                 cells.completedPerMinute.textContent = perMinute(queue.completedPerMinute);
                 cells.failedPerMinute.textContent = perMinute(queue.failedPerMinute);
                 cells.spark.replaceChildren(lineChart(queue.rates.slice(-60), 120, 26, 'spark'));
+                const hosts = [...new Set(queue.listeners.map((l) => l.host + ' (' + l.pid + ')'))];
+                cells.listeners.textContent = hosts.length > 0 ? hosts.join(', ') : 'none';
+                cells.listeners.title = queue.listeners.map((l) => l.host + ' (' + l.pid + '): ' + l.container + ', '
+                    + l.mode + ' × ' + l.concurrency + (l.running ? '' : ', stopped')).join('\n');
                 if (paused !== queue.paused) {
                     paused = queue.paused;
                     status.replaceChildren(paused ? badge('paused') : el('span', { class: 'muted', text: 'active' }));
