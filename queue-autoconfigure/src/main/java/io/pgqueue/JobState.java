@@ -6,7 +6,7 @@ import java.util.Locale;
 /**
  * Where a job is in its life. A job is in one of the {@link #live()} states while its row is in the job
  * table; a job that finished is {@link #COMPLETED} or {@link #CANCELLED} (kept in the history table when
- * history is on), or gone (purged). The full diagram of transitions is in the README ("Job lifecycle").
+ * history is on), or gone (purged). The full diagram of transitions is in docs/architecture.md.
  */
 public enum JobState {
 

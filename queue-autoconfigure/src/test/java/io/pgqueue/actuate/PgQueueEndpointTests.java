@@ -90,6 +90,29 @@ class PgQueueEndpointTests {
         assertThat(body.at("/schemaVersion").asString()).isEqualTo("8");
     }
 
+    /** A freshly started application: its queues show with zero counts, and who listens to them. */
+    @Test
+    void queuesWithAListenerOrAScheduleAndNoJobsAreListedWithTheirListeners() throws Exception {
+        JsonNode body = await().atMost(Duration.ofSeconds(10))
+            .until(() -> get("/actuator/pgqueue"), (node) -> queue(node, "quiet") != null);
+
+        JsonNode quiet = queue(body, "quiet");
+        assertThat(quiet.at("/jobs/ready").asLong()).isZero();
+        assertThat(quiet.at("/jobs/dead").asLong()).isZero();
+        assertThat(quiet.at("/totals/enqueued").asLong()).isZero();
+        assertThat(quiet.at("/listeners").size()).isEqualTo(1);
+        assertThat(quiet.at("/listeners/0/node").asString()).isEqualTo(body.at("/nodes/0/id").asString());
+        assertThat(quiet.at("/listeners/0/host").asString()).isNotEmpty();
+        assertThat(quiet.at("/listeners/0/mode").asString()).isEqualTo("TRANSACTIONAL");
+        assertThat(quiet.at("/listeners/0/concurrency").asInt()).isEqualTo(3);
+        // a queue only a schedule sends to, before its first tick
+        JsonNode reports = queue(body, "reports");
+        assertThat(reports).as("the schedule's queue").isNotNull();
+        assertThat(reports.at("/jobs/scheduled").asLong()).isZero();
+        assertThat(reports.at("/listeners").size()).isZero();
+        assertThat(get("/actuator/pgqueue/quiet").at("/queue/name").asString()).isEqualTo("quiet");
+    }
+
     @Test
     void jobsAreListedLookedUpAndCancelledOverHttp() throws Exception {
         long id = template.send("orders", new Order("later", false),
@@ -300,6 +323,11 @@ class PgQueueEndpointTests {
             if (order.fail()) {
                 throw new IllegalStateException("order rejected: " + order.item());
             }
+        }
+
+        @QueueListener(queue = "quiet", mode = "TRANSACTIONAL", concurrency = "3")
+        void quiet(Order order) {
+            throw new IllegalStateException("no job is ever sent to this queue");
         }
     }
 

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 
 /**
  * Draws the scaling curves of one or more result CSVs (queues, nodes, payload sizes) as one SVG image for the
- * README, with no dependency: {@code --chart results-a.csv,results-b.csv --out dir} writes {@code scaling.svg}.
+ * docs/performance.md, with no dependency: {@code --chart results-a.csv,results-b.csv --out dir} writes {@code scaling.svg}.
  */
 final class Charts {
 

@@ -55,7 +55,7 @@ final class DashboardAccess {
         if (!securityPresent) {
             return "Dashboard actions need Spring Security: without it anyone who can reach " + path + " could act. "
                     + "Add spring-boot-starter-security and restrict " + path + "/** to an operator role "
-                    + "(README, Dashboard); until then the dashboard stays read-only";
+                    + "(docs/dashboard.md); until then the dashboard stays read-only";
         }
         if (request.getUserPrincipal() == null) {
             return "Dashboard actions need a signed-in user: restrict " + path + "/** to an operator role with "

@@ -28,7 +28,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  */
 final class Browser implements AutoCloseable {
 
-    /** Where README's screenshots are copied when {@code -Dpgqueue.screenshots=<dir>} is given. */
+    /** Where the dashboard guide's screenshots are copied when {@code -Dpgqueue.screenshots=<dir>} is given. */
     private static final String SCREENSHOTS_PROPERTY = "pgqueue.screenshots";
 
     private final ChromeDriver driver;
@@ -130,7 +130,7 @@ final class Browser implements AutoCloseable {
 
     /**
      * Saves a screenshot under {@code target/screenshots}, and into the directory {@code -Dpgqueue.screenshots}
-     * names (README's images), when given.
+     * names (the dashboard guide's images), when given.
      */
     Path screenshot(String name) {
         try {

@@ -8,6 +8,7 @@ import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
 import io.pgqueue.admin.JobInfo;
 import io.pgqueue.admin.JobQuery;
+import io.pgqueue.admin.ClusterNode;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
@@ -29,7 +30,7 @@ import static org.awaitility.Awaitility.await;
  * The dashboard in a real browser (headless Chromium through Selenium), signed in as an operator of an
  * application that turned its actions on: counts that move as jobs are sent, a dead job retried from its page,
  * dead jobs purged in bulk, a job cancelled, a queue paused and resumed, a schedule paused and triggered, the
- * nodes page; and the screenshots README shows.
+ * nodes page; and the screenshots the dashboard guide shows.
  */
 @SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = { "pgqueue.dashboard.read-only=false", "pgqueue.dashboard.show-payloads=true",
@@ -93,6 +94,16 @@ class DashboardBrowserTests {
         queues.send("inbox", Map.of("n", 6), SendOptions.builder().delay(Duration.ofHours(1)).build());
         page.waitForText(cell("inbox", "scheduled"), "1");
         assertThat(Long.parseLong(page.text(By.id("cluster-ready")).replace(",", ""))).isGreaterThanOrEqualTo(5);
+    }
+
+    @Test
+    void aQueueWithAListenerAndNoJobsIsOnTheOverviewWithItsListener() {
+        Browser page = browser().open("#/");
+        page.waitFor((driver) -> driver.findElement(cell("idle", "listeners")));
+        assertThat(page.text(cell("idle", "ready"))).isEqualTo("0");
+        assertThat(page.text(cell("idle", "dead"))).isEqualTo("0");
+        ClusterNode node = admin.nodes().get(0);
+        page.waitForText(cell("idle", "listeners"), node.host() + " (" + node.pid() + ")");
     }
 
     @Test
@@ -204,7 +215,7 @@ class DashboardBrowserTests {
         assertThat(page.text(By.cssSelector("tr[data-container='flaky-1']"))).contains("flaky");
     }
 
-    /** README's pictures: the overview with throughput, and a job page; look at them in target/screenshots. */
+    /** The dashboard guide's pictures: the overview with throughput, and a job page; look at them in target/screenshots. */
     @Test
     void screenshotsForReadme() {
         Browser page = browser().open("#/");

@@ -29,7 +29,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 /**
- * A read-write dashboard behind Spring Security as README shows it: anonymous requests and users without the
+ * A read-write dashboard behind Spring Security as docs/dashboard.md shows it: anonymous requests and users without the
  * role are refused by the application's rules; an operator acts only with the CSRF token, and is logged.
  */
 @SpringBootTest(classes = DashboardTestApplication.class, properties = "pgqueue.dashboard.read-only=false")
@@ -79,6 +79,20 @@ class DashboardSecurityTests {
             .content("{\"all\": true, \"filter\": {\"enqueuedBefore\": \"2999-01-01T00:00:00Z\"}}"))
             .andExpect(status().isOk())
             .andExpect(jsonPath("$.affected").value(1));
+    }
+
+    /** A freshly started application: a queue with a listener and no job is on the overview, with its listener. */
+    @Test
+    void theOverviewListsAQueueWithAListenerAndNoJobs() throws Exception {
+        String node = admin.nodes().get(0).id().toString();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).untilAsserted(() -> mvc
+            .perform(get("/pgqueue/api/overview").with(user("ops").roles("OPS")))
+            .andExpect(status().isOk())
+            .andExpect(jsonPath("$.queues[?(@.name == 'idle')].jobs.ready").value(0))
+            .andExpect(jsonPath("$.queues[?(@.name == 'idle')].enqueued").value(0))
+            .andExpect(jsonPath("$.queues[?(@.name == 'idle')].listeners[0].node").value(node))
+            .andExpect(jsonPath("$.queues[?(@.name == 'idle')].listeners[0].mode").value("TRANSACTIONAL"))
+            .andExpect(jsonPath("$.queues[?(@.name == 'idle')].listeners[0].concurrency").value(3)));
     }
 
     @Test

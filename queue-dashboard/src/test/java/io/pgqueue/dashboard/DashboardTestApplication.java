@@ -17,7 +17,7 @@ import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 
 /**
- * An application with the dashboard, secured as README shows: the dashboard's path needs the OPS role (user
+ * An application with the dashboard, secured as docs/dashboard.md shows: the dashboard's path needs the OPS role (user
  * {@code ops}); {@code viewer} is signed in without it. Its listeners: {@code work} counts its jobs,
  * {@code flaky} fails the first attempt of each payload (one attempt allowed, so that job goes dead) and
  * succeeds when retried.
@@ -61,6 +61,12 @@ class DashboardTestApplication {
         @QueueListener(queue = "work", concurrency = "2")
         void work(Map<String, Object> payload) {
             work.incrementAndGet();
+        }
+
+        /** A queue no job is sent to: the overview shows it anyway, with its listener. */
+        @QueueListener(queue = "idle", mode = "TRANSACTIONAL", concurrency = "3")
+        void idle(Map<String, Object> payload) {
+            throw new IllegalStateException("no job is ever sent to this queue");
         }
 
         @QueueListener(queue = "flaky", maxAttempts = "1")

@@ -1,0 +1,36 @@
+package io.pgqueue.docs.snippets.jobcontrol;
+
+import java.time.Instant;
+
+import io.pgqueue.JobState;
+import io.pgqueue.admin.JobInfo;
+import io.pgqueue.admin.JobPage;
+import io.pgqueue.admin.JobQuery;
+import io.pgqueue.admin.QueueAdmin;
+
+class JobControl {
+
+    void lookup(QueueAdmin queueAdmin, long id) {
+        // tag::lookup[]
+        JobInfo job = queueAdmin.job(id); // state, payload, headers, attempts, run-at, last error, progress, output
+        JobQuery query = JobQuery.queue("bills")
+            .states(JobState.READY, JobState.DEAD)
+            .groupKey("account-42")
+            .header("tenant", "acme")
+            .enqueuedAfter(Instant.parse("2026-11-01T00:00:00Z"))
+            .limit(100)
+            .build();
+        JobPage page = queueAdmin.jobs(query);
+        if (page.nextCursor() != null) { // null on the last page
+            JobPage next = queueAdmin.jobs(query.after(page.nextCursor()));
+        }
+        // end::lookup[]
+    }
+
+    void cancel(QueueAdmin queueAdmin, long id) {
+        // tag::cancel[]
+        queueAdmin.cancel(id); // CANCELLED, or CANCEL_REQUESTED for a running LEASE job
+        queueAdmin.cancel(JobQuery.queue("imports").header("tenant", "acme").build()); // every matching job
+        // end::cancel[]
+    }
+}
