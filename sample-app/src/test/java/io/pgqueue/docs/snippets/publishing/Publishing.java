@@ -8,33 +8,7 @@ import io.pgqueue.JobRequest;
 import io.pgqueue.QueueOperations;
 import io.pgqueue.SendOptions;
 import io.pgqueue.SendResult;
-import io.pgqueue.docs.snippets.Fixtures.User;
-import io.pgqueue.docs.snippets.Fixtures.UserRepository;
 import io.pgqueue.docs.snippets.Fixtures.WelcomeEmail;
-
-import org.springframework.stereotype.Service;
-import org.springframework.transaction.annotation.Transactional;
-
-// tag::transactional[]
-@Service
-class Signup {
-
-    private final QueueOperations queue;
-
-    private final UserRepository users;
-
-    Signup(QueueOperations queue, UserRepository users) {
-        this.queue = queue;
-        this.users = users;
-    }
-
-    @Transactional // the job commits or rolls back with the user row
-    long register(User user) {
-        users.save(user);
-        return queue.send("emails", new WelcomeEmail(user.id())); // the new job's id
-    }
-}
-// end::transactional[]
 
 class PublishingOptions {
 

@@ -11,7 +11,7 @@ import org.springframework.stereotype.Component;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
-// tag::quickstart[]
+// tag::send[]
 @Service
 class Signup {
     private final UserRepository users;
@@ -28,7 +28,9 @@ class Signup {
         queue.send("emails", new WelcomeEmail(user.id()));
     }
 }
+// end::send[]
 
+// tag::listen[]
 @Component
 class WelcomeMails {
     private final Mailer mailer;
@@ -42,4 +44,4 @@ class WelcomeMails {
         mailer.send(email.userId(), "Welcome!");
     }
 }
-// end::quickstart[]
+// end::listen[]
