@@ -2,6 +2,8 @@ package io.pgqueue;
 
 import java.util.Collection;
 import java.util.Optional;
+import io.pgqueue.model.SendResult;
+import io.pgqueue.model.BatchSendResult;
 
 /**
  * Publishing jobs. Every method joins the caller's Spring-managed transaction when there is one, so a
@@ -35,7 +37,7 @@ public interface QueueOperations {
     /**
      * What the job's listener returned, read as {@code type}: empty while the job has not completed, when the
      * listener returned nothing, or when history is off (outputs are kept in the history).
-     * @throws io.pgqueue.admin.NoSuchJobException when there is no such job (or it left the history)
+     * @throws io.pgqueue.model.NoSuchJobException when there is no such job (or it left the history)
      */
     <T> Optional<T> output(long jobId, Class<T> type);
 }

@@ -9,14 +9,16 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
-import io.pgqueue.admin.JobInfo;
-import io.pgqueue.admin.NoSuchJobException;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.NoSuchJobException;
 import org.jspecify.annotations.Nullable;
 
 import io.pgqueue.internal.lifecycle.JobRepository;
 import io.pgqueue.internal.lifecycle.NewJob;
 import io.pgqueue.internal.observe.SendObserver;
 import io.pgqueue.internal.wakeup.Wakeups;
+import io.pgqueue.model.SendResult;
+import io.pgqueue.model.BatchSendResult;
 
 /**
  * The default {@link QueueOperations}: validates, serialises with the application's JSON mapper and inserts

@@ -31,6 +31,8 @@ import org.springframework.transaction.annotation.Transactional;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import io.pgqueue.model.SendResult;
+import io.pgqueue.model.BatchSendResult;
 
 class QueueTemplateTests {
 

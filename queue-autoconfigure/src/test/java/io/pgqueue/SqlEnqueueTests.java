@@ -11,9 +11,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.pgqueue.admin.JobInfo;
+import io.pgqueue.model.JobInfo;
 import io.pgqueue.admin.QueueAdmin;
-import io.pgqueue.admin.QueueCounts;
+import io.pgqueue.model.QueueCounts;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.internal.lifecycle.Schema;
 import io.pgqueue.internal.lifecycle.SqlFunctionText;
@@ -29,6 +29,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import io.pgqueue.model.JobState;
 
 /**
  * {@code pgqueue.send(...)} enqueues from SQL exactly as QueueTemplate does: the same checks, dedup, delays,

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.pgqueue.admin.QueueAdmin;
-import io.pgqueue.admin.QueueStats;
+import io.pgqueue.model.QueueStats;
 import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.listener.QueueListenerContainerRegistry;
 import org.jspecify.annotations.Nullable;

@@ -11,16 +11,28 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.ToIntFunction;
 
-import io.pgqueue.JobState;
+import io.pgqueue.model.JobState;
 import io.pgqueue.QueueNames;
 import io.pgqueue.internal.lifecycle.JobRepository;
 import io.pgqueue.internal.lifecycle.Repositories;
 import io.pgqueue.internal.wakeup.Wakeups;
-import io.pgqueue.schedule.ScheduleInfo;
+import io.pgqueue.model.ScheduleInfo;
 import io.pgqueue.schedule.ScheduleOperations;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import io.pgqueue.model.BulkCancelResult;
+import io.pgqueue.model.CancelResult;
+import io.pgqueue.model.ClusterNode;
+import io.pgqueue.model.DeadJob;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.JobPage;
+import io.pgqueue.model.JobQuery;
+import io.pgqueue.model.NoSuchJobException;
+import io.pgqueue.model.NodeContainer;
+import io.pgqueue.model.QueueCounts;
+import io.pgqueue.model.QueueListenerNode;
+import io.pgqueue.model.QueueStats;
 
 /**
  * Operating queues from Java: what the Actuator endpoint offers over HTTP. Pausing is stored in the

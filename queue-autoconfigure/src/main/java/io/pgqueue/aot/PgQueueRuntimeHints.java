@@ -1,8 +1,8 @@
 package io.pgqueue.aot;
 
 import io.pgqueue.actuate.PgQueueEndpoint;
-import io.pgqueue.admin.JobInfo;
-import io.pgqueue.admin.NodeContainer;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.NodeContainer;
 import io.pgqueue.schema.QueueSchemaInitializer;
 import org.jspecify.annotations.Nullable;
 

@@ -11,7 +11,7 @@ import java.util.function.Function;
 import io.pgqueue.QueueNames;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.ContainerOptionsResolver;
-import io.pgqueue.listener.DeliveryMode;
+import io.pgqueue.model.DeliveryMode;
 import io.pgqueue.listener.ListenerEndpoint;
 import io.pgqueue.listener.RateLimit;
 import io.pgqueue.listener.adapter.MethodJobHandler;

@@ -5,6 +5,7 @@ import java.util.Objects;
 
 import io.pgqueue.listener.error.ExponentialBackoff;
 import org.jspecify.annotations.Nullable;
+import io.pgqueue.model.DeliveryMode;
 
 /**
  * The resolved settings of one listener container. Immutable; build with {@link #builder()}.

@@ -7,6 +7,7 @@ import io.pgqueue.listener.adapter.MethodJobHandler;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.PlatformTransactionManager;
+import io.pgqueue.model.DeliveryMode;
 
 /**
  * Creates the container for a listener method in the delivery mode its options ask for.

@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.pgqueue.JobPayloadCodec;
-import io.pgqueue.admin.NodeContainer;
+import io.pgqueue.model.NodeContainer;
 import io.pgqueue.listener.adapter.MethodJobHandler;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.wakeup.Wakeups;

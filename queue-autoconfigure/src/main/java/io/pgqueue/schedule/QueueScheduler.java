@@ -12,6 +12,8 @@ import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.support.PeriodicLifecycle;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import io.pgqueue.model.ScheduleInfo;
+import io.pgqueue.model.MissedTickPolicy;
 
 /**
  * Fires recurring jobs. Every node declares the schedules it knows at start and then, every poll interval,

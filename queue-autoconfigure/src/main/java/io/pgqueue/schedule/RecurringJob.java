@@ -8,6 +8,7 @@ import io.pgqueue.QueueNames;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.scheduling.support.CronExpression;
+import io.pgqueue.model.MissedTickPolicy;
 
 /**
  * A job enqueued on a schedule: every tick of a cron expression or a fixed rate, exactly once per tick

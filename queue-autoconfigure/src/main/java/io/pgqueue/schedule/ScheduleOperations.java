@@ -10,6 +10,7 @@ import io.pgqueue.internal.lifecycle.ScheduleRepository;
 import io.pgqueue.internal.wakeup.Wakeups;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import io.pgqueue.model.ScheduleInfo;
 
 /**
  * Operating recurring jobs at run time, cluster-wide: every change is stored in the schedule table and seen

@@ -5,7 +5,7 @@ import java.util.List;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
-import io.pgqueue.SendResult;
+import io.pgqueue.model.SendResult;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
@@ -18,6 +18,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import io.pgqueue.model.DeadJob;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.JobQuery;
 
 /**
  * The smaller edges of job control found in review: a dedup window renewed by a send that inserted nothing,
@@ -137,7 +140,7 @@ class AdminEdgeTests {
                     java.sql.Timestamp.class, id).toInstant();
             assertThat(job.finishedAt()).isEqualTo(deadAt).isAfter(job.runAt());
             assertThat(context.getBean(QueueAdmin.class)
-                .jobs(JobQuery.queue("died").states(io.pgqueue.JobState.DEAD).withoutContent().build())
+                .jobs(JobQuery.queue("died").states(io.pgqueue.model.JobState.DEAD).withoutContent().build())
                 .jobs()).extracting(JobInfo::finishedAt).containsExactly(deadAt);
         });
     }

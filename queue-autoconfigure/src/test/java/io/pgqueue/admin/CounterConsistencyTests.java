@@ -20,9 +20,9 @@ import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
 import io.pgqueue.JobRequest;
-import io.pgqueue.admin.JobInfo;
-import io.pgqueue.admin.JobQuery;
-import io.pgqueue.JobState;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.JobQuery;
+import io.pgqueue.model.JobState;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
 import io.pgqueue.internal.lifecycle.ClaimRequest;
@@ -46,6 +46,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.pgqueue.model.QueueCounts;
+import io.pgqueue.model.QueueStats;
 
 /**
  * The counters equal COUNT(*) of the job table after any mix of every transition from several threads, and

@@ -6,7 +6,7 @@ import java.util.Map;
 
 import javax.sql.DataSource;
 
-import io.pgqueue.JobState;
+import io.pgqueue.model.JobState;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
@@ -17,6 +17,9 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.pgqueue.model.JobPage;
+import io.pgqueue.model.JobQuery;
+import io.pgqueue.model.QueueStats;
 
 /**
  * With a million jobs in the table, reading every queue's counts and lag (what a metrics refresh does), and

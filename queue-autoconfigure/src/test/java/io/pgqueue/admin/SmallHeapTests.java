@@ -14,6 +14,9 @@ import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.pgqueue.model.BulkCancelResult;
+import io.pgqueue.model.JobPage;
+import io.pgqueue.model.JobQuery;
 
 /**
  * Runs with {@code -Xmx256m} (its own surefire execution): pages and bulk actions over 300 jobs of 1 MB each

@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
-import io.pgqueue.SendResult;
+import io.pgqueue.model.SendResult;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;

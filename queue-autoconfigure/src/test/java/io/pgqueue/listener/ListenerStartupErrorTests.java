@@ -12,6 +12,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.pgqueue.model.DeliveryMode;
 
 class ListenerStartupErrorTests {
 

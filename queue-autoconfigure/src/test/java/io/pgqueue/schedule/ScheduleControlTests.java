@@ -22,6 +22,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
+import io.pgqueue.model.ScheduleInfo;
 
 /**
  * Recurring jobs operated at run time, cluster-wide: trigger now (exactly once however many nodes are asked),

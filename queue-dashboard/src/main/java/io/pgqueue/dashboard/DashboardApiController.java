@@ -7,12 +7,12 @@ import java.util.Map;
 import java.util.function.BiPredicate;
 import java.util.function.Supplier;
 
-import io.pgqueue.admin.CancelResult;
-import io.pgqueue.admin.JobInfo;
-import io.pgqueue.admin.JobQuery;
-import io.pgqueue.admin.NoSuchJobException;
+import io.pgqueue.model.CancelResult;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.JobQuery;
+import io.pgqueue.model.NoSuchJobException;
 import io.pgqueue.admin.QueueAdmin;
-import io.pgqueue.admin.QueueStats;
+import io.pgqueue.model.QueueStats;
 import io.pgqueue.dashboard.DashboardAccess.ActionRefusedException;
 import io.pgqueue.dashboard.DashboardViews.ActionResult;
 import io.pgqueue.dashboard.DashboardViews.DeadSelection;

@@ -8,15 +8,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import io.pgqueue.JobState;
-import io.pgqueue.admin.ClusterNode;
-import io.pgqueue.admin.JobInfo;
+import io.pgqueue.model.JobState;
+import io.pgqueue.model.ClusterNode;
+import io.pgqueue.model.JobInfo;
 import io.pgqueue.admin.Masking;
-import io.pgqueue.admin.NodeContainer;
-import io.pgqueue.admin.QueueListenerNode;
-import io.pgqueue.admin.QueueStats;
+import io.pgqueue.model.NodeContainer;
+import io.pgqueue.model.QueueListenerNode;
+import io.pgqueue.model.QueueStats;
 import io.pgqueue.dashboard.ThroughputHistory.RatePoint;
-import io.pgqueue.schedule.ScheduleInfo;
+import io.pgqueue.model.ScheduleInfo;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -10,7 +10,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
-import io.pgqueue.admin.QueueStats;
+import io.pgqueue.model.QueueStats;
 import org.jspecify.annotations.Nullable;
 
 /**

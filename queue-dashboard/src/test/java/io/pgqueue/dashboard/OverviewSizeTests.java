@@ -6,9 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import io.pgqueue.JobState;
-import io.pgqueue.admin.QueueCounts;
-import io.pgqueue.admin.QueueStats;
+import io.pgqueue.model.JobState;
+import io.pgqueue.model.QueueCounts;
+import io.pgqueue.model.QueueStats;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.pgqueue.admin.DeadJob;
+import io.pgqueue.model.DeadJob;
 import io.pgqueue.internal.lifecycle.JobRepository;
 import io.pgqueue.internal.lifecycle.Repositories;
 

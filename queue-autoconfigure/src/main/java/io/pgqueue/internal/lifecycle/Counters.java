@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
 
-import io.pgqueue.JobState;
+import io.pgqueue.model.JobState;
 
 /**
  * The counts behind the gauges, never computed with COUNT(*) on the hot path: every statement that carries

@@ -16,9 +16,9 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Function;
 
-import io.pgqueue.admin.DeadJob;
-import io.pgqueue.admin.JobInfo;
-import io.pgqueue.admin.JobQuery;
+import io.pgqueue.model.DeadJob;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.JobQuery;
 import io.pgqueue.listener.RateLimit;
 import org.jspecify.annotations.Nullable;
 

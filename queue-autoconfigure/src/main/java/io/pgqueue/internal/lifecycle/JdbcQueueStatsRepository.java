@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-import io.pgqueue.JobState;
-import io.pgqueue.admin.QueueCounts;
+import io.pgqueue.model.JobState;
+import io.pgqueue.model.QueueCounts;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;

@@ -13,9 +13,9 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.pgqueue.JobState;
-import io.pgqueue.admin.JobInfo;
-import io.pgqueue.admin.JobQuery;
+import io.pgqueue.model.JobState;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.JobQuery;
 import org.jspecify.annotations.Nullable;
 
 /**

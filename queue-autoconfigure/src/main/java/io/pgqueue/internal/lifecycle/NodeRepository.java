@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
-import io.pgqueue.admin.ClusterNode;
-import io.pgqueue.admin.NodeContainer;
+import io.pgqueue.model.ClusterNode;
+import io.pgqueue.model.NodeContainer;
 import org.jspecify.annotations.Nullable;
 
 /**

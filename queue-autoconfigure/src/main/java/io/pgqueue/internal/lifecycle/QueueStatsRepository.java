@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.pgqueue.admin.QueueCounts;
+import io.pgqueue.model.QueueCounts;
 
 /**
  * Queue-level state: the counters (read, folded, reconciled), lag, and the cluster-wide pause flag. Reads

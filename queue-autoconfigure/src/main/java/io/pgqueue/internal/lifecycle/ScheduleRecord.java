@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 
-import io.pgqueue.schedule.MissedTickPolicy;
-import io.pgqueue.schedule.ScheduleInfo;
+import io.pgqueue.model.MissedTickPolicy;
+import io.pgqueue.model.ScheduleInfo;
 
 import org.jspecify.annotations.Nullable;
 

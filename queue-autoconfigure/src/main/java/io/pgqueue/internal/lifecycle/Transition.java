@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-import io.pgqueue.JobState;
+import io.pgqueue.model.JobState;
 import org.jspecify.annotations.Nullable;
 
 /**

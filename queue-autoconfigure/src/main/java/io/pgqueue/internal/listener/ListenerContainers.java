@@ -6,7 +6,7 @@ import java.time.Duration;
 import io.pgqueue.internal.lifecycle.JobRepository;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.listener.ContainerOptions;
-import io.pgqueue.listener.DeliveryMode;
+import io.pgqueue.model.DeliveryMode;
 import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.QueueListenerContainer;

@@ -11,7 +11,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-import io.pgqueue.admin.NodeContainer;
+import io.pgqueue.model.NodeContainer;
 import io.pgqueue.internal.lifecycle.JobRepository;
 import io.pgqueue.internal.lifecycle.NodeRepository;
 import org.apache.commons.logging.Log;

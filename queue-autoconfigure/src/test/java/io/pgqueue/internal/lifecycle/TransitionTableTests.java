@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.pgqueue.JobState;
+import io.pgqueue.model.JobState;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
@@ -154,7 +154,7 @@ class TransitionTableTests {
     /** Makes the lazily generated page statements exist, so that the check sees them too. */
     private void generatePageStatements() {
         repositories.jobs();
-        io.pgqueue.admin.JobQuery query = io.pgqueue.admin.JobQuery.queue("q").groupKey("g").build();
+        io.pgqueue.model.JobQuery query = io.pgqueue.model.JobQuery.queue("q").groupKey("g").build();
         try {
             repositories.jobs().jobs(query);
         }

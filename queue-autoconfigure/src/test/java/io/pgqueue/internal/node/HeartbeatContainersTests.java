@@ -6,11 +6,11 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
-import io.pgqueue.admin.ClusterNode;
-import io.pgqueue.admin.NodeContainer;
+import io.pgqueue.model.ClusterNode;
+import io.pgqueue.model.NodeContainer;
 import io.pgqueue.internal.lifecycle.NodeRepository;
 import io.pgqueue.internal.lifecycle.Repositories;
-import io.pgqueue.listener.DeliveryMode;
+import io.pgqueue.model.DeliveryMode;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;

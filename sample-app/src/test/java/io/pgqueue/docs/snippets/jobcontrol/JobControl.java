@@ -2,10 +2,10 @@ package io.pgqueue.docs.snippets.jobcontrol;
 
 import java.time.Instant;
 
-import io.pgqueue.JobState;
-import io.pgqueue.admin.JobInfo;
-import io.pgqueue.admin.JobPage;
-import io.pgqueue.admin.JobQuery;
+import io.pgqueue.model.JobState;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.JobPage;
+import io.pgqueue.model.JobQuery;
 import io.pgqueue.admin.QueueAdmin;
 
 class JobControl {

@@ -1,10 +1,9 @@
-package io.pgqueue.admin;
+package io.pgqueue.model;
 
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
 
-import io.pgqueue.JobState;
 
 /**
  * A queue's counts, from the counters (never from {@code COUNT(*)}).

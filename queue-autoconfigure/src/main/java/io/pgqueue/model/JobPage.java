@@ -1,4 +1,4 @@
-package io.pgqueue.admin;
+package io.pgqueue.model;
 
 import java.util.List;
 

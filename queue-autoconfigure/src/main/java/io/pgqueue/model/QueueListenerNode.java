@@ -1,8 +1,7 @@
-package io.pgqueue.admin;
+package io.pgqueue.model;
 
 import java.util.UUID;
 
-import io.pgqueue.listener.DeliveryMode;
 
 /**
  * A node listening to a queue, as its last heartbeat described it: which node, and with what container.
@@ -18,7 +17,8 @@ import io.pgqueue.listener.DeliveryMode;
 public record QueueListenerNode(UUID node, String host, long pid, String container, DeliveryMode mode,
         int concurrency, boolean running) {
 
-    static QueueListenerNode of(ClusterNode node, NodeContainer container) {
+    /** The listener a node reported with its container. */
+    public static QueueListenerNode of(ClusterNode node, NodeContainer container) {
         return new QueueListenerNode(node.id(), node.host(), node.pid(), container.id(), container.mode(),
                 container.concurrency(), container.running());
     }

@@ -1,10 +1,9 @@
-package io.pgqueue.admin;
+package io.pgqueue.model;
 
 import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
 
-import io.pgqueue.JobState;
 import org.jspecify.annotations.Nullable;
 
 /**

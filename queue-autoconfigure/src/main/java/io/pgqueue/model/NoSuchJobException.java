@@ -1,4 +1,4 @@
-package io.pgqueue.admin;
+package io.pgqueue.model;
 
 /**
  * No job with the id asked for: it never existed, or it finished and is not (or no longer) in the history.

@@ -1,4 +1,4 @@
-package io.pgqueue.admin;
+package io.pgqueue.model;
 
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
-import io.pgqueue.JobState;
 import io.pgqueue.QueueNames;
 import org.jspecify.annotations.Nullable;
+import io.pgqueue.admin.QueueAdmin;
 
 /**
  * Which jobs of a queue to list, newest first, one page at a time: {@link QueueAdmin#jobs(JobQuery)} returns

@@ -1,4 +1,4 @@
-package io.pgqueue.schedule;
+package io.pgqueue.model;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.pgqueue.listener;
+package io.pgqueue.model;
 
 /**
  * How a listener receives and acknowledges jobs.

@@ -1,4 +1,4 @@
-package io.pgqueue.admin;
+package io.pgqueue.model;
 
 /**
  * What cancelling the jobs matching a query did.

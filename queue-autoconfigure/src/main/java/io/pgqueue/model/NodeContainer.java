@@ -1,6 +1,5 @@
-package io.pgqueue.admin;
+package io.pgqueue.model;
 
-import io.pgqueue.listener.DeliveryMode;
 
 /**
  * A listener container of a node, as its last heartbeat reported it.

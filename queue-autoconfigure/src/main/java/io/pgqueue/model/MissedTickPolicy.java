@@ -1,4 +1,4 @@
-package io.pgqueue.schedule;
+package io.pgqueue.model;
 
 /**
  * What a recurring job does about the ticks that passed while no node was running.
