@@ -2,23 +2,25 @@ package io.pgqueue.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.List;
-
 import javax.sql.DataSource;
 
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.aot.PgQueueRuntimeHints;
+import io.pgqueue.internal.admin.JdbcQueueAdmin;
+import io.pgqueue.internal.lifecycle.Repositories;
+import io.pgqueue.internal.lifecycle.Schema;
+import io.pgqueue.internal.observe.SendObserver;
+import io.pgqueue.internal.publish.JdbcQueueTemplate;
+import io.pgqueue.internal.schedule.RecurringJobRunner;
+import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.maintenance.QueueMaintenance;
 import io.pgqueue.schedule.QueueScheduler;
 import io.pgqueue.schedule.RecurringJob;
 import io.pgqueue.schema.QueueFlywayConfigurationCustomizer;
 import io.pgqueue.schema.QueueSchemaInitializer;
 import io.pgqueue.schema.QueueSchemaValidator;
-import io.pgqueue.internal.lifecycle.Repositories;
-import io.pgqueue.internal.lifecycle.Schema;
-import io.pgqueue.aot.PgQueueRuntimeHints;
-import io.pgqueue.internal.observe.SendObserver;
-import io.pgqueue.internal.wakeup.Wakeups;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -93,7 +95,7 @@ public final class PgQueueAutoConfiguration {
     @DependsOnDatabaseInitialization
     QueueTemplate queueTemplate(Repositories repositories, JobPayloadCodec codec, Wakeups wakeups,
             PgQueueProperties properties, ObjectProvider<SendObserver> sendObserver) {
-        QueueTemplate template = new QueueTemplate(repositories.jobs(), codec, wakeups,
+        JdbcQueueTemplate template = new JdbcQueueTemplate(repositories.jobs(), codec, wakeups,
                 properties.getTemplate().getBatchChunkSize());
         sendObserver.ifAvailable(template::setObserver);
         return template;
@@ -103,7 +105,7 @@ public final class PgQueueAutoConfiguration {
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
     QueueAdmin queueAdmin(Repositories repositories, Wakeups wakeups) {
-        return new QueueAdmin(repositories, wakeups);
+        return new JdbcQueueAdmin(repositories, wakeups);
     }
 
     @Bean
@@ -122,15 +124,15 @@ public final class PgQueueAutoConfiguration {
     }
 
     @Bean
-    @ConditionalOnMissingBean
+    @ConditionalOnMissingBean(QueueScheduler.class)
     @ConditionalOnBooleanProperty(name = "pgqueue.scheduler.enabled", matchIfMissing = true)
     @DependsOnDatabaseInitialization
-    QueueScheduler queueScheduler(Repositories repositories, Wakeups wakeups, JobPayloadCodec codec,
+    RecurringJobRunner queueScheduler(Repositories repositories, Wakeups wakeups, JobPayloadCodec codec,
             PgQueueProperties properties, ObjectProvider<RecurringJob> recurringJobs) {
         List<RecurringJob> jobs = new ArrayList<>();
         properties.getSchedules().forEach((name, schedule) -> jobs.add(schedule.toRecurringJob(name)));
         recurringJobs.orderedStream().forEach(jobs::add);
-        return new QueueScheduler(repositories.schedules(), wakeups, codec, properties.getScheduler().getPollInterval(),
+        return new RecurringJobRunner(repositories.schedules(), wakeups, codec, properties.getScheduler().getPollInterval(),
                 jobs);
     }
 

@@ -5,10 +5,10 @@ import java.time.ZoneId;
 import java.util.Objects;
 
 import io.pgqueue.QueueNames;
+import io.pgqueue.model.MissedTickPolicy;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.scheduling.support.CronExpression;
-import io.pgqueue.model.MissedTickPolicy;
 
 /**
  * A job enqueued on a schedule: every tick of a cron expression or a fixed rate, exactly once per tick

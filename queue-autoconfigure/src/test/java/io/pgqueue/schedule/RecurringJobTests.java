@@ -9,7 +9,9 @@ import io.pgqueue.QueueTemplate;
 import io.pgqueue.internal.lifecycle.Repositories;
 import io.pgqueue.internal.lifecycle.ScheduleRecord;
 import io.pgqueue.internal.lifecycle.ScheduleRepository;
+import io.pgqueue.internal.schedule.RecurringJobRunner;
 import io.pgqueue.internal.wakeup.Wakeups;
+import io.pgqueue.model.ScheduleInfo;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
@@ -21,7 +23,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.pgqueue.model.ScheduleInfo;
 
 class RecurringJobTests {
 
@@ -58,7 +59,7 @@ class RecurringJobTests {
         runner.withPropertyValues("pgqueue.scheduler.enabled=false").run((context) -> {
             jobs.jdbc().update("DELETE FROM pgqueue.schedule");
             ScheduleRepository store = context.getBean(Repositories.class).schedules();
-            QueueScheduler scheduler = new QueueScheduler(store, context.getBean(Wakeups.class),
+            RecurringJobRunner scheduler = new RecurringJobRunner(store, context.getBean(Wakeups.class),
                     context.getBean(io.pgqueue.JobPayloadCodec.class), Duration.ofMillis(100), List.of());
             Instant longAgo = store.now().minus(Duration.ofHours(3));
             store.declare(new ScheduleRecord("hourly-once", "missed-once", "0 0 * * * *", null, "UTC", null, null,

@@ -11,6 +11,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.internal.schedule.RecurringJobRunner;
+import io.pgqueue.model.ScheduleInfo;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
@@ -22,7 +24,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
-import io.pgqueue.model.ScheduleInfo;
 
 /**
  * Recurring jobs operated at run time, cluster-wide: trigger now (exactly once however many nodes are asked),
@@ -88,7 +89,7 @@ class ScheduleControlTests {
         long before = jobs("often");
         node.run((context) -> {
             QueueAdmin admin = context.getBean(QueueAdmin.class);
-            QueueScheduler scheduler = context.getBean(QueueScheduler.class);
+            RecurringJobRunner scheduler = context.getBean(RecurringJobRunner.class);
             assertThat(schedule(admin, "often").paused()).as("paused after a restart").isTrue();
             // ticks are due every 200 ms: a paused schedule fires none of them
             await().atMost(Duration.ofSeconds(2)).until(() -> jdbc.queryForObject(

@@ -1,4 +1,4 @@
-package io.pgqueue.schedule;
+package io.pgqueue.internal.schedule;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -8,9 +8,10 @@ import java.util.Objects;
 import io.pgqueue.internal.lifecycle.ScheduleRecord;
 import io.pgqueue.internal.lifecycle.ScheduleRepository;
 import io.pgqueue.internal.wakeup.Wakeups;
+import io.pgqueue.model.ScheduleInfo;
+import io.pgqueue.schedule.RecurringJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import io.pgqueue.model.ScheduleInfo;
 
 /**
  * Operating recurring jobs at run time, cluster-wide: every change is stored in the schedule table and seen
@@ -18,7 +19,7 @@ import io.pgqueue.model.ScheduleInfo;
  * is changed here keeps it, even while configuration still declares the old one. Reached through
  * {@code QueueAdmin} and the Actuator endpoint.
  */
-public class ScheduleOperations {
+public final class ScheduleOperations {
 
     private static final Log logger = LogFactory.getLog(ScheduleOperations.class);
 

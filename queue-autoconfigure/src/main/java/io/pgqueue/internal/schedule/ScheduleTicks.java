@@ -1,4 +1,4 @@
-package io.pgqueue.schedule;
+package io.pgqueue.internal.schedule;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -6,6 +6,7 @@ import java.time.ZoneId;
 import java.time.ZonedDateTime;
 
 import io.pgqueue.internal.lifecycle.ScheduleRecord;
+import io.pgqueue.schedule.RecurringJob;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.scheduling.support.CronExpression;
@@ -13,7 +14,7 @@ import org.springframework.scheduling.support.CronExpression;
 /**
  * The ticks of a schedule: the next one after an instant, and the latest one not after now.
  */
-final class ScheduleTicks {
+public final class ScheduleTicks {
 
     private final @Nullable CronExpression cron;
 
@@ -27,19 +28,19 @@ final class ScheduleTicks {
         this.zone = zone;
     }
 
-    static ScheduleTicks of(ScheduleRecord row) {
+    public static ScheduleTicks of(ScheduleRecord row) {
         return new ScheduleTicks((row.cron() != null) ? CronExpression.parse(row.cron()) : null,
                 (row.fixedRateMillis() != null) ? Duration.ofMillis(row.fixedRateMillis()) : null,
                 (row.zone() != null) ? ZoneId.of(row.zone()) : ZoneId.of("UTC"));
     }
 
-    static ScheduleTicks of(RecurringJob job) {
+    public static ScheduleTicks of(RecurringJob job) {
         return new ScheduleTicks((job.cron() != null) ? CronExpression.parse(job.cron()) : null, job.fixedRate(),
                 job.zone());
     }
 
     /** The first tick strictly after {@code instant}. */
-    Instant next(Instant instant) {
+    public Instant next(Instant instant) {
         if (fixedRate != null) {
             // fixed-rate ticks are aligned to the epoch, so every node computes the same ones
             long period = fixedRate.toMillis();
@@ -54,7 +55,7 @@ final class ScheduleTicks {
     }
 
     /** The latest tick at or after {@code due} and not after {@code now} ({@code due} itself if none later). */
-    Instant latest(Instant due, Instant now) {
+    public Instant latest(Instant due, Instant now) {
         Instant latest = due;
         Instant next = next(due);
         while (!next.isAfter(now)) {

@@ -1,0 +1,422 @@
+package io.pgqueue.internal.admin;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.ToIntFunction;
+
+import io.pgqueue.QueueNames;
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.internal.lifecycle.JobRepository;
+import io.pgqueue.internal.lifecycle.Repositories;
+import io.pgqueue.internal.schedule.ScheduleOperations;
+import io.pgqueue.internal.wakeup.Wakeups;
+import io.pgqueue.model.BulkCancelResult;
+import io.pgqueue.model.CancelResult;
+import io.pgqueue.model.ClusterNode;
+import io.pgqueue.model.DeadJob;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.JobPage;
+import io.pgqueue.model.JobQuery;
+import io.pgqueue.model.JobState;
+import io.pgqueue.model.NoSuchJobException;
+import io.pgqueue.model.NodeContainer;
+import io.pgqueue.model.QueueCounts;
+import io.pgqueue.model.QueueListenerNode;
+import io.pgqueue.model.QueueStats;
+import io.pgqueue.model.ScheduleInfo;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Operating queues from Java: what the Actuator endpoint offers over HTTP. Pausing is stored in the
+ * database and honoured by every node's next claim.
+ */
+public class JdbcQueueAdmin implements QueueAdmin {
+
+    private static final Log logger = LogFactory.getLog(QueueAdmin.class);
+
+    /** Dead jobs deleted per statement by {@link #purgeDead(String)}: no long-running delete. */
+    static final int PURGE_BATCH = 10_000;
+
+    /** Attempts to cancel a job a transaction holds, before saying it runs in a TRANSACTIONAL listener. */
+    private static final int CANCEL_TRIES = 6;
+
+    private final Repositories repositories;
+
+    private final ScheduleOperations schedules;
+
+    public JdbcQueueAdmin(Repositories repositories, Wakeups wakeups) {
+        this.repositories = repositories;
+        this.schedules = new ScheduleOperations(repositories.schedules(), wakeups);
+    }
+
+    /** Every recurring job with its next and last tick. */
+    @Override
+    public List<ScheduleInfo> schedules() {
+        return schedules.list();
+    }
+
+
+    /**
+     * Removes a recurring job; returns whether it existed. A node that still declares it declares it again
+     * when it starts.
+     */
+    @Override
+    public boolean removeSchedule(String name) {
+        return schedules.remove(name);
+    }
+
+    /** Stops firing a recurring job until resumed, on every node, across restarts. */
+    @Override
+    public void pauseSchedule(String name) {
+        schedules.pause(name);
+    }
+
+    /** Fires a paused recurring job again from its next tick. */
+    @Override
+    public void resumeSchedule(String name) {
+        schedules.resume(name);
+    }
+
+    /**
+     * Enqueues one job of a recurring job now (its regular ticks go on); exactly one job however many nodes
+     * are asked at once. Returns whether this call enqueued it.
+     */
+    @Override
+    public boolean triggerSchedule(String name) {
+        return schedules.trigger(name);
+    }
+
+    /** Gives a recurring job a new cron expression, kept over what configuration declares. */
+    @Override
+    public void rescheduleCron(String name, String cron) {
+        schedules.reschedule(name, cron);
+    }
+
+    /** Gives a recurring job a new fixed rate, kept over what configuration declares. */
+    @Override
+    public void rescheduleFixedRate(String name, Duration fixedRate) {
+        schedules.reschedule(name, fixedRate);
+    }
+
+    /**
+     * A job by id: a live one, or a finished one while the history keeps it.
+     * @throws NoSuchJobException when there is none
+     */
+    @Override
+    public JobInfo job(long jobId) {
+        JobInfo job = repositories.jobs().job(jobId);
+        if (job == null) {
+            throw new NoSuchJobException(jobId);
+        }
+        return job;
+    }
+
+    /** A page of a queue's jobs matching the query, newest first; read every filter from an index. */
+    @Override
+    public JobPage jobs(JobQuery query) {
+        List<JobInfo> jobs = repositories.jobs().jobs(query);
+        Long next = (jobs.size() == query.limit()) ? jobs.get(jobs.size() - 1).id() : null;
+        return new JobPage(jobs, next);
+    }
+
+    /**
+     * Cancels a job. One that has not started finishes as cancelled at once (its dedup key and group are
+     * released; kept in the history as cancelled when history is on). Of a running LEASE job, the
+     * cancellation is requested: its node interrupts the handler within a heartbeat, and the job finishes as
+     * cancelled whatever the handler does. Cancelled jobs never run again.
+     * @throws NoSuchJobException when there is no such job
+     * @throws IllegalStateException when the job already finished (nothing changes), is dead (retry or purge
+     * it instead), or is running in a TRANSACTIONAL listener, whose transaction holds it
+     */
+    @Override
+    public CancelResult cancel(long jobId) {
+        long backoff = 20;
+        for (int tries = 1;; tries++) {
+            JobRepository.Cancellation cancellation = repositories.jobs().cancel(new long[] { jobId });
+            if (cancellation.cancelled().contains(jobId)) {
+                logger.info("Job " + jobId + " cancelled");
+                return CancelResult.CANCELLED;
+            }
+            if (cancellation.requested().contains(jobId)) {
+                logger.info("Cancellation of running job " + jobId + " requested");
+                return CancelResult.CANCEL_REQUESTED;
+            }
+            JobInfo job = job(jobId);
+            if (job.state().isFinished()) {
+                throw new IllegalStateException("Job " + jobId + " has already finished (" + job.state().value()
+                        + "): nothing to cancel");
+            }
+            if (job.state() == JobState.DEAD) {
+                throw new IllegalStateException("Job " + jobId + " is dead and will not run unless retried: "
+                        + "purge it to remove it");
+            }
+            if (tries == CANCEL_TRIES) {
+                throw new IllegalStateException("Job " + jobId + " is running in a TRANSACTIONAL listener, whose "
+                        + "transaction holds it: it cannot be cancelled while it runs (it commits or rolls back "
+                        + "with that transaction)");
+            }
+            // held for a moment (a claim, a state change), or by a TRANSACTIONAL handler's transaction
+            pause(backoff);
+            backoff *= 2;
+        }
+    }
+
+    /**
+     * Cancels every scheduled, ready and running job matching the query (its limit is the batch size of
+     * each round; dead and finished jobs are not matched), as {@link #cancel(long)} does one.
+     */
+    @Override
+    public BulkCancelResult cancel(JobQuery query) {
+        JobQuery.Builder cancellable = query.toBuilder();
+        List<JobState> states = query.liveStates().stream().filter((state) -> state != JobState.DEAD).toList();
+        if (states.isEmpty()) {
+            return new BulkCancelResult(0, 0, 0);
+        }
+        cancellable.states(states.toArray(JobState[]::new)).withoutContent();
+        JobQuery page = cancellable.build();
+        long cancelled = 0;
+        long requested = 0;
+        long skipped = 0;
+        while (true) {
+            List<JobInfo> jobs = repositories.jobs().jobs(page);
+            if (jobs.isEmpty()) {
+                break;
+            }
+            JobRepository.Cancellation cancellation = repositories.jobs()
+                .cancel(jobs.stream().mapToLong(JobInfo::id).toArray());
+            cancelled += cancellation.cancelled().size();
+            requested += cancellation.requested().size();
+            skipped += jobs.size() - cancellation.cancelled().size() - cancellation.requested().size();
+            if (jobs.size() < page.limit()) {
+                break;
+            }
+            page = page.after(jobs.get(jobs.size() - 1).id());
+        }
+        logger.info("Cancelled " + cancelled + " job(s) of queue '" + query.queue() + "', requested the cancellation "
+                + "of " + requested + " running, skipped " + skipped);
+        return new BulkCancelResult(cancelled, requested, skipped);
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while cancelling", ex);
+        }
+    }
+
+    /**
+     * Every queue the counters know, and every queue a node listens to or a schedule sends to (with zero counts
+     * until its first job), with counts, lag, pause state and the nodes listening; sorted by name.
+     */
+    @Override
+    public List<QueueStats> queues() {
+        Map<String, QueueCounts> counts = new TreeMap<>();
+        repositories.stats().counts().forEach((c) -> counts.put(c.queue(), c));
+        Map<String, List<QueueListenerNode>> listeners = new HashMap<>();
+        for (ClusterNode node : nodes()) {
+            for (NodeContainer container : node.containers()) {
+                listeners.computeIfAbsent(container.queue(), (queue) -> new ArrayList<>())
+                    .add(QueueListenerNode.of(node, container));
+            }
+        }
+        listeners.keySet().forEach((queue) -> counts.computeIfAbsent(queue, JdbcQueueAdmin::noJobs));
+        schedules().forEach((schedule) -> counts.computeIfAbsent(schedule.queue(), JdbcQueueAdmin::noJobs));
+        Map<String, Duration> lags = repositories.stats().lags();
+        Set<String> paused = repositories.stats().pausedQueues();
+        return counts.values()
+            .stream()
+            .map((c) -> new QueueStats(c, lags.get(c.queue()), paused.contains(c.queue()),
+                    listeners.getOrDefault(c.queue(), List.of())))
+            .toList();
+    }
+
+    private static QueueCounts noJobs(String queue) {
+        return new QueueCounts(queue, Map.of(), 0, 0, 0, 0, 0);
+    }
+
+    @Override
+    public Optional<QueueStats> queue(String queue) {
+        QueueNames.validate(queue);
+        return queues().stream().filter((stats) -> stats.queue().equals(queue)).findFirst();
+    }
+
+    @Override
+    public void pause(String queue) {
+        repositories.stats().setPaused(QueueNames.validate(queue), true);
+        logger.info("Queue '" + queue + "' paused");
+    }
+
+    /**
+     * Lets the queue's jobs be claimed again; its listeners on every node are woken at once (when NOTIFY is
+     * on), not at their next poll.
+     */
+    @Override
+    public void resume(String queue) {
+        repositories.stats().setPaused(QueueNames.validate(queue), false);
+        repositories.notifications().notifyQueue(queue);
+        logger.info("Queue '" + queue + "' resumed");
+    }
+
+    @Override
+    public boolean isPaused(String queue) {
+        return repositories.stats().pausedQueues().contains(queue);
+    }
+
+    @Override
+    public Set<String> pausedQueues() {
+        return repositories.stats().pausedQueues();
+    }
+
+    /** Dead jobs of a queue, newest first. */
+    @Override
+    public List<DeadJob> deadJobs(String queue, int offset, int limit) {
+        return deadJobs(queue, offset, limit, true);
+    }
+
+    /**
+     * Dead jobs of a queue, newest first; without content, for a list that shows no payloads, their payloads
+     * are null and their errors keep the first line, and neither is read.
+     */
+    @Override
+    public List<DeadJob> deadJobs(String queue, int offset, int limit, boolean content) {
+        if (offset < 0 || limit < 1 || limit > 1000) {
+            throw new IllegalArgumentException("offset must be >= 0 and limit between 1 and 1000");
+        }
+        return repositories.jobs().deadJobs(QueueNames.validate(queue), offset, limit, content);
+    }
+
+    /** Makes one dead job ready again with fresh attempts; returns whether it was dead. */
+    @Override
+    public boolean retryDead(String queue, long jobId) {
+        return repositories.jobs().retryDead(QueueNames.validate(queue), new long[] { jobId }) > 0;
+    }
+
+    /**
+     * Makes the given dead jobs of the queue ready again with fresh attempts (one statement); returns how many
+     * were dead. Ids of jobs that are not dead, or of another queue, are ignored.
+     */
+    @Override
+    public int retryDead(String queue, Collection<Long> jobIds) {
+        return jobIds.isEmpty() ? 0 : repositories.jobs().retryDead(QueueNames.validate(queue), ids(jobIds));
+    }
+
+    /** Makes every dead job of the queue ready again; returns how many. */
+    @Override
+    public int retryAllDead(String queue) {
+        return repositories.jobs().retryDead(QueueNames.validate(queue), null);
+    }
+
+    /**
+     * Makes every dead job matching the query's filters ready again, a page (the query's limit) at a time;
+     * returns how many. The query's states are ignored: only dead jobs are retried.
+     */
+    @Override
+    public long retryDead(JobQuery query) {
+        long retried = forEachDeadPage(query, (ids) -> repositories.jobs().retryDead(query.queue(), ids));
+        logger.info("Retried " + retried + " dead job(s) of queue '" + query.queue() + "' matching " + query);
+        return retried;
+    }
+
+    /** Deletes one dead job; returns whether it existed. */
+    @Override
+    public boolean purgeDead(String queue, long jobId) {
+        return repositories.jobs().purgeDead(QueueNames.validate(queue), new long[] { jobId }, 1) > 0;
+    }
+
+    /** Deletes the given dead jobs of the queue (one statement); returns how many. Other ids are ignored. */
+    @Override
+    public int purgeDead(String queue, Collection<Long> jobIds) {
+        return jobIds.isEmpty() ? 0
+                : repositories.jobs().purgeDead(QueueNames.validate(queue), ids(jobIds), jobIds.size());
+    }
+
+    /** Deletes every dead job of the queue in bounded batches; returns how many. */
+    @Override
+    public long purgeDead(String queue) {
+        QueueNames.validate(queue);
+        long purged = 0;
+        int batch;
+        do {
+            batch = repositories.jobs().purgeDead(queue, null, PURGE_BATCH);
+            purged += batch;
+        }
+        while (batch == PURGE_BATCH);
+        return purged;
+    }
+
+    /**
+     * Deletes every dead job matching the query's filters, a page (the query's limit) at a time; returns how
+     * many. The query's states are ignored: only dead jobs are deleted.
+     */
+    @Override
+    public long purgeDead(JobQuery query) {
+        long purged = forEachDeadPage(query, (ids) -> repositories.jobs().purgeDead(query.queue(), ids, ids.length));
+        logger.info("Purged " + purged + " dead job(s) of queue '" + query.queue() + "' matching " + query);
+        return purged;
+    }
+
+    /**
+     * Applies an operation to the dead jobs matching the query, page by page. Each operation takes its page's
+     * jobs out of the dead state, so the next page starts again from the newest dead job left; a page whose
+     * jobs all stayed (e.g. held by a live job's dedup key) moves the cursor past them.
+     */
+    private long forEachDeadPage(JobQuery query, ToIntFunction<long[]> operation) {
+        JobQuery page = query.toBuilder().states(JobState.DEAD).withoutContent().build();
+        long done = 0;
+        while (true) {
+            List<JobInfo> jobs = repositories.jobs().jobs(page);
+            if (jobs.isEmpty()) {
+                return done;
+            }
+            done += operation.applyAsInt(jobs.stream().mapToLong(JobInfo::id).toArray());
+            if (jobs.size() < page.limit()) {
+                return done;
+            }
+            // always on below this page: a retried job that died again at once keeps its id, and must not be
+            // found, and retried, again and again
+            page = page.after(jobs.get(jobs.size() - 1).id());
+        }
+    }
+
+    private static long[] ids(Collection<Long> jobIds) {
+        return jobIds.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /** Every node of the cluster, oldest first. */
+    @Override
+    public List<ClusterNode> nodes() {
+        return repositories.nodes().nodes();
+    }
+
+    /** pgqueue's schema version, or null when pgqueue did not migrate the schema. */
+    @Override
+    public @Nullable String schemaVersion() {
+        return repositories.schemaInfo().version();
+    }
+
+    /**
+     * Recomputes the state counts from the job table and repairs any drift (a full scan of the job table).
+     * @return the drift found per queue, empty when the counters were exact
+     */
+    @Override
+    public List<QueueCounts> reconcile() {
+        repositories.stats().squeeze();
+        List<QueueCounts> drift = repositories.stats().reconcile();
+        drift.forEach((d) -> logger.warn("Counter drift repaired for queue '" + d.queue() + "': scheduled "
+                + d.scheduled() + ", ready " + d.ready() + ", running " + d.running() + ", dead " + d.dead()));
+        repositories.stats().squeeze();
+        return drift;
+    }
+}

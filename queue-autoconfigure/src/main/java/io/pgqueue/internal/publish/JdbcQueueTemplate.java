@@ -1,0 +1,170 @@
+package io.pgqueue.internal.publish;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+import io.pgqueue.JobPayloadCodec;
+import io.pgqueue.JobRequest;
+import io.pgqueue.QueueNames;
+import io.pgqueue.QueueTemplate;
+import io.pgqueue.SendOptions;
+import io.pgqueue.internal.lifecycle.JobRepository;
+import io.pgqueue.internal.lifecycle.NewJob;
+import io.pgqueue.internal.observe.SendObserver;
+import io.pgqueue.internal.wakeup.Wakeups;
+import io.pgqueue.model.BatchSendResult;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.NoSuchJobException;
+import io.pgqueue.model.SendResult;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * pgqueue's {@link QueueTemplate}: validates, serialises with the application's JSON mapper and inserts
+ * in one statement per chunk. Large batches are cut into chunks of {@code batchChunkSize} rows, one
+ * statement each.
+ */
+public class JdbcQueueTemplate implements QueueTemplate {
+
+    private final JobRepository jobs;
+
+    private final JobPayloadCodec codec;
+
+    private final Wakeups wakeups;
+
+    private final int batchChunkSize;
+
+    private volatile SendObserver observer = SendObserver.NONE;
+
+    public JdbcQueueTemplate(JobRepository jobs, JobPayloadCodec codec, Wakeups wakeups, int batchChunkSize) {
+        if (batchChunkSize < 1) {
+            throw new IllegalArgumentException("batchChunkSize must be at least 1");
+        }
+        this.jobs = jobs;
+        this.codec = codec;
+        this.wakeups = wakeups;
+        this.batchChunkSize = batchChunkSize;
+    }
+
+    /** Observes every send from now on (pgqueue.template.observation-enabled). */
+    public void setObserver(SendObserver observer) {
+        this.observer = Objects.requireNonNull(observer, "observer");
+    }
+
+    @Override
+    public long send(String queue, Object payload) {
+        SendResult result = send(queue, payload, SendOptions.defaults());
+        // without a dedup key an insert cannot conflict
+        return Objects.requireNonNull(result.jobId());
+    }
+
+    @Override
+    public SendResult send(String queue, Object payload, SendOptions options) {
+        QueueNames.validate(queue);
+        Objects.requireNonNull(payload, "payload");
+        Objects.requireNonNull(options, "options");
+        return observer.observe(queue, options.headers(), 1, (headers, sentJob) -> {
+            SendResult result = send(queue, toNewJob(queue, payload, options, headers), options);
+            if (result.created()) {
+                sentJob.accept(Objects.requireNonNull(result.jobId()));
+            }
+            return result;
+        });
+    }
+
+    private SendResult send(String queue, NewJob job, SendOptions options) {
+        if (job.debounceKey() != null) {
+            JobRepository.DebouncedSend sent = jobs.enqueueDebounced(queue, job);
+            return sent.inserted() ? SendResult.created(sent.jobId()) : SendResult.duplicateOf(sent.jobId());
+        }
+        List<Long> ids = insert(queue, List.of(job));
+        if (!ids.isEmpty()) {
+            return SendResult.created(ids.get(0));
+        }
+        return SendResult.duplicateOf(jobs.findLiveByDedupKey(queue, Objects.requireNonNull(options.dedupKey())));
+    }
+
+    @Override
+    public BatchSendResult sendBatch(String queue, Collection<?> payloads) {
+        return sendBatch(queue, payloads, SendOptions.defaults());
+    }
+
+    @Override
+    public BatchSendResult sendBatch(String queue, Collection<?> payloads, SendOptions options) {
+        QueueNames.validate(queue);
+        Objects.requireNonNull(payloads, "payloads");
+        Objects.requireNonNull(options, "options");
+        return observer.observe(queue, options.headers(), payloads.size(),
+                (headers, sentJob) -> sendBatch(queue, payloads, options, headers));
+    }
+
+    /** Sends a batch; every job carries {@code traceHeaders} (the batch's trace context) beside its own. */
+    private BatchSendResult sendBatch(String queue, Collection<?> payloads, SendOptions options,
+            Map<String, String> traceHeaders) {
+        List<Long> ids = new ArrayList<>(payloads.size());
+        List<NewJob> chunk = new ArrayList<>(Math.min(payloads.size(), batchChunkSize));
+        for (Object element : payloads) {
+            Objects.requireNonNull(element, "payloads must not contain null");
+            NewJob job = (element instanceof JobRequest request)
+                    ? toNewJob(queue, request.payload(), request.options(), merged(request.options(), traceHeaders))
+                    : toNewJob(queue, element, options, traceHeaders);
+            if (job.debounceKey() != null) {
+                throw new IllegalArgumentException("A debounced send cannot be part of a batch: send it on its own");
+            }
+            chunk.add(job);
+            if (chunk.size() == batchChunkSize) {
+                ids.addAll(insert(queue, chunk));
+                chunk.clear();
+            }
+        }
+        ids.addAll(insert(queue, chunk));
+        return new BatchSendResult(ids, payloads.size());
+    }
+
+    private List<Long> insert(String queue, List<NewJob> batch) {
+        if (batch.isEmpty()) {
+            return List.of();
+        }
+        Wakeups.Decision decision = wakeups.decide(queue);
+        List<Long> ids = jobs.enqueue(queue, batch, decision == Wakeups.Decision.WITH_INSERT);
+        wakeups.afterInsert(queue, decision);
+        return ids;
+    }
+
+    /** A job request's own headers and the batch's trace context. */
+    private static Map<String, String> merged(SendOptions options, Map<String, String> traceHeaders) {
+        if (traceHeaders.isEmpty()) {
+            return options.headers();
+        }
+        Map<String, String> headers = new LinkedHashMap<>(traceHeaders);
+        headers.putAll(options.headers());
+        return headers;
+    }
+
+    private NewJob toNewJob(String queue, Object payload, SendOptions options, Map<String, String> headers) {
+        Duration delay = (options.debounceWindow() != null) ? options.debounceWindow() : options.delay();
+        return new NewJob(codec.writePayload(queue, payload), payload.getClass().getName(),
+                codec.writeHeaders(headers), options.priority(), options.runAt(),
+                (delay != null) ? delay.toMillis() : 0L, options.maxAttempts(), options.dedupKey(), options.groupKey(),
+                millis(options.timeout()), millis(options.dedupFor()), options.debounceKey());
+    }
+
+    private static @Nullable Long millis(@Nullable Duration duration) {
+        return (duration != null) ? duration.toMillis() : null;
+    }
+
+    @Override
+    public <T> Optional<T> output(long jobId, Class<T> type) {
+        JobInfo job = jobs.job(jobId);
+        if (job == null) {
+            throw new NoSuchJobException(jobId);
+        }
+        return (job.output() != null) ? Optional.ofNullable(codec.mapper().readValue(job.output(), type))
+                : Optional.empty();
+    }
+}
