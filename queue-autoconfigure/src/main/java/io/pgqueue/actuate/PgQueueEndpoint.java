@@ -9,21 +9,21 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
+import io.pgqueue.admin.Masking;
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.config.QueueListenerContainerRegistry;
+import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.model.BulkCancelResult;
+import io.pgqueue.model.ClusterNode;
+import io.pgqueue.model.DeadJob;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobPage;
 import io.pgqueue.model.JobQuery;
-import io.pgqueue.admin.Masking;
+import io.pgqueue.model.JobState;
 import io.pgqueue.model.NoSuchJobException;
 import io.pgqueue.model.NodeContainer;
-import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.model.QueueListenerNode;
 import io.pgqueue.model.QueueStats;
-import io.pgqueue.listener.QueueListenerContainer;
-import io.pgqueue.listener.QueueListenerContainerRegistry;
-import io.pgqueue.model.JobState;
-import io.pgqueue.model.ClusterNode;
-import io.pgqueue.model.DeadJob;
 import io.pgqueue.model.ScheduleInfo;
 import org.jspecify.annotations.Nullable;
 

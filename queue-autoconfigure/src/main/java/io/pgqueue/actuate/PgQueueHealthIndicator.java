@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 import io.pgqueue.admin.QueueAdmin;
-import io.pgqueue.model.QueueStats;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.listener.QueueListenerContainer;
-import io.pgqueue.listener.QueueListenerContainerRegistry;
+import io.pgqueue.model.QueueStats;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;

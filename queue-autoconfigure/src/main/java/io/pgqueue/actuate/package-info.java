@@ -6,3 +6,4 @@
 package io.pgqueue.actuate;
 
 import org.jspecify.annotations.NullMarked;
+

@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.pgqueue.listener.ListenerEndpoint;
-import io.pgqueue.listener.QueueListenerContainerRegistry;
+import io.pgqueue.config.ListenerEndpoint;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;

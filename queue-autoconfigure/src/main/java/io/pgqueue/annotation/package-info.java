@@ -6,3 +6,4 @@
 package io.pgqueue.annotation;
 
 import org.jspecify.annotations.NullMarked;
+

@@ -8,10 +8,10 @@ import java.util.Map;
 
 import io.pgqueue.QueueNames;
 import io.pgqueue.listener.ContainerOptions;
-import io.pgqueue.model.DeliveryMode;
 import io.pgqueue.listener.GroupFailurePolicy;
 import io.pgqueue.listener.RateLimit;
 import io.pgqueue.listener.error.ExponentialBackoff;
+import io.pgqueue.model.DeliveryMode;
 import io.pgqueue.model.MissedTickPolicy;
 import io.pgqueue.schedule.RecurringJob;
 import org.jspecify.annotations.Nullable;

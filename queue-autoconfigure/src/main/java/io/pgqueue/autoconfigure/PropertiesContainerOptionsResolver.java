@@ -1,22 +1,22 @@
 package io.pgqueue.autoconfigure;
 
 import java.util.Locale;
-
-import org.springframework.boot.convert.DurationStyle;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import io.pgqueue.QueueNames;
+import io.pgqueue.config.ListenerEndpoint;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.ContainerOptionsResolver;
-import io.pgqueue.model.DeliveryMode;
-import io.pgqueue.listener.ListenerEndpoint;
 import io.pgqueue.listener.RateLimit;
 import io.pgqueue.listener.adapter.MethodJobHandler;
 import io.pgqueue.listener.error.ExponentialBackoff;
+import io.pgqueue.model.DeliveryMode;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.convert.DurationStyle;
 
 /**
  * Resolves a listener's settings: annotation attribute, else {@code pgqueue.queues.<queue>.*}, else

@@ -2,17 +2,17 @@ package io.pgqueue.autoconfigure;
 
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.annotation.QueueListenerAnnotationBeanPostProcessor;
+import io.pgqueue.config.QueueListenerContainerFactory;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.internal.lifecycle.Repositories;
-import io.pgqueue.internal.listener.ListenerContainers;
+import io.pgqueue.internal.listener.DefaultListenerContainerRegistry;
 import io.pgqueue.internal.node.NodeIdentity;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.node.NodeSettings;
+import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.listener.ContainerOptionsResolver;
-import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.listener.JobObserver;
-import io.pgqueue.listener.QueueListenerContainerFactory;
-import io.pgqueue.listener.QueueListenerContainerRegistry;
 import io.pgqueue.listener.error.DefaultQueueErrorHandler;
 import io.pgqueue.listener.error.QueueErrorHandler;
 
@@ -52,17 +52,22 @@ class QueueListenerConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    QueueListenerContainerFactory queueListenerContainerFactory(Repositories repositories, NodeRuntime nodeRuntime,
-            JobPayloadCodec codec, QueueErrorHandler errorHandler,
+    QueueListenerContainerFactoryConfigurer queueListenerContainerFactoryConfigurer(Repositories repositories,
+            NodeRuntime nodeRuntime, JobPayloadCodec codec, QueueErrorHandler errorHandler,
             ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JobObserver> observers,
             ObjectProvider<ProcessObserver> processObserver, PgQueueProperties properties) {
         // idle containers park with one poll for all when this node's maintenance makes due jobs ready
         PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
-        return new QueueListenerContainerFactory(new ListenerContainers(repositories.jobs(), nodeRuntime, codec.mapper(),
-                errorHandler, JobObserver.composite(observers.orderedStream().toList()),
+        return new QueueListenerContainerFactoryConfigurer(repositories, nodeRuntime, codec, errorHandler,
+                JobObserver.composite(observers.orderedStream().toList()),
                 processObserver.getIfAvailable(() -> ProcessObserver.NONE),
-                maintenance.isEnabled() ? maintenance.getInterval() : null),
-                transactionManager::getIfUnique);
+                maintenance.isEnabled() ? maintenance.getInterval() : null, transactionManager::getIfUnique);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    QueueListenerContainerFactory queueListenerContainerFactory(QueueListenerContainerFactoryConfigurer configurer) {
+        return configurer.createFactory();
     }
 
     @Bean
@@ -76,6 +81,6 @@ class QueueListenerConfiguration {
     @DependsOnDatabaseInitialization
     QueueListenerContainerRegistry queueListenerContainerRegistry(QueueListenerContainerFactory factory,
             ContainerOptionsResolver optionsResolver, JobPayloadCodec codec, NodeRuntime nodeRuntime, Wakeups wakeups) {
-        return new QueueListenerContainerRegistry(factory, optionsResolver, codec, nodeRuntime, wakeups);
+        return new DefaultListenerContainerRegistry(factory, optionsResolver, codec, nodeRuntime, wakeups);
     }
 }

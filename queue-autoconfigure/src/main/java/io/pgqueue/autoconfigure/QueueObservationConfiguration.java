@@ -1,9 +1,9 @@
 package io.pgqueue.autoconfigure;
 
 import io.micrometer.observation.ObservationRegistry;
+import io.pgqueue.internal.observe.MicrometerObservers;
 import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.observe.SendObserver;
-import io.pgqueue.observation.MicrometerObservers;
 import io.pgqueue.observation.ProcessObservationConvention;
 import io.pgqueue.observation.SendObservationConvention;
 

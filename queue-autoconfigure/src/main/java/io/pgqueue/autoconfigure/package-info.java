@@ -6,3 +6,4 @@
 package io.pgqueue.autoconfigure;
 
 import org.jspecify.annotations.NullMarked;
+

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 import io.pgqueue.listener.error.ExponentialBackoff;
-import org.jspecify.annotations.Nullable;
 import io.pgqueue.model.DeliveryMode;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The resolved settings of one listener container. Immutable; build with {@link #builder()}.

@@ -1,5 +1,7 @@
 package io.pgqueue.listener;
 
+import io.pgqueue.config.ListenerEndpoint;
+
 /**
  * Turns an endpoint into container options: annotation attributes first, then per-queue configuration,
  * then listener defaults.

@@ -6,3 +6,4 @@
 package io.pgqueue.listener;
 
 import org.jspecify.annotations.NullMarked;
+

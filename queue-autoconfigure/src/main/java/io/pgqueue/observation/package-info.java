@@ -7,3 +7,4 @@
 package io.pgqueue.observation;
 
 import org.jspecify.annotations.NullMarked;
+

@@ -160,7 +160,7 @@ class CounterConsistencyTests {
             // the listener's jobs all end: completed, dead or cancelled (timeouts, snoozes and failures on the way)
             await().atMost(Duration.ofSeconds(60)).until(() -> jdbc.queryForObject(
                     "SELECT count(*) FROM pgqueue.job WHERE queue = ? AND state <> 'dead'", Long.class, LISTENED) == 0);
-            context.getBean(io.pgqueue.listener.QueueListenerContainerRegistry.class).stop();
+            context.getBean(io.pgqueue.config.QueueListenerContainerRegistry.class).stop();
 
             context.getBean(Repositories.class).stats().squeeze();
             assertThat(countersByState(context)).as("counters vs COUNT(*), seed " + seed).isEqualTo(countStar());

@@ -27,6 +27,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 
 class ConsumptionTests {
 

@@ -19,6 +19,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.pgqueue.config.QueueListenerContainerRegistry;
+import io.pgqueue.config.ListenerEndpoint;
 
 /**
  * A node listening to many idle queues polls them all in one statement per poll interval, not one per queue,

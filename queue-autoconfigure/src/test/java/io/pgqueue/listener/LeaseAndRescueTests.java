@@ -29,6 +29,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 
 class LeaseAndRescueTests {
 

@@ -13,6 +13,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import io.pgqueue.model.DeliveryMode;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 
 class ListenerStartupErrorTests {
 

@@ -19,6 +19,7 @@ import org.springframework.context.ApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 
 /**
  * What a run leaves must be recordable whatever the handler did: a debounced job that fails or snoozes while a

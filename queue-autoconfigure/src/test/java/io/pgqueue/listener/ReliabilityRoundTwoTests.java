@@ -367,8 +367,8 @@ class ReliabilityRoundTwoTests {
     @Test
     void aContainerThreadKilledByAnErrorShowsInHealth() {
         runner.withBean(Fatal.class).withBean(BrokenObserver.class).run((context) -> {
-            io.pgqueue.listener.QueueListenerContainerRegistry registry = context
-                .getBean(io.pgqueue.listener.QueueListenerContainerRegistry.class);
+            io.pgqueue.config.QueueListenerContainerRegistry registry = context
+                .getBean(io.pgqueue.config.QueueListenerContainerRegistry.class);
             io.pgqueue.actuate.PgQueueHealthIndicator health = new io.pgqueue.actuate.PgQueueHealthIndicator(
                     context.getBean(io.pgqueue.admin.QueueAdmin.class), registry, null,
                     org.springframework.boot.health.contributor.Status.OUT_OF_SERVICE);

@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.pgqueue.config.QueueListenerContainerRegistry;
+import io.pgqueue.config.ListenerEndpoint;
 
 /**
  * An application without {@code @QueueListener} methods registers a listener once it runs: its node joins

@@ -23,6 +23,7 @@ import org.springframework.context.ApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 
 /**
  * Handlers that ignore interrupts (a socket read without timeout, a long JDBC call): interrupted for their

@@ -13,6 +13,8 @@ import io.pgqueue.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.pgqueue.config.QueueListenerContainerRegistry;
+import io.pgqueue.config.ListenerEndpoint;
 
 /**
  * A wake-up reaches every idle worker of a container: a burst arriving at an idle TRANSACTIONAL container

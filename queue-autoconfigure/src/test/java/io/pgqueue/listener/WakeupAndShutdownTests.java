@@ -27,6 +27,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 
 class WakeupAndShutdownTests {
 

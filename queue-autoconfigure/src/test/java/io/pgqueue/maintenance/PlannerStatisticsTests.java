@@ -12,6 +12,7 @@ import io.pgqueue.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.pgqueue.internal.maintenance.QueueMaintenance;
 
 /**
  * A job table that fills up before autovacuum first visits it (a new install, an emptied table) keeps the

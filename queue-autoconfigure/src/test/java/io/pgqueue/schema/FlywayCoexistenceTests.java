@@ -14,6 +14,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.pgqueue.internal.schema.QueueSchemaInitializer;
 
 /**
  * An application with its own Flyway migrations (classpath:db/migration) and pgqueue side by side.

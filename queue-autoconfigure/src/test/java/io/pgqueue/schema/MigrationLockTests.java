@@ -19,6 +19,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.pgqueue.internal.schema.QueueFlywayConfigurationCustomizer;
+import io.pgqueue.internal.schema.QueueSchemaInitializer;
 
 /**
  * A migration that needs a table lock another transaction holds (a report, a long batch, pg_dump): each attempt

@@ -1,7 +1,7 @@
 package io.pgqueue.support;
 
 import io.pgqueue.listener.QueueListenerContainer;
-import io.pgqueue.listener.QueueListenerContainerRegistry;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 
 import org.springframework.context.ApplicationContext;
 

@@ -19,9 +19,9 @@ import javax.sql.DataSource;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.benchmark.BenchServer.Database;
-import io.pgqueue.listener.ListenerEndpoint;
+import io.pgqueue.config.ListenerEndpoint;
 import io.pgqueue.listener.QueueListenerContainer;
-import io.pgqueue.listener.QueueListenerContainerRegistry;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 
 import org.springframework.jdbc.datasource.DataSourceUtils;
 

@@ -8,7 +8,7 @@ import io.pgqueue.QueueTemplate;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.listener.JobContext;
 import io.pgqueue.listener.QueueListenerContainer;
-import io.pgqueue.listener.QueueListenerContainerRegistry;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 
 import org.springframework.boot.Banner;
 import org.springframework.boot.SpringBootConfiguration;

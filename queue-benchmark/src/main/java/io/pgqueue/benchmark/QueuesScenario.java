@@ -11,9 +11,9 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
 
 import io.pgqueue.QueueTemplate;
-import io.pgqueue.listener.ListenerEndpoint;
+import io.pgqueue.config.ListenerEndpoint;
 import io.pgqueue.listener.QueueListenerContainer;
-import io.pgqueue.listener.QueueListenerContainerRegistry;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 
 /**
  * How pgqueue's cost grows with the number of queues one node listens to (1, 10, 100, 500; one LEASE

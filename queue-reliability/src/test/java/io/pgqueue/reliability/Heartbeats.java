@@ -2,7 +2,7 @@ package io.pgqueue.reliability;
 
 import java.time.Duration;
 
-import io.pgqueue.listener.QueueListenerContainerRegistry;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 
 import org.springframework.context.ApplicationContext;
 

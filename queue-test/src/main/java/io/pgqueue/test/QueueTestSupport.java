@@ -1,12 +1,18 @@
 package io.pgqueue.test;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.autoconfigure.PgQueueProperties;
 import io.pgqueue.model.DeadJob;
-import io.pgqueue.internal.lifecycle.JobRepository;
-import io.pgqueue.internal.lifecycle.Repositories;
 
 import org.springframework.context.ApplicationContext;
 
@@ -22,19 +28,34 @@ public final class QueueTestSupport {
 
     private static final long POLL_MILLIS = 20;
 
-    private final JobRepository store;
+    /** Ready, running, or scheduled and already due: what a listener would still run. */
+    private static final String PENDING = "(state IN ('ready', 'running') OR (state = 'scheduled' AND run_at <= now()))";
 
-    private QueueTestSupport(JobRepository store) {
-        this.store = store;
+    private final DataSource dataSource;
+
+    private final String schema;
+
+    private final QueueAdmin admin;
+
+    private QueueTestSupport(DataSource dataSource, String schema, QueueAdmin admin) {
+        this.dataSource = dataSource;
+        // the only identifier in the statements: the same rule pgqueue's startup enforced
+        if (!schema.matches("[a-z_][a-z0-9_]{0,62}")) {
+            throw new IllegalArgumentException("Invalid queue schema name '" + schema + "'");
+        }
+        this.schema = schema;
+        this.admin = admin;
     }
 
     public static QueueTestSupport of(ApplicationContext context) {
-        return new QueueTestSupport(context.getBean(Repositories.class).jobs());
+        return new QueueTestSupport(context.getBean(DataSource.class),
+                context.getBean(PgQueueProperties.class).getSchema().getName(), context.getBean(QueueAdmin.class));
     }
 
-    /** Jobs of the queue that are ready, running, or scheduled and already due. */
+    /** Jobs of the queue that are ready, running, or scheduled and already due (exact, from the job table). */
     public long pending(String queue) {
-        return store.pendingNow(queue);
+        List<String> counts = query("SELECT count(*) FROM " + schema + ".job WHERE queue = ? AND " + PENDING, queue);
+        return Long.parseLong(counts.get(0));
     }
 
     /**
@@ -57,7 +78,8 @@ public final class QueueTestSupport {
     public void awaitAllDrained(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         List<String> busy;
-        while (!(busy = store.queuesWithPendingJobs()).isEmpty()) {
+        while (!(busy = query("SELECT DISTINCT queue FROM " + schema + ".job WHERE " + PENDING + " ORDER BY queue"))
+            .isEmpty()) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("Queues " + busy + " still have pending jobs after " + timeout);
             }
@@ -67,7 +89,30 @@ public final class QueueTestSupport {
 
     /** The dead jobs of a queue, newest first (at most 1000). */
     public List<DeadJob> deadJobs(String queue) {
-        return store.deadJobs(queue, 0, 1000, true);
+        return admin.deadJobs(queue, 0, 1000, true);
+    }
+
+    /** The first column of every row, read on a connection of its own that it commits. */
+    private List<String> query(String sql, String... parameters) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                statement.setString(i + 1, parameters[i]);
+            }
+            List<String> values = new ArrayList<>();
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    values.add(rows.getString(1));
+                }
+            }
+            if (!connection.getAutoCommit()) {
+                connection.commit();
+            }
+            return values;
+        }
+        catch (SQLException ex) {
+            throw new IllegalStateException("Could not read the queues: " + ex.getMessage(), ex);
+        }
     }
 
     private static void pause() {

@@ -9,17 +9,17 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashSet;
-import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
 
+import io.pgqueue.listener.RateLimit;
 import io.pgqueue.model.DeadJob;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobQuery;
-import io.pgqueue.listener.RateLimit;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
@@ -88,9 +88,6 @@ final class JdbcJobRepository implements JobRepository {
             )""";
 
     /** Live jobs of one queue or all queues that a listener would pick up now (exact; for tests). */
-    private static final String PENDING = """
-            (state IN ('ready', 'running') OR (state = 'scheduled' AND run_at <= now()))""";
-
     /** Below this many pages (1 MB) a sequential scan costs nothing worth an ANALYZE. */
     private static final long STATISTICS_MIN_PAGES = 128;
 
@@ -181,10 +178,6 @@ final class JdbcJobRepository implements JobRepository {
     private final Sql deadJobs;
 
     private final Sql deadJobSummaries;
-
-    private final Sql pendingNow;
-
-    private final Sql queuesWithPending;
 
     JdbcJobRepository(Jdbc jdbc, Schema schema, Counters counters, boolean history) {
         this.jdbc = jdbc;
@@ -290,9 +283,6 @@ final class JdbcJobRepository implements JobRepository {
         this.deadIds = schema.sql("SELECT id FROM {schema}.job WHERE queue = :queue AND state = 'dead' ORDER BY id");
         this.deadJobs = schema.sql(deadJobsStatement(true));
         this.deadJobSummaries = schema.sql(deadJobsStatement(false));
-        this.pendingNow = schema.sql("SELECT count(*) FROM {schema}.job WHERE queue = :queue AND " + PENDING);
-        this.queuesWithPending = schema.sql(
-                "SELECT DISTINCT queue FROM {schema}.job WHERE " + PENDING + " ORDER BY queue");
     }
 
     /** A page of dead jobs; without content, payloads are not read and errors keep their first line. */
@@ -966,16 +956,6 @@ final class JdbcJobRepository implements JobRepository {
                 (row) -> new DeadJob(row.getLong("id"), row.getString("queue"), row.getInt("attempts"),
                         row.getString("last_error"), row.getString("payload"), row.getString("payload_type"),
                         row.getTimestamp("created_at").toInstant()));
-    }
-
-    @Override
-    public long pendingNow(String queue) {
-        return jdbc.count(pendingNow, (params) -> params.text("queue", queue));
-    }
-
-    @Override
-    public List<String> queuesWithPendingJobs() {
-        return jdbc.query(queuesWithPending, Jdbc.Binder.NONE, (row) -> row.getString(1));
     }
 
     /** How the rows of one insert travel as parameters. */

@@ -5,10 +5,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 
+import io.pgqueue.listener.RateLimit;
 import io.pgqueue.model.DeadJob;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobQuery;
-import io.pgqueue.listener.RateLimit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -183,10 +183,4 @@ public interface JobRepository {
     /** A page of the queue's dead jobs, newest first. */
     /** A page of dead jobs; without content their payloads are null and their errors keep the first line. */
     List<DeadJob> deadJobs(String queue, int offset, int limit, boolean content);
-
-    /** Exact count of the queue's ready, running and due jobs (scans the queue's live jobs: for tests). */
-    long pendingNow(String queue);
-
-    /** Queues with ready, running or due jobs (scans the job table: for tests). */
-    List<String> queuesWithPendingJobs();
 }

@@ -12,12 +12,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.pgqueue.internal.lifecycle.Claim;
 import io.pgqueue.internal.lifecycle.ClaimRequest;
+import io.pgqueue.internal.lifecycle.ClaimedJob;
+import io.pgqueue.internal.lifecycle.JobRepository;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.node.TrackedJobs;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.GroupFailurePolicy;
-import io.pgqueue.internal.lifecycle.ClaimedJob;
-import io.pgqueue.internal.lifecycle.JobRepository;
 
 /**
  * LEASE delivery: one poller thread claims as many jobs as there are free worker slots (never more), with a

@@ -2,16 +2,15 @@ package io.pgqueue.internal.listener;
 
 import java.time.Duration;
 
-
 import io.pgqueue.internal.lifecycle.JobRepository;
 import io.pgqueue.internal.node.NodeRuntime;
-import io.pgqueue.listener.ContainerOptions;
-import io.pgqueue.model.DeliveryMode;
 import io.pgqueue.internal.observe.ProcessObserver;
+import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.listener.adapter.MethodJobHandler;
 import io.pgqueue.listener.error.QueueErrorHandler;
+import io.pgqueue.model.DeliveryMode;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 

@@ -1,17 +1,16 @@
 package io.pgqueue.internal.listener;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.pgqueue.internal.lifecycle.Claim;
 import io.pgqueue.internal.lifecycle.ClaimRequest;
-import io.pgqueue.listener.ContainerOptions;
-import io.pgqueue.listener.GroupFailurePolicy;
 import io.pgqueue.internal.lifecycle.ClaimedJob;
 import io.pgqueue.internal.lifecycle.JobRepository;
+import io.pgqueue.listener.ContainerOptions;
+import io.pgqueue.listener.GroupFailurePolicy;
 
 import org.springframework.transaction.support.TransactionTemplate;
 

@@ -8,3 +8,4 @@
 package io.pgqueue.internal.listener;
 
 import org.jspecify.annotations.NullMarked;
+

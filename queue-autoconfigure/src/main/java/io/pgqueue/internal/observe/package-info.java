@@ -7,3 +7,4 @@
 package io.pgqueue.internal.observe;
 
 import org.jspecify.annotations.NullMarked;
+

@@ -3,6 +3,7 @@
  * application's initialisers) or validation when migration is off. Depends on {@code internal.lifecycle}.
  */
 @NullMarked
-package io.pgqueue.schema;
+package io.pgqueue.internal.schema;
 
 import org.jspecify.annotations.NullMarked;
+

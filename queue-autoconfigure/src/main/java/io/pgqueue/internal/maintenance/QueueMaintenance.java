@@ -1,4 +1,4 @@
-package io.pgqueue.maintenance;
+package io.pgqueue.internal.maintenance;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -7,7 +7,6 @@ import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.internal.lifecycle.Repositories;
 import io.pgqueue.support.PeriodicLifecycle;
 import org.jspecify.annotations.Nullable;
-
 
 /**
  * Periodic, cluster-safe upkeep on every node: promotes due scheduled jobs of all queues (so counts move

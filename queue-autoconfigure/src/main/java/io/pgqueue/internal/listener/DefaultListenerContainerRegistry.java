@@ -1,4 +1,4 @@
-package io.pgqueue.listener;
+package io.pgqueue.internal.listener;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,10 +9,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.pgqueue.JobPayloadCodec;
-import io.pgqueue.model.NodeContainer;
-import io.pgqueue.listener.adapter.MethodJobHandler;
+import io.pgqueue.config.ListenerEndpoint;
+import io.pgqueue.config.QueueListenerContainerFactory;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.wakeup.Wakeups;
+import io.pgqueue.listener.ContainerOptions;
+import io.pgqueue.listener.ContainerOptionsResolver;
+import io.pgqueue.listener.QueueListenerContainer;
+import io.pgqueue.listener.adapter.MethodJobHandler;
+import io.pgqueue.model.NodeContainer;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
@@ -22,10 +28,7 @@ import org.springframework.context.SmartLifecycle;
  * start after everything else and stop first. Starting also registers this node and opens the LISTEN
  * connection; stopping removes the node after its containers gave back their unfinished jobs.
  */
-public class QueueListenerContainerRegistry implements SmartLifecycle {
-
-    /** Start late, stop early (the phase Spring Kafka uses for its containers). */
-    public static final int PHASE = Integer.MAX_VALUE - 100;
+public class DefaultListenerContainerRegistry implements QueueListenerContainerRegistry {
 
     private final QueueListenerContainerFactory factory;
 
@@ -45,7 +48,7 @@ public class QueueListenerContainerRegistry implements SmartLifecycle {
 
     private volatile boolean running;
 
-    public QueueListenerContainerRegistry(QueueListenerContainerFactory factory, ContainerOptionsResolver optionsResolver,
+    public DefaultListenerContainerRegistry(QueueListenerContainerFactory factory, ContainerOptionsResolver optionsResolver,
             JobPayloadCodec codec, NodeRuntime node, Wakeups wakeups) {
         this.factory = factory;
         this.optionsResolver = optionsResolver;
@@ -71,6 +74,7 @@ public class QueueListenerContainerRegistry implements SmartLifecycle {
      * @throws IllegalStateException naming the method when its signature or settings are invalid, or when it
      * conflicts with another listener of the same queue
      */
+    @Override
     public synchronized QueueListenerContainer register(ListenerEndpoint endpoint) {
         MethodJobHandler handler = MethodJobHandler.create(endpoint.bean(), endpoint.method(), codec);
         ContainerOptions options = optionsResolver.resolve(endpoint);
@@ -99,16 +103,18 @@ public class QueueListenerContainerRegistry implements SmartLifecycle {
         return container;
     }
 
+    @Override
     public @Nullable QueueListenerContainer getListenerContainer(String id) {
         return containers.get(id);
     }
 
+    @Override
     public Collection<QueueListenerContainer> getListenerContainers() {
         return List.copyOf(ordered);
     }
 
     /** Wakes the containers of a queue (jobs were committed). */
-    public void wakeUp(String queue) {
+    private void wakeUp(String queue) {
         for (QueueListenerContainer container : ordered) {
             if (container.queue().equals(queue)) {
                 container.wakeUp();
@@ -116,7 +122,7 @@ public class QueueListenerContainerRegistry implements SmartLifecycle {
         }
     }
 
-    public void wakeUpAll() {
+    private void wakeUpAll() {
         ordered.forEach(QueueListenerContainer::wakeUp);
     }
 
@@ -124,11 +130,13 @@ public class QueueListenerContainerRegistry implements SmartLifecycle {
      * Time since this node's last successful heartbeat, or null when it does not run listeners. Older than
      * the node timeout, the node stops claiming: the cluster may consider it gone.
      */
+    @Override
     public @Nullable Duration heartbeatAge() {
         return (running && !ordered.isEmpty()) ? node.heartbeatAge() : null;
     }
 
     /** Whether this node's containers may claim (its heartbeat is younger than the node timeout). */
+    @Override
     public boolean isNodeAlive() {
         return node.mayClaim();
     }

@@ -3,6 +3,7 @@
  * as runtime hints.
  */
 @NullMarked
-package io.pgqueue.aot;
+package io.pgqueue.autoconfigure.aot;
 
 import org.jspecify.annotations.NullMarked;
+

@@ -1,4 +1,4 @@
-package io.pgqueue.aot;
+package io.pgqueue.autoconfigure.aot;
 
 import java.time.Duration;
 import java.util.List;

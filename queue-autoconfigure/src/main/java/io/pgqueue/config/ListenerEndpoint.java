@@ -1,4 +1,4 @@
-package io.pgqueue.listener;
+package io.pgqueue.config;
 
 import java.lang.reflect.Method;
 

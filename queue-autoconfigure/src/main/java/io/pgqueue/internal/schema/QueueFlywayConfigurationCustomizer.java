@@ -1,4 +1,4 @@
-package io.pgqueue.schema;
+package io.pgqueue.internal.schema;
 
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 

@@ -1,24 +1,27 @@
-package io.pgqueue.listener;
+package io.pgqueue.internal.listener;
 
 import java.util.function.Supplier;
 
+import io.pgqueue.config.QueueListenerContainerFactory;
 import io.pgqueue.internal.listener.ListenerContainers;
+import io.pgqueue.listener.ContainerOptions;
+import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.listener.adapter.MethodJobHandler;
+import io.pgqueue.model.DeliveryMode;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.PlatformTransactionManager;
-import io.pgqueue.model.DeliveryMode;
 
 /**
- * Creates the container for a listener method in the delivery mode its options ask for.
+ * pgqueue's containers: LEASE or TRANSACTIONAL as the options ask, over pgqueue's repositories and node.
  */
-public class QueueListenerContainerFactory {
+public class JdbcListenerContainerFactory implements QueueListenerContainerFactory {
 
     private final ListenerContainers containers;
 
     private final Supplier<@Nullable PlatformTransactionManager> transactionManager;
 
-    public QueueListenerContainerFactory(ListenerContainers containers,
+    public JdbcListenerContainerFactory(ListenerContainers containers,
             Supplier<@Nullable PlatformTransactionManager> transactionManager) {
         this.containers = containers;
         this.transactionManager = transactionManager;
@@ -27,6 +30,7 @@ public class QueueListenerContainerFactory {
     /**
      * @throws IllegalStateException naming the method when its delivery mode cannot be set up
      */
+    @Override
     public QueueListenerContainer create(ContainerOptions options, MethodJobHandler handler) {
         return containers.create(options, handler,
                 (options.mode() == DeliveryMode.TRANSACTIONAL) ? transactionManager.get() : null);

@@ -3,6 +3,7 @@
  * Depends on {@code admin} and {@code internal.lifecycle}.
  */
 @NullMarked
-package io.pgqueue.maintenance;
+package io.pgqueue.internal.maintenance;
 
 import org.jspecify.annotations.NullMarked;
+

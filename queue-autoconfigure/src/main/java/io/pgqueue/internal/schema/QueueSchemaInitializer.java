@@ -1,17 +1,15 @@
-package io.pgqueue.schema;
+package io.pgqueue.internal.schema;
 
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-
 import javax.sql.DataSource;
 
 import io.pgqueue.internal.lifecycle.MigrationSession;
 import io.pgqueue.internal.lifecycle.Schema;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.flywaydb.core.api.output.MigrateResult;

@@ -1,4 +1,4 @@
-package io.pgqueue.schema;
+package io.pgqueue.internal.schema;
 
 import java.util.Set;
 

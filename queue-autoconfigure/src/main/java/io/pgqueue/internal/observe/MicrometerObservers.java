@@ -1,11 +1,16 @@
-package io.pgqueue.observation;
+package io.pgqueue.internal.observe;
 
 import java.util.Map;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import io.pgqueue.internal.observe.ProcessObserver;
-import io.pgqueue.internal.observe.SendObserver;
+import io.pgqueue.observation.DefaultProcessObservationConvention;
+import io.pgqueue.observation.DefaultSendObservationConvention;
+import io.pgqueue.observation.PgQueueObservation;
+import io.pgqueue.observation.ProcessContext;
+import io.pgqueue.observation.ProcessObservationConvention;
+import io.pgqueue.observation.SendContext;
+import io.pgqueue.observation.SendObservationConvention;
 import org.jspecify.annotations.Nullable;
 
 /**

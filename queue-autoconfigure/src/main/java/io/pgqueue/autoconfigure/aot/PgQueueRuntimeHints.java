@@ -1,15 +1,15 @@
-package io.pgqueue.aot;
+package io.pgqueue.autoconfigure.aot;
 
 import io.pgqueue.actuate.PgQueueEndpoint;
+import io.pgqueue.internal.schema.QueueSchemaInitializer;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.NodeContainer;
-import io.pgqueue.schema.QueueSchemaInitializer;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
-import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 
 /**
  * What pgqueue needs at run time that a native image would otherwise leave out: its migrations (read by its

@@ -1,0 +1,69 @@
+package io.pgqueue.autoconfigure;
+
+import java.time.Duration;
+import java.util.function.Supplier;
+
+import io.pgqueue.JobPayloadCodec;
+import io.pgqueue.config.QueueListenerContainerFactory;
+import io.pgqueue.internal.lifecycle.Repositories;
+import io.pgqueue.internal.listener.JdbcListenerContainerFactory;
+import io.pgqueue.internal.listener.ListenerContainers;
+import io.pgqueue.internal.node.NodeRuntime;
+import io.pgqueue.internal.observe.ProcessObserver;
+import io.pgqueue.listener.JobObserver;
+import io.pgqueue.listener.error.QueueErrorHandler;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * Builds pgqueue's listener container factory as the auto-configuration does, with the application's error
+ * handler, observers, transaction manager and properties (in the manner of Boot's
+ * {@code ConcurrentKafkaListenerContainerFactoryConfigurer}). An application that defines its own
+ * {@link QueueListenerContainerFactory} delegates to {@link #createFactory()} to keep pgqueue's defaults:
+ *
+ * <pre>{@code
+ * @Bean
+ * QueueListenerContainerFactory queueListenerContainerFactory(QueueListenerContainerFactoryConfigurer configurer) {
+ *     QueueListenerContainerFactory defaults = configurer.createFactory();
+ *     return (options, handler) -> defaults.create(options.toBuilder().concurrency(2).build(), handler);
+ * }
+ * }</pre>
+ */
+public final class QueueListenerContainerFactoryConfigurer {
+
+    private final Repositories repositories;
+
+    private final NodeRuntime node;
+
+    private final JobPayloadCodec codec;
+
+    private final QueueErrorHandler errorHandler;
+
+    private final JobObserver observer;
+
+    private final ProcessObserver processObserver;
+
+    private final @Nullable Duration maintenanceInterval;
+
+    private final Supplier<@Nullable PlatformTransactionManager> transactionManager;
+
+    QueueListenerContainerFactoryConfigurer(Repositories repositories, NodeRuntime node, JobPayloadCodec codec,
+            QueueErrorHandler errorHandler, JobObserver observer, ProcessObserver processObserver,
+            @Nullable Duration maintenanceInterval, Supplier<@Nullable PlatformTransactionManager> transactionManager) {
+        this.repositories = repositories;
+        this.node = node;
+        this.codec = codec;
+        this.errorHandler = errorHandler;
+        this.observer = observer;
+        this.processObserver = processObserver;
+        this.maintenanceInterval = maintenanceInterval;
+        this.transactionManager = transactionManager;
+    }
+
+    /** A new factory of pgqueue's LEASE and TRANSACTIONAL containers, configured as the auto-configuration's. */
+    public QueueListenerContainerFactory createFactory() {
+        return new JdbcListenerContainerFactory(new ListenerContainers(repositories.jobs(), node, codec.mapper(),
+                errorHandler, observer, processObserver, maintenanceInterval), transactionManager);
+    }
+}
