@@ -6,13 +6,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.pgqueue.QueueNames;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.GroupFailurePolicy;
 import io.pgqueue.listener.RateLimit;
 import io.pgqueue.listener.error.ExponentialBackoff;
 import io.pgqueue.model.DeliveryMode;
 import io.pgqueue.model.MissedTickPolicy;
+import io.pgqueue.model.QueueNames;
 import io.pgqueue.schedule.RecurringJob;
 import org.jspecify.annotations.Nullable;
 

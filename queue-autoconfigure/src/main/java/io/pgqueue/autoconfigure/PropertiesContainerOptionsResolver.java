@@ -6,14 +6,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
-import io.pgqueue.QueueNames;
+import io.pgqueue.config.ContainerOptionsResolver;
 import io.pgqueue.config.ListenerEndpoint;
 import io.pgqueue.listener.ContainerOptions;
-import io.pgqueue.listener.ContainerOptionsResolver;
 import io.pgqueue.listener.RateLimit;
 import io.pgqueue.listener.adapter.MethodJobHandler;
 import io.pgqueue.listener.error.ExponentialBackoff;
 import io.pgqueue.model.DeliveryMode;
+import io.pgqueue.model.QueueNames;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.convert.DurationStyle;

@@ -2,6 +2,7 @@ package io.pgqueue.autoconfigure;
 
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.annotation.QueueListenerAnnotationBeanPostProcessor;
+import io.pgqueue.config.ContainerOptionsResolver;
 import io.pgqueue.config.QueueListenerContainerFactory;
 import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.internal.lifecycle.Repositories;
@@ -11,7 +12,6 @@ import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.node.NodeSettings;
 import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.wakeup.Wakeups;
-import io.pgqueue.listener.ContainerOptionsResolver;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.error.DefaultQueueErrorHandler;
 import io.pgqueue.listener.error.QueueErrorHandler;

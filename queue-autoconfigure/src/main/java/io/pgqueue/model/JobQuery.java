@@ -9,12 +9,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
-import io.pgqueue.QueueNames;
 import org.jspecify.annotations.Nullable;
-import io.pgqueue.admin.QueueAdmin;
 
 /**
- * Which jobs of a queue to list, newest first, one page at a time: {@link QueueAdmin#jobs(JobQuery)} returns
+ * Which jobs of a queue to list, newest first, one page at a time: {@code QueueAdmin.jobs(JobQuery)} returns
  * a cursor for the next page, which stays correct while jobs come and go (keyset paging, no offset).
  * Immutable; build with {@link #queue(String)}.
  */

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.time.ZoneId;
 import java.util.Objects;
 
-import io.pgqueue.QueueNames;
 import io.pgqueue.model.MissedTickPolicy;
+import io.pgqueue.model.QueueNames;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.scheduling.support.CronExpression;

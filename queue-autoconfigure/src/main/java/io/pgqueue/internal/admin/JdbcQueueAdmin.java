@@ -11,7 +11,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.ToIntFunction;
 
-import io.pgqueue.QueueNames;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.internal.lifecycle.JobRepository;
 import io.pgqueue.internal.lifecycle.Repositories;
@@ -29,6 +28,7 @@ import io.pgqueue.model.NoSuchJobException;
 import io.pgqueue.model.NodeContainer;
 import io.pgqueue.model.QueueCounts;
 import io.pgqueue.model.QueueListenerNode;
+import io.pgqueue.model.QueueNames;
 import io.pgqueue.model.QueueStats;
 import io.pgqueue.model.ScheduleInfo;
 import org.apache.commons.logging.Log;

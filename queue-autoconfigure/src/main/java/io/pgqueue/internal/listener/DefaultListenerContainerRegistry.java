@@ -9,13 +9,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.pgqueue.JobPayloadCodec;
+import io.pgqueue.config.ContainerOptionsResolver;
 import io.pgqueue.config.ListenerEndpoint;
 import io.pgqueue.config.QueueListenerContainerFactory;
 import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.listener.ContainerOptions;
-import io.pgqueue.listener.ContainerOptionsResolver;
 import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.listener.adapter.MethodJobHandler;
 import io.pgqueue.model.NodeContainer;

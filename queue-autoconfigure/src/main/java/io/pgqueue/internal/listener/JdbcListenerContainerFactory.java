@@ -3,7 +3,6 @@ package io.pgqueue.internal.listener;
 import java.util.function.Supplier;
 
 import io.pgqueue.config.QueueListenerContainerFactory;
-import io.pgqueue.internal.listener.ListenerContainers;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.listener.adapter.MethodJobHandler;

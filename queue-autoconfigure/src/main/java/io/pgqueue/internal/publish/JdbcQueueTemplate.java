@@ -11,7 +11,6 @@ import java.util.Optional;
 
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.JobRequest;
-import io.pgqueue.QueueNames;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
 import io.pgqueue.internal.lifecycle.JobRepository;
@@ -21,6 +20,7 @@ import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.model.BatchSendResult;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.NoSuchJobException;
+import io.pgqueue.model.QueueNames;
 import io.pgqueue.model.SendResult;
 import org.jspecify.annotations.Nullable;
 

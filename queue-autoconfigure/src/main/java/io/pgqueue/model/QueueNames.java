@@ -1,4 +1,4 @@
-package io.pgqueue;
+package io.pgqueue.model;
 
 import java.util.regex.Pattern;
 

@@ -1,6 +1,6 @@
-package io.pgqueue.listener;
+package io.pgqueue.config;
 
-import io.pgqueue.config.ListenerEndpoint;
+import io.pgqueue.listener.ContainerOptions;
 
 /**
  * Turns an endpoint into container options: annotation attributes first, then per-queue configuration,
