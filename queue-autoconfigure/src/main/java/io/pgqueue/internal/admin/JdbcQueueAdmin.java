@@ -53,8 +53,11 @@ public class JdbcQueueAdmin implements QueueAdmin {
 
     private final ScheduleOperations schedules;
 
+    private final Wakeups wakeups;
+
     public JdbcQueueAdmin(Repositories repositories, Wakeups wakeups) {
         this.repositories = repositories;
+        this.wakeups = wakeups;
         this.schedules = new ScheduleOperations(repositories.schedules(), wakeups);
     }
 
@@ -148,6 +151,7 @@ public class JdbcQueueAdmin implements QueueAdmin {
             }
             if (cancellation.requested().contains(jobId)) {
                 logger.info("Cancellation of running job " + jobId + " requested");
+                wakeups.cancelRequested(jobId);
                 return CancelResult.CANCEL_REQUESTED;
             }
             JobInfo job = job(jobId);
@@ -195,6 +199,10 @@ public class JdbcQueueAdmin implements QueueAdmin {
                 .cancel(jobs.stream().mapToLong(JobInfo::id).toArray());
             cancelled += cancellation.cancelled().size();
             requested += cancellation.requested().size();
+            if (!cancellation.requested().isEmpty()) {
+                wakeups.cancelRequested(
+                        (cancellation.requested().size() == 1) ? cancellation.requested().iterator().next() : null);
+            }
             skipped += jobs.size() - cancellation.cancelled().size() - cancellation.requested().size();
             if (jobs.size() < page.limit()) {
                 break;

@@ -119,6 +119,8 @@ final class JdbcJobRepository implements JobRepository {
 
     private final Sql cancel;
 
+    private final Sql cancelRequested;
+
     private final Sql cancelRunning;
 
     private final Sql progress;
@@ -197,6 +199,9 @@ final class JdbcJobRepository implements JobRepository {
         this.undoClaimThenSnooze = schema.sql("ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n"
                 + snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
         this.cancel = schema.sql(cancelStatement());
+        this.cancelRequested = schema.sql("""
+                SELECT id FROM {schema}.job
+                WHERE id = ANY(:ids) AND state = 'running' AND locked_by = :node AND cancel_requested""");
         this.cancelRunning = schema.sql(cancelRunningStatement(leasedAttempt));
         this.progress = schema.sql("""
                 UPDATE {schema}.job j SET progress_percent = p.percent, progress_message = p.message
@@ -813,6 +818,12 @@ final class JdbcJobRepository implements JobRepository {
         Set<Long> requested = new HashSet<>();
         rows.forEach((row) -> ((row[1] == 1) ? finished : requested).add(row[0]));
         return new Cancellation(finished, requested);
+    }
+
+    @Override
+    public List<Long> cancelRequested(UUID node, long[] ids) {
+        return jdbc.query(cancelRequested, (params) -> params.int8Array("ids", ids).uuid("node", node),
+                (row) -> row.getLong("id"));
     }
 
     @Override

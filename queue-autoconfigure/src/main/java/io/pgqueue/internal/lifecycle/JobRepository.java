@@ -111,6 +111,9 @@ public interface JobRepository {
      */
     Cancellation cancel(long[] ids);
 
+    /** Those of the jobs this node runs whose cancellation was requested. */
+    List<Long> cancelRequested(UUID node, long[] ids);
+
     /**
      * What {@link #cancel(long[])} did.
      *

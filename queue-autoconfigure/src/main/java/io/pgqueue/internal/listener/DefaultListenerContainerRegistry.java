@@ -57,6 +57,8 @@ public class DefaultListenerContainerRegistry implements QueueListenerContainerR
         this.wakeups = wakeups;
         // jobs committed in this JVM and NOTIFYs from others wake the containers of their queue
         wakeups.addLocalListener(this::wakeUp, this::wakeUpAll);
+        // a cancellation requested anywhere interrupts this node's handler at once, not at its next heartbeat
+        wakeups.addCancelListener(node::cancellationAnnounced);
         node.describeContainers(this::describe);
     }
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -16,6 +17,7 @@ import io.pgqueue.internal.lifecycle.JobRepository;
 import io.pgqueue.internal.lifecycle.NodeRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * This JVM as a member of the cluster: keeps its node row alive, renews the leases of the jobs its
@@ -214,16 +216,48 @@ public class NodeRuntime {
             aliveSince = now;
         }
         lastHeartbeat = now;
-        for (Long jobId : cancelled) {
-            running.values().stream().filter((jobs) -> jobs.ids().contains(jobId))
-                .forEach((jobs) -> jobs.cancellationRequested(jobId));
-        }
+        passOn(cancelled);
         try {
             writeProgress();
         }
         catch (RuntimeException ex) {
             // progress is a courtesy to operators: its write failing says nothing about this node's liveness
             logger.warn("Could not record the progress of this node's jobs: " + ex.getMessage());
+        }
+    }
+
+    /** Stops the handlers of these jobs, those of them this node runs. */
+    private void passOn(List<Long> cancelled) {
+        for (Long jobId : cancelled) {
+            running.values().stream().filter((jobs) -> jobs.ids().contains(jobId))
+                .forEach((jobs) -> jobs.cancellationRequested(jobId));
+        }
+    }
+
+    /**
+     * A cancellation was announced (by NOTIFY or in-process) for a job, or for several when null: if this node
+     * runs such jobs, their rows are read at once, off the announcing thread, and those whose cancellation
+     * is really requested are stopped without waiting for the next heartbeat.
+     */
+    public void cancellationAnnounced(@Nullable Long jobId) {
+        ScheduledExecutorService executor = scheduler;
+        long[] candidates = running.values().stream().map(TrackedJobs::ids).flatMap(Collection::stream)
+            .filter((id) -> jobId == null || id.equals(jobId)).mapToLong(Long::longValue).toArray();
+        if (executor == null || candidates.length == 0) {
+            return;
+        }
+        try {
+            executor.execute(() -> {
+                try {
+                    passOn(jobs.cancelRequested(identity.id(), candidates));
+                }
+                catch (RuntimeException ex) {
+                    logger.debug("Could not read announced cancellations (the next heartbeat passes them on): " + ex);
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            // stopping: the jobs are released or finished anyway
         }
     }
 

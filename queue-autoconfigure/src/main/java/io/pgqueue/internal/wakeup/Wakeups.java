@@ -33,6 +33,14 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 public final class Wakeups implements DisposableBean {
 
+    /**
+     * The start of a payload that announces a cancellation request, followed by the job id or {@link #ALL_JOBS}:
+     * never a queue name, which has no {@code !}.
+     */
+    static final String CANCEL_PREFIX = "!cancel:";
+
+    static final String ALL_JOBS = "*";
+
     /** What an insert should do about notifying. */
     public enum Decision {
 
@@ -65,6 +73,8 @@ public final class Wakeups implements DisposableBean {
 
     private final List<Runnable> wakeAllListeners = new CopyOnWriteArrayList<>();
 
+    private final List<Consumer<@Nullable Long>> cancelListeners = new CopyOnWriteArrayList<>();
+
     private final WakeupListener listener;
 
     private volatile @Nullable ScheduledExecutorService trailing;
@@ -78,7 +88,7 @@ public final class Wakeups implements DisposableBean {
         this.channel = channel;
         this.enabled = enabled;
         this.debounceNanos = debounce.toNanos();
-        this.listener = new WakeupListener(channel, this::wakeLocal, this::wakeAllLocal);
+        this.listener = new WakeupListener(channel, this::received, this::wakeAllLocal);
     }
 
     /**
@@ -88,6 +98,67 @@ public final class Wakeups implements DisposableBean {
     public void addLocalListener(Consumer<String> wakeQueue, Runnable wakeAll) {
         localListeners.add(wakeQueue);
         wakeAllListeners.add(wakeAll);
+    }
+
+    /**
+     * Registers this JVM's node: {@code cancelRequested} is told the id of a job whose cancellation was requested
+     * anywhere in the cluster (null when several were), so that it interrupts the job's handler at once if it
+     * runs it; the node checks the job's row first, so a notification alone cancels nothing.
+     */
+    public void addCancelListener(Consumer<@Nullable Long> cancelRequested) {
+        cancelListeners.add(cancelRequested);
+    }
+
+    /**
+     * Announces that the cancellation of a running job (null: of several) was requested, once the caller's
+     * transaction (if any) committed the request: by NOTIFY to every node when notifications are on, else to
+     * this JVM only. The heartbeat passes the request on anyway; this only makes it immediate.
+     */
+    public void cancelRequested(@Nullable Long jobId) {
+        Runnable announce = () -> {
+            if (!enabled) {
+                cancelLocal(jobId);
+                return;
+            }
+            try {
+                channel.notifyQueue(CANCEL_PREFIX + ((jobId != null) ? jobId : ALL_JOBS));
+            }
+            catch (RuntimeException ex) {
+                logger.debug("Could not announce a cancellation (the next heartbeat passes it on): " + ex);
+            }
+        };
+        if (inTransaction()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCommit() {
+                    announce.run();
+                }
+            });
+        }
+        else {
+            announce.run();
+        }
+    }
+
+    /** A notification's payload: a queue with new jobs, or a cancellation request. */
+    private void received(String payload) {
+        if (!payload.startsWith(CANCEL_PREFIX)) {
+            wakeLocal(payload);
+            return;
+        }
+        String job = payload.substring(CANCEL_PREFIX.length());
+        try {
+            cancelLocal(job.equals(ALL_JOBS) ? null : Long.valueOf(job));
+        }
+        catch (NumberFormatException ex) {
+            logger.debug("Ignored a malformed cancellation notification: " + payload);
+        }
+    }
+
+    private void cancelLocal(@Nullable Long jobId) {
+        for (Consumer<@Nullable Long> cancel : cancelListeners) {
+            cancel.accept(jobId);
+        }
     }
 
     /** Opens the LISTEN connection, when notifications are on; it reconnects by itself after failures. */
