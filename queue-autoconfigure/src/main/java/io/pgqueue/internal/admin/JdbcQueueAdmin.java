@@ -273,7 +273,7 @@ public class JdbcQueueAdmin implements QueueAdmin {
     @Override
     public void resume(String queue) {
         repositories.stats().setPaused(QueueNames.validate(queue), false);
-        repositories.notifications().notifyQueue(queue);
+        wakeups.jobsReady(queue);
         logger.info("Queue '" + queue + "' resumed");
     }
 
@@ -308,7 +308,7 @@ public class JdbcQueueAdmin implements QueueAdmin {
     /** Makes one dead job ready again with fresh attempts; returns whether it was dead. */
     @Override
     public boolean retryDead(String queue, long jobId) {
-        return repositories.jobs().retryDead(QueueNames.validate(queue), new long[] { jobId }) > 0;
+        return ready(queue, repositories.jobs().retryDead(QueueNames.validate(queue), new long[] { jobId })) > 0;
     }
 
     /**
@@ -317,13 +317,13 @@ public class JdbcQueueAdmin implements QueueAdmin {
      */
     @Override
     public int retryDead(String queue, Collection<Long> jobIds) {
-        return jobIds.isEmpty() ? 0 : repositories.jobs().retryDead(QueueNames.validate(queue), ids(jobIds));
+        return jobIds.isEmpty() ? 0 : ready(queue, repositories.jobs().retryDead(QueueNames.validate(queue), ids(jobIds)));
     }
 
     /** Makes every dead job of the queue ready again; returns how many. */
     @Override
     public int retryAllDead(String queue) {
-        return repositories.jobs().retryDead(QueueNames.validate(queue), null);
+        return ready(queue, repositories.jobs().retryDead(QueueNames.validate(queue), null));
     }
 
     /**
@@ -332,7 +332,7 @@ public class JdbcQueueAdmin implements QueueAdmin {
      */
     @Override
     public long retryDead(JobQuery query) {
-        long retried = forEachDeadPage(query, (ids) -> repositories.jobs().retryDead(query.queue(), ids));
+        long retried = forEachDeadPage(query, (ids) -> ready(query.queue(), repositories.jobs().retryDead(query.queue(), ids)));
         logger.info("Retried " + retried + " dead job(s) of queue '" + query.queue() + "' matching " + query);
         return retried;
     }
@@ -396,6 +396,14 @@ public class JdbcQueueAdmin implements QueueAdmin {
             // found, and retried, again and again
             page = page.after(jobs.get(jobs.size() - 1).id());
         }
+    }
+
+    /** Retried dead jobs are ready: their listeners are woken as for new ones. */
+    private int ready(String queue, int retried) {
+        if (retried > 0) {
+            wakeups.jobsReady(queue);
+        }
+        return retried;
     }
 
     private static long[] ids(Collection<Long> jobIds) {

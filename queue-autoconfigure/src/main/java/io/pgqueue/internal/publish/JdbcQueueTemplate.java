@@ -130,10 +130,7 @@ public class JdbcQueueTemplate implements QueueTemplate {
         if (batch.isEmpty()) {
             return List.of();
         }
-        Wakeups.Decision decision = wakeups.decide(queue);
-        List<Long> ids = jobs.enqueue(queue, batch, decision == Wakeups.Decision.WITH_INSERT);
-        wakeups.afterInsert(queue, decision);
-        return ids;
+        return wakeups.enqueue(queue, (notify) -> jobs.enqueue(queue, batch, notify));
     }
 
     /** A job request's own headers and the batch's trace context. */

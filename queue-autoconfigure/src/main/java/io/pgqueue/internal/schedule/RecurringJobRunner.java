@@ -95,9 +95,11 @@ public class RecurringJobRunner extends PeriodicLifecycle implements QueueSchedu
         boolean missedTicks = !tick.equals(schedule.nextRunAt());
         boolean enqueue = MissedTickPolicy.valueOf(schedule.missed()) == MissedTickPolicy.FIRE_ONCE
                 || Duration.between(tick, now).compareTo(grace) <= 0;
-        Wakeups.Decision wakeup = enqueue ? wakeups.decide(schedule.queue()) : Wakeups.Decision.SKIP;
-        if (store.fire(schedule, tick, ticks.next(now), enqueue, wakeup == Wakeups.Decision.WITH_INSERT)) {
-            wakeups.afterInsert(schedule.queue(), wakeup);
+        Instant next = ticks.next(now);
+        boolean fired = enqueue
+                ? wakeups.enqueueIf(schedule.queue(), (notify) -> store.fire(schedule, tick, next, true, notify))
+                : store.fire(schedule, tick, next, false, false);
+        if (fired) {
             if (missedTicks) {
                 logger.info("Recurring job '" + schedule.name() + "' missed ticks from " + schedule.nextRunAt()
                         + (enqueue ? "; enqueued one job for " + tick : "; skipped them"));

@@ -64,10 +64,9 @@ public final class ScheduleOperations {
     public boolean trigger(String name) {
         ScheduleRecord schedule = existing(name);
         Instant now = store.now();
-        Wakeups.Decision wakeup = wakeups.decide(schedule.queue());
-        boolean fired = store.trigger(schedule, now, TRIGGER_WINDOW, wakeup == Wakeups.Decision.WITH_INSERT);
+        boolean fired = wakeups.enqueueIf(schedule.queue(),
+                (notify) -> store.trigger(schedule, now, TRIGGER_WINDOW, notify));
         if (fired) {
-            wakeups.afterInsert(schedule.queue(), wakeup);
             logger.info("Recurring job '" + name + "' triggered");
         }
         return fired;

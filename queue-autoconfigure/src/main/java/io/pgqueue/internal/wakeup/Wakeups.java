@@ -41,8 +41,15 @@ public final class Wakeups implements DisposableBean {
 
     static final String ALL_JOBS = "*";
 
+    /** An insert of jobs, told whether its statement should NOTIFY the queue's channel itself. */
+    @FunctionalInterface
+    public interface Insert<T> {
+
+        T run(boolean notify);
+    }
+
     /** What an insert should do about notifying. */
-    public enum Decision {
+    private enum Decision {
 
         /** The insert statement itself notifies. */
         WITH_INSERT,
@@ -187,7 +194,42 @@ public final class Wakeups implements DisposableBean {
         wakeAllListeners.forEach(Runnable::run);
     }
 
-    public Decision decide(String queue) {
+    /**
+     * Runs an insert of jobs into the queue and wakes the queue's listeners once it committed: in this JVM at
+     * once, in others by NOTIFY (sent by the insert's own statement, or debounced after it). The one way to
+     * enqueue: nothing can insert and forget the wake-up.
+     */
+    public <T> T enqueue(String queue, Insert<T> insert) {
+        Decision decision = decide(queue);
+        T result = insert.run(decision == Decision.WITH_INSERT);
+        afterInsert(queue, decision);
+        return result;
+    }
+
+    /** As {@link #enqueue}, for an insert that may insert nothing (returns false): then nobody is woken. */
+    public boolean enqueueIf(String queue, Insert<Boolean> insert) {
+        Decision decision = decide(queue);
+        boolean inserted = insert.run(decision == Decision.WITH_INSERT);
+        if (inserted) {
+            afterInsert(queue, decision);
+        }
+        return inserted;
+    }
+
+    /**
+     * Jobs of the queue became claimable without an insert (the queue resumed, dead jobs retried): its listeners
+     * are woken as for an insert, once the caller's transaction (if any) committed.
+     */
+    public void jobsReady(String queue) {
+        enqueue(queue, (notify) -> {
+            if (notify) {
+                channel.notifyQueue(queue);
+            }
+            return null;
+        });
+    }
+
+    private Decision decide(String queue) {
         if (inTransaction() && !notifiedQueuesOfTransaction().add(queue)) {
             return Decision.SKIP;
         }
@@ -208,7 +250,7 @@ public final class Wakeups implements DisposableBean {
     }
 
     /** Called after the insert statement returned. */
-    public void afterInsert(String queue, Decision decision) {
+    private void afterInsert(String queue, Decision decision) {
         if (decision == Decision.SKIP || (decision != Decision.TRAILING && localListeners.isEmpty())) {
             return;
         }
