@@ -8,15 +8,30 @@ import io.pgqueue.model.JobState;
 
 /**
  * The counts behind the gauges, never computed with COUNT(*) on the hot path: every statement that carries
- * out a {@link Transition} appends one delta row per queue to {@code queue_counter_delta} (no index, no row
- * lock shared with other writers), a cluster-safe squeeze folds the deltas into {@code queue_counter}, and
- * readers add both. This class is the only place that knows the delta table: it generates each transition's
- * delta from the transition table, so a count can only be wrong if the table is.
+ * out a {@link Transition} appends one delta row per key of an {@link Aggregate} (per queue today) to its delta
+ * table (no index, no row lock shared with other writers), a cluster-safe squeeze folds the deltas into the
+ * aggregate's table, and readers add both. This class is the only place that knows the delta tables: it
+ * generates each transition's delta from the transition table, so a count can only be wrong if the table is.
  */
 final class Counters {
 
+    /**
+     * Counts kept per key without a hot row: the table the squeeze folds into (one row per key) and the
+     * append-only delta table, both with one column per live state and per total. Counts per workflow, per
+     * batch or per fairness key are further aggregates of the same shape.
+     *
+     * @param table the folded counts, keyed by {@code key}
+     * @param deltaTable the deltas not folded yet
+     * @param key the key column, which the changed rows of a statement return too
+     */
+    record Aggregate(String table, String deltaTable, String key) {
+
+        /** The counts per queue behind the gauges, the endpoint and health. */
+        static final Aggregate QUEUE = new Aggregate("queue_counter", "queue_counter_delta", "queue");
+    }
+
     /** The counter tables: the folded counts, and the deltas not folded yet. */
-    static final List<String> TABLES = List.of("queue_counter", "queue_counter_delta");
+    static final List<String> TABLES = List.of(Aggregate.QUEUE.table(), Aggregate.QUEUE.deltaTable());
 
     /** Columns of both counter tables: one per job state, then the totals. */
     static final List<String> COLUMNS;
@@ -42,8 +57,15 @@ final class Counters {
 
     private final boolean enabled;
 
+    private final Aggregate aggregate;
+
     Counters(boolean enabled) {
+        this(enabled, Aggregate.QUEUE);
+    }
+
+    Counters(boolean enabled, Aggregate aggregate) {
         this.enabled = enabled;
+        this.aggregate = aggregate;
     }
 
     boolean enabled() {
@@ -52,8 +74,8 @@ final class Counters {
 
     /**
      * The CTE that appends the deltas of a transition, to follow the CTE {@code changed} in a WITH clause
-     * (with a leading comma), or an empty string when counters are off. {@code changed} must return a
-     * {@code queue} column and, when the transition can reach several states, the new {@code state}.
+     * (with a leading comma), or an empty string when counters are off. {@code changed} must return the
+     * aggregate's key column and, when the transition can reach several states, the new {@code state}.
      */
     String deltaCte(Transition transition, String changed, Rows rows) {
         if (!enabled) {
@@ -77,9 +99,10 @@ final class Counters {
             }
         }
         String alias = "counted_" + transition.name().toLowerCase(java.util.Locale.ROOT);
-        return ", " + alias + " AS (\n    INSERT INTO {schema}.queue_counter_delta (queue, " + String.join(", ", columns)
-                + ")\n    SELECT queue, " + String.join(", ", values) + " FROM " + changed
-                + ((rows == Rows.MANY) ? " GROUP BY queue" : "") + "\n)";
+        String key = aggregate.key();
+        return ", " + alias + " AS (\n    INSERT INTO {schema}." + aggregate.deltaTable() + " (" + key + ", "
+                + String.join(", ", columns) + ")\n    SELECT " + key + ", " + String.join(", ", values) + " FROM "
+                + changed + ((rows == Rows.MANY) ? " GROUP BY " + key : "") + "\n)";
     }
 
     /** How many of the changed rows entered {@code state}, or null when the transition cannot reach it. */
@@ -105,16 +128,19 @@ final class Counters {
         return (rows == Rows.ONE) ? "1" : "count(*)";
     }
 
-    /** Every queue's counts: the folded counters plus the deltas not folded yet. */
+    /** Every key's counts (every queue's): the folded counters plus the deltas not folded yet. */
     String countsQuery() {
-        return "SELECT queue, " + sums(COLUMNS) + "\nFROM (SELECT queue, " + String.join(", ", COLUMNS)
-                + " FROM {schema}.queue_counter\n      UNION ALL\n      SELECT queue, " + String.join(", ", COLUMNS)
-                + " FROM {schema}.queue_counter_delta) AS counts\nGROUP BY queue ORDER BY queue";
+        String key = aggregate.key();
+        return "SELECT " + key + ", " + sums(COLUMNS) + "\nFROM (SELECT " + key + ", " + String.join(", ", COLUMNS)
+                + " FROM {schema}." + aggregate.table() + "\n      UNION ALL\n      SELECT " + key + ", "
+                + String.join(", ", COLUMNS) + " FROM {schema}." + aggregate.deltaTable() + ") AS counts\nGROUP BY "
+                + key + " ORDER BY " + key;
     }
 
-    /** The queues the counters know. */
+    /** The keys (queues) the counters know. */
     String queuesQuery() {
-        return "SELECT queue FROM {schema}.queue_counter UNION SELECT queue FROM {schema}.queue_counter_delta";
+        return "SELECT " + aggregate.key() + " FROM {schema}." + aggregate.table() + " UNION SELECT " + aggregate.key()
+                + " FROM {schema}." + aggregate.deltaTable();
     }
 
     /**
@@ -128,18 +154,19 @@ final class Counters {
                 WITH squeezer AS (
                     SELECT pg_try_advisory_xact_lock(hashtext(:lock)) AS granted
                 ), moved AS (
-                    DELETE FROM {schema}.queue_counter_delta WHERE (SELECT granted FROM squeezer)
-                    RETURNING queue, %1$s
+                    DELETE FROM {schema}.%5$s WHERE (SELECT granted FROM squeezer)
+                    RETURNING %6$s, %1$s
                 ), summed AS (
-                    SELECT queue, %2$s FROM moved GROUP BY queue
+                    SELECT %6$s, %2$s FROM moved GROUP BY %6$s
                 ), folded AS (
-                    INSERT INTO {schema}.queue_counter AS c (queue, %1$s)
-                    SELECT queue, %1$s FROM summed
-                    ON CONFLICT (queue) DO UPDATE SET %3$s, updated_at = now()
-                    RETURNING queue
+                    INSERT INTO {schema}.%4$s AS c (%6$s, %1$s)
+                    SELECT %6$s, %1$s FROM summed
+                    ON CONFLICT (%6$s) DO UPDATE SET %3$s, updated_at = now()
+                    RETURNING %6$s
                 )
                 SELECT count(*) FROM moved
-                """.formatted(String.join(", ", COLUMNS), sums(COLUMNS), increments);
+                """.formatted(String.join(", ", COLUMNS), sums(COLUMNS), increments, aggregate.table(),
+                aggregate.deltaTable(), aggregate.key());
     }
 
     /**
@@ -163,23 +190,24 @@ final class Counters {
         String columns = String.join(", ", states);
         return """
                 WITH actual AS (
-                    SELECT queue, %1$s FROM {schema}.job GROUP BY queue
+                    SELECT %6$s, %1$s FROM {schema}.job GROUP BY %6$s
                 ), recorded AS (
-                    SELECT queue, %2$s
-                    FROM (SELECT queue, %3$s FROM {schema}.queue_counter
+                    SELECT %6$s, %2$s
+                    FROM (SELECT %6$s, %3$s FROM {schema}.%7$s
                           UNION ALL
-                          SELECT queue, %3$s FROM {schema}.queue_counter_delta) AS c
-                    GROUP BY queue
+                          SELECT %6$s, %3$s FROM {schema}.%8$s) AS c
+                    GROUP BY %6$s
                 ), drift AS (
-                    SELECT coalesce(a.queue, r.queue) AS queue, %4$s
-                    FROM actual a FULL JOIN recorded r ON a.queue = r.queue
+                    SELECT coalesce(a.%6$s, r.%6$s) AS %6$s, %4$s
+                    FROM actual a FULL JOIN recorded r ON a.%6$s = r.%6$s
                 ), corrected AS (
-                    INSERT INTO {schema}.queue_counter_delta (queue, %3$s)
-                    SELECT queue, %3$s FROM drift WHERE %5$s
-                    RETURNING queue, %3$s
+                    INSERT INTO {schema}.%8$s (%6$s, %3$s)
+                    SELECT %6$s, %3$s FROM drift WHERE %5$s
+                    RETURNING %6$s, %3$s
                 )
-                SELECT queue, %3$s FROM corrected ORDER BY queue
-                """.formatted(actual, sums(states), columns, drift, changed);
+                SELECT %6$s, %3$s FROM corrected ORDER BY %6$s
+                """.formatted(actual, sums(states), columns, drift, changed, aggregate.key(), aggregate.table(),
+                aggregate.deltaTable());
     }
 
     /** Serialises reconciliation across the cluster until the end of the transaction. */

@@ -241,10 +241,10 @@ final class JdbcJobRepository implements JobRepository {
         this.failAfterRollback = schema.sql(failStatement(Transition.FAIL_AFTER_ROLLBACK));
         this.rescue = schema.sql(rescueStatement() + ";\n" + cancelRunningStatement("""
                 id = ANY(ARRAY(SELECT r.id FROM {schema}.job r
-                               WHERE r.state = 'running' AND r.cancel_requested
+                               WHERE r.state = 'running' AND %s
                                  AND (r.lease_until < now()
                                       OR NOT EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = r.locked_by))
-                               ORDER BY r.id FOR UPDATE SKIP LOCKED))"""));
+                               ORDER BY r.id FOR UPDATE SKIP LOCKED))""".formatted(Transition.CANCEL_RUNNING.guard("r"))));
         this.release = schema.sql(releaseStatement() + ";\n"
                 + cancelRunningStatement("id = ANY(:ids::bigint[]) AND locked_by = :node"));
         this.extendLease = schema.sql("""
@@ -403,11 +403,11 @@ final class JdbcJobRepository implements JobRepository {
                         locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
                         attempted_at = now(), progress_percent = NULL, progress_message = NULL
                     WHERE j.id = ANY(ARRAY(%s))
-                      AND EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = :node)
+                      AND %s
                       AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
                     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
                               j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms
-                )""".formatted(READY_IDS) + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)
+                )""".formatted(READY_IDS, Transition.CLAIM_LEASE.guard("j")) + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)
                 + "\n" + CLAIMED_COLUMNS;
     }
 
@@ -435,11 +435,10 @@ final class JdbcJobRepository implements JobRepository {
         return Transition.COMPLETE.tag() + """
                 WITH done AS (
                     DELETE FROM {schema}.job j
-                    WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node
-                      AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE
+                    WHERE j.id = ANY(:ids::bigint[]) AND %s
                     RETURNING %s,
                               CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
-                )""".formatted(FINISHED_COLUMNS) + historyCte("done", true)
+                )""".formatted(Transition.COMPLETE.guard("j"), FINISHED_COLUMNS) + historyCte("done", true)
                 + counters.deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY) + "\nSELECT count(*) FROM done";
     }
 
@@ -473,9 +472,9 @@ final class JdbcJobRepository implements JobRepository {
         return Transition.CANCEL_RUNNING.tag() + """
                 WITH cancelled AS (
                     DELETE FROM {schema}.job j
-                    WHERE %s AND j.state = 'running' AND j.cancel_requested
+                    WHERE %s AND j.state = 'running' AND %s
                     RETURNING %s, 'cancelled' AS state
-                )""".formatted(filter, FINISHED_COLUMNS) + historyCte("cancelled", false)
+                )""".formatted(filter, Transition.CANCEL_RUNNING.guard("j"), FINISHED_COLUMNS) + historyCte("cancelled", false)
                 + counters.deltaCte(Transition.CANCEL_RUNNING, "cancelled", Counters.Rows.MANY)
                 + "\nSELECT count(*) FROM cancelled";
     }
@@ -513,7 +512,6 @@ final class JdbcJobRepository implements JobRepository {
      * follows finishes such a job); a TRANSACTIONAL job is ready again after its rollback.
      */
     private String snoozeStatement(Transition transition) {
-        boolean leased = transition == Transition.SNOOZE;
         return transition.tag() + """
                 WITH snoozed AS (
                     UPDATE {schema}.job
@@ -522,8 +520,7 @@ final class JdbcJobRepository implements JobRepository {
                         attempts = :attempt - 1, locked_by = NULL, lease_until = NULL, debounce_key = NULL
                     WHERE id = :id AND %s
                     RETURNING queue, state
-                )""".formatted(leased ? "attempts = :attempt AND state = 'running' AND locked_by = :node AND NOT cancel_requested"
-                        : "attempts = :attempt - 1 AND state = 'ready' AND locked_by IS NULL")
+                )""".formatted(transition.guard(""))
                 + counters.deltaCte(transition, "snoozed", Counters.Rows.MANY) + "\nSELECT count(*) FROM snoozed";
     }
 
@@ -533,7 +530,6 @@ final class JdbcJobRepository implements JobRepository {
      * the attempt not yet counted.
      */
     private String failStatement(Transition transition) {
-        boolean leased = transition == Transition.FAIL;
         return transition.tag() + """
                 WITH failed AS (
                     UPDATE {schema}.job
@@ -546,8 +542,7 @@ final class JdbcJobRepository implements JobRepository {
                         dead_at = CASE WHEN :dead::boolean THEN now() END
                     WHERE id = :id AND %s
                     RETURNING queue, state
-                )""".formatted(leased ? "attempts = :attempt AND state = 'running' AND locked_by = :node AND NOT cancel_requested"
-                        : "attempts = :attempt - 1 AND state = 'ready' AND locked_by IS NULL")
+                )""".formatted(transition.guard(""))
                 + counters.deltaCte(transition, "failed", Counters.Rows.MANY) + "\nSELECT count(*) FROM failed";
     }
 
@@ -574,13 +569,13 @@ final class JdbcJobRepository implements JobRepository {
                                      CASE WHEN j.lease_until < now() THEN 'lease expired' ELSE 'node stopped' END
                     WHERE j.id = ANY(ARRAY(
                         SELECT r.id FROM {schema}.job r
-                        WHERE r.state = 'running' AND NOT r.cancel_requested
+                        WHERE r.state = 'running' AND %s
                           AND (r.lease_until < now()
                                OR NOT EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = r.locked_by
                                               AND n.id NOT IN (SELECT id FROM stale)))
                         ORDER BY r.id FOR UPDATE SKIP LOCKED))
                     RETURNING j.queue, j.state
-                )""" + counters.deltaCte(Transition.RESCUE, "rescued", Counters.Rows.MANY)
+                )""".formatted(Transition.RESCUE.guard("r")) + counters.deltaCte(Transition.RESCUE, "rescued", Counters.Rows.MANY)
                 + "\nSELECT count(*) FROM rescued";
     }
 
@@ -588,9 +583,9 @@ final class JdbcJobRepository implements JobRepository {
         return Transition.RELEASE.tag() + """
                 WITH released AS (
                     UPDATE {schema}.job SET state = 'ready', attempts = attempts - 1, locked_by = NULL, lease_until = NULL
-                    WHERE id = ANY(:ids::bigint[]) AND locked_by = :node AND state = 'running' AND NOT cancel_requested
+                    WHERE id = ANY(:ids::bigint[]) AND %s
                     RETURNING queue
-                )""" + counters.deltaCte(Transition.RELEASE, "released", Counters.Rows.MANY)
+                )""".formatted(Transition.RELEASE.guard("")) + counters.deltaCte(Transition.RELEASE, "released", Counters.Rows.MANY)
                 + "\nSELECT count(*) FROM released";
     }
 

@@ -41,40 +41,116 @@ import org.jspecify.annotations.Nullable;
  */
 public enum Transition {
 
-    ENQUEUE(EnumSet.noneOf(JobState.class), EnumSet.of(JobState.SCHEDULED, JobState.READY), Total.ENQUEUED),
+    ENQUEUE(none(), of(JobState.SCHEDULED, JobState.READY), List.of(Total.ENQUEUED)),
 
-    PROMOTE(EnumSet.of(JobState.SCHEDULED), EnumSet.of(JobState.READY)),
+    PROMOTE(of(JobState.SCHEDULED), of(JobState.READY), List.of()),
 
-    CLAIM_LEASE(EnumSet.of(JobState.READY), EnumSet.of(JobState.RUNNING)),
+    CLAIM_LEASE(of(JobState.READY), of(JobState.RUNNING), List.of(), List.of(Guard.NODE_REGISTERED), List.of()),
 
-    CLAIM_DELETE(EnumSet.of(JobState.READY), EnumSet.of(JobState.COMPLETED), Total.COMPLETED),
+    CLAIM_DELETE(of(JobState.READY), of(JobState.COMPLETED), List.of(Total.COMPLETED), List.of(),
+            List.of(Cascade.HISTORY)),
 
-    COMPLETE(EnumSet.of(JobState.RUNNING), EnumSet.of(JobState.COMPLETED, JobState.CANCELLED), Total.COMPLETED,
-            Total.CANCELLED),
+    COMPLETE(of(JobState.RUNNING), of(JobState.COMPLETED, JobState.CANCELLED), List.of(Total.COMPLETED, Total.CANCELLED),
+            List.of(Guard.OWNED_ATTEMPTS), List.of(Cascade.HISTORY)),
 
-    FAIL(EnumSet.of(JobState.RUNNING), EnumSet.of(JobState.SCHEDULED, JobState.READY, JobState.DEAD), Total.FAILED,
-            Total.DEAD_LETTERED),
+    FAIL(of(JobState.RUNNING), of(JobState.SCHEDULED, JobState.READY, JobState.DEAD),
+            List.of(Total.FAILED, Total.DEAD_LETTERED), List.of(Guard.OWNED_ATTEMPT, Guard.NOT_CANCEL_REQUESTED),
+            List.of()),
 
-    FAIL_AFTER_ROLLBACK(EnumSet.of(JobState.READY), EnumSet.of(JobState.SCHEDULED, JobState.READY, JobState.DEAD),
-            Total.FAILED, Total.DEAD_LETTERED),
+    FAIL_AFTER_ROLLBACK(of(JobState.READY), of(JobState.SCHEDULED, JobState.READY, JobState.DEAD),
+            List.of(Total.FAILED, Total.DEAD_LETTERED), List.of(Guard.AFTER_ROLLBACK), List.of()),
 
-    SNOOZE(EnumSet.of(JobState.RUNNING), EnumSet.of(JobState.SCHEDULED, JobState.READY)),
+    SNOOZE(of(JobState.RUNNING), of(JobState.SCHEDULED, JobState.READY), List.of(),
+            List.of(Guard.OWNED_ATTEMPT, Guard.NOT_CANCEL_REQUESTED), List.of()),
 
-    SNOOZE_AFTER_ROLLBACK(EnumSet.of(JobState.READY), EnumSet.of(JobState.SCHEDULED, JobState.READY)),
+    SNOOZE_AFTER_ROLLBACK(of(JobState.READY), of(JobState.SCHEDULED, JobState.READY), List.of(),
+            List.of(Guard.AFTER_ROLLBACK), List.of()),
 
-    CANCEL(EnumSet.of(JobState.SCHEDULED, JobState.READY), EnumSet.of(JobState.CANCELLED), Total.CANCELLED),
+    CANCEL(of(JobState.SCHEDULED, JobState.READY), of(JobState.CANCELLED), List.of(Total.CANCELLED), List.of(),
+            List.of(Cascade.HISTORY, Cascade.DEDUP_WINDOW_RELEASE)),
 
-    CANCEL_RUNNING(EnumSet.of(JobState.RUNNING), EnumSet.of(JobState.CANCELLED), Total.CANCELLED),
+    CANCEL_RUNNING(of(JobState.RUNNING), of(JobState.CANCELLED), List.of(Total.CANCELLED),
+            List.of(Guard.CANCEL_REQUESTED), List.of(Cascade.HISTORY)),
 
-    RESCUE(EnumSet.of(JobState.RUNNING), EnumSet.of(JobState.READY, JobState.DEAD), Total.FAILED, Total.DEAD_LETTERED),
+    RESCUE(of(JobState.RUNNING), of(JobState.READY, JobState.DEAD), List.of(Total.FAILED, Total.DEAD_LETTERED),
+            List.of(Guard.NOT_CANCEL_REQUESTED), List.of()),
 
-    RELEASE(EnumSet.of(JobState.RUNNING), EnumSet.of(JobState.READY)),
+    RELEASE(of(JobState.RUNNING), of(JobState.READY), List.of(), List.of(Guard.OWNED, Guard.NOT_CANCEL_REQUESTED),
+            List.of()),
 
-    RETRY_DEAD(EnumSet.of(JobState.DEAD), EnumSet.of(JobState.READY)),
+    RETRY_DEAD(of(JobState.DEAD), of(JobState.READY), List.of()),
 
-    PURGE(EnumSet.of(JobState.DEAD), EnumSet.noneOf(JobState.class)),
+    PURGE(of(JobState.DEAD), none(), List.of()),
 
-    EXPIRE(EnumSet.of(JobState.DEAD), EnumSet.noneOf(JobState.class));
+    EXPIRE(of(JobState.DEAD), none(), List.of());
+
+    /**
+     * A condition a transition's statement puts on the rows it changes: rows that fail it are left alone, so
+     * that, e.g., the late acknowledgement of a job that was rescued and runs elsewhere changes nothing. Each
+     * guard's SQL is written here once; the statements take it from here and {@code TransitionTableTests}
+     * checks that every statement of a transition carries its guards.
+     */
+    public enum Guard {
+
+        /** Running under this node in the attempt the caller ran. */
+        OWNED_ATTEMPT("attempts = :attempt AND state = 'running' AND locked_by = :node"),
+
+        /**
+         * Owned by this node in the attempts the caller ran, given as pairs {@code :ids}, {@code :attempts} (no
+         * {@code state = 'running'}: only running jobs have an owner, and that predicate would invite the partial
+         * lease index).
+         */
+        OWNED_ATTEMPTS("locked_by = :node AND ((id, attempts) IN (SELECT * FROM unnest(:ids::bigint[], "
+                + ":attempts::int[]))) IS TRUE"),
+
+        /** Running under this node, in any attempt. */
+        OWNED("locked_by = :node AND state = 'running'"),
+
+        /** Ready again after the TRANSACTIONAL rollback to the claim's savepoint, the attempt not yet counted. */
+        AFTER_ROLLBACK("attempts = :attempt - 1 AND state = 'ready' AND locked_by IS NULL"),
+
+        /** Not asked to cancel: the {@link #CANCEL_RUNNING} statement that follows finishes such a job instead. */
+        NOT_CANCEL_REQUESTED("NOT cancel_requested"),
+
+        /** Asked to cancel while it ran. */
+        CANCEL_REQUESTED("cancel_requested"),
+
+        /** The claiming node is registered: a node whose row was removed (judged gone) takes nothing more. */
+        NODE_REGISTERED("EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = :node)");
+
+        private static final java.util.regex.Pattern COLUMN = java.util.regex.Pattern
+            .compile("(?<![:.\\w])(id|attempts|state|locked_by|cancel_requested)\\b(?!\\s*\\()");
+
+        private final String sql;
+
+        Guard(String sql) {
+            this.sql = sql;
+        }
+
+        /** The condition on the job table's columns unqualified. */
+        public String sql() {
+            return sql;
+        }
+
+        /** The condition with the job table's columns qualified by {@code alias}. */
+        public String sql(String alias) {
+            return (this == NODE_REGISTERED) ? sql : COLUMN.matcher(sql).replaceAll(alias + ".$1");
+        }
+    }
+
+    /**
+     * An effect on other rows or aggregates that a transition's statement has in the same statement, beside its
+     * counter deltas (which every transition has): what must not be forgotten by a new statement of the
+     * transition, and what the next features add to (releasing a workflow's dependants, counting a batch).
+     */
+    public enum Cascade {
+
+        /** The finished rows are copied to {@code job_history} when history is on. */
+        HISTORY,
+
+        /** The dedup windows of the finished rows' keys are released. */
+        DEDUP_WINDOW_RELEASE
+    }
 
     /**
      * A monotonic total kept beside the state counts: it counts every row of a transition that declares
@@ -107,10 +183,28 @@ public enum Transition {
 
     private final List<Total> totals;
 
-    Transition(EnumSet<JobState> from, EnumSet<JobState> to, Total... totals) {
+    private final List<Guard> guards;
+
+    private final List<Cascade> cascades;
+
+    Transition(Set<JobState> from, Set<JobState> to, List<Total> totals) {
+        this(from, to, totals, List.of(), List.of());
+    }
+
+    Transition(Set<JobState> from, Set<JobState> to, List<Total> totals, List<Guard> guards, List<Cascade> cascades) {
         this.from = Set.copyOf(from);
         this.to = Set.copyOf(to);
-        this.totals = List.of(totals);
+        this.totals = totals;
+        this.guards = guards;
+        this.cascades = cascades;
+    }
+
+    private static Set<JobState> of(JobState... states) {
+        return Set.of(states);
+    }
+
+    private static Set<JobState> none() {
+        return Set.of();
     }
 
     /** The states the rows leave; empty for rows that are inserted. */
@@ -130,6 +224,21 @@ public enum Transition {
 
     public List<Total> totals() {
         return totals;
+    }
+
+    /** The conditions every statement of this transition puts on the rows it changes. */
+    public List<Guard> guards() {
+        return guards;
+    }
+
+    /** The guards as one condition, the job table's columns qualified by {@code alias} (empty: unqualified). */
+    public String guard(String alias) {
+        return String.join(" AND ", guards.stream().map((g) -> alias.isEmpty() ? g.sql() : g.sql(alias)).toList());
+    }
+
+    /** The effects every statement of this transition has beside its counter deltas. */
+    public List<Cascade> cascades() {
+        return cascades;
     }
 
     /** The tag that starts this transition's statements, visible in pg_stat_activity and server logs. */

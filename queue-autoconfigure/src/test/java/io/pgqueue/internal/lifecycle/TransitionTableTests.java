@@ -50,13 +50,30 @@ class TransitionTableTests {
                 // leave one of them undeclared
                 assertThat(stateChangingWrites(statement)).as("writes of job.state in %s", statement)
                     .isLessThanOrEqualTo(TAG.matcher(statement).results().count());
-                Transition transition = Transition.valueOf(tag.group(1).toUpperCase(java.util.Locale.ROOT));
-                String deltas = new Counters(true).deltaCte(transition, "changed", Counters.Rows.MANY)
-                    .replace("FROM changed", "");
-                String insertIntoDeltas = deltas.substring(0, deltas.indexOf("SELECT"));
-                assertThat(statement).as("deltas of %s in %s", transition, statement)
-                    .contains(insertIntoDeltas.replace("{schema}", "\"pgqueue\""));
-                checked.add(transition.name());
+                // every tag of the statement (each CTE that changes job.state has one): its deltas, guards and
+                // cascades are all there
+                for (String name : TAG.matcher(statement).results().map((t) -> t.group(1)).toList()) {
+                    Transition transition = Transition.valueOf(name.toUpperCase(java.util.Locale.ROOT));
+                    String deltas = new Counters(true).deltaCte(transition, "changed", Counters.Rows.MANY)
+                        .replace("FROM changed", "");
+                    String insertIntoDeltas = deltas.substring(0, deltas.indexOf("SELECT"));
+                    assertThat(statement).as("deltas of %s in %s", transition, statement)
+                        .contains(insertIntoDeltas.replace("{schema}", "\"pgqueue\""));
+                    String flat = statement.replaceAll("\\s+", " ");
+                    for (Transition.Guard guard : transition.guards()) {
+                        assertThat(List.of("", "j", "r")).as("guard %s of %s in %s", guard, transition, statement)
+                            .anyMatch((alias) -> flat.contains(jdbc(alias.isEmpty() ? guard.sql() : guard.sql(alias))));
+                    }
+                    if (transition.cascades().contains(Transition.Cascade.HISTORY)) {
+                        assertThat(statement).as("history copy of %s in %s", transition, statement)
+                            .contains("INSERT INTO \"pgqueue\".job_history");
+                    }
+                    if (transition.cascades().contains(Transition.Cascade.DEDUP_WINDOW_RELEASE)) {
+                        assertThat(statement).as("dedup window release of %s in %s", transition, statement)
+                            .contains("DELETE FROM \"pgqueue\".dedup_window");
+                    }
+                    checked.add(transition.name());
+                }
             }
         }
         assertThat(checked).as("state-changing statements found").hasSizeGreaterThanOrEqualTo(Transition.values().length);
@@ -87,6 +104,21 @@ class TransitionTableTests {
             .peek((sql) -> assertThat(changesState(sql)).as("untagged statement changes state: %s", sql).isFalse())
             .count();
         assertThat(untagged).isPositive();
+    }
+
+    @Test
+    void guardsAreWrittenOnceAndQualifiedByAlias() {
+        assertThat(Transition.FAIL.guard("")).isEqualTo(
+                "attempts = :attempt AND state = 'running' AND locked_by = :node AND NOT cancel_requested");
+        assertThat(Transition.COMPLETE.guard("j")).isEqualTo("j.locked_by = :node AND ((j.id, j.attempts) IN "
+                + "(SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE");
+        assertThat(Transition.FAIL_AFTER_ROLLBACK.guard("j"))
+            .isEqualTo("j.attempts = :attempt - 1 AND j.state = 'ready' AND j.locked_by IS NULL");
+        assertThat(Transition.PROMOTE.guards()).isEmpty();
+        // a statement of a guarded transition without its guard fails the check above: the guard is what the
+        // late acknowledgement of a rescued job would otherwise get past
+        assertThat("UPDATE \"pgqueue\".job SET state = 'ready' WHERE id = :id")
+            .doesNotContain(Transition.FAIL.guards().get(0).sql());
     }
 
     @Test
@@ -133,6 +165,11 @@ class TransitionTableTests {
         assertThat(sql.positions("b")).containsExactly(2);
         assertThatIllegalArgumentException().isThrownBy(() -> sql.positions("c")).withMessageContaining(":c");
         assertThatIllegalArgumentException().isThrownBy(() -> Sql.parse("SELECT ?"));
+    }
+
+    /** A fragment as the statements read once parsed: schema qualified, named parameters as {@code ?}. */
+    private static String jdbc(String fragment) {
+        return fragment.replace("{schema}", "\"pgqueue\"").replaceAll("(?<!:):[a-z_]+", "?");
     }
 
     private static boolean changesState(String statement) {
