@@ -1,8 +1,9 @@
 /**
- * Operating queues from Java ({@link io.pgqueue.admin.QueueAdmin}) and the public views it returns: queue
- * counts and stats, dead jobs, cluster nodes. Public API; depends on {@code internal.lifecycle}.
+ * Operating queues from Java: {@link io.pgqueue.admin.QueueAdmin} (lookups, cancellation, dead jobs, pausing,
+ * recurring jobs at run time) and {@link io.pgqueue.admin.Masking}. Public API; depends on the model only.
  */
 @NullMarked
 package io.pgqueue.admin;
 
 import org.jspecify.annotations.NullMarked;
+

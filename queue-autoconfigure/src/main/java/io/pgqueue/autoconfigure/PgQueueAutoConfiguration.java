@@ -9,10 +9,10 @@ import io.pgqueue.QueueTemplate;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.autoconfigure.aot.PgQueueRuntimeHints;
 import io.pgqueue.internal.admin.JdbcQueueAdmin;
-import io.pgqueue.internal.lifecycle.Repositories;
-import io.pgqueue.internal.lifecycle.Schema;
 import io.pgqueue.internal.maintenance.QueueMaintenance;
 import io.pgqueue.internal.observe.SendObserver;
+import io.pgqueue.internal.persistence.Repositories;
+import io.pgqueue.internal.persistence.Schema;
 import io.pgqueue.internal.publish.JdbcQueueTemplate;
 import io.pgqueue.internal.schedule.RecurringJobRunner;
 import io.pgqueue.internal.schema.QueueFlywayConfigurationCustomizer;
@@ -95,7 +95,7 @@ public final class PgQueueAutoConfiguration {
     @DependsOnDatabaseInitialization
     QueueTemplate queueTemplate(Repositories repositories, JobPayloadCodec codec, Wakeups wakeups,
             PgQueueProperties properties, ObjectProvider<SendObserver> sendObserver) {
-        JdbcQueueTemplate template = new JdbcQueueTemplate(repositories.jobs(), codec, wakeups,
+        JdbcQueueTemplate template = new JdbcQueueTemplate(repositories.publishing(), repositories.admin(), codec, wakeups,
                 properties.getTemplate().getBatchChunkSize());
         sendObserver.ifAvailable(template::setObserver);
         return template;

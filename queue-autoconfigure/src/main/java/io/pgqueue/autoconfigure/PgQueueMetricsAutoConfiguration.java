@@ -33,7 +33,8 @@ public final class PgQueueMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    MicrometerJobObserver micrometerJobObserver(MeterRegistry meterRegistry) {
-        return new MicrometerJobObserver(meterRegistry);
+    MicrometerJobObserver micrometerJobObserver(MeterRegistry meterRegistry, PgQueueProperties properties) {
+        // observed runs are timed by the observation: a second timer would time every run twice
+        return new MicrometerJobObserver(meterRegistry, !properties.getListener().isObservationEnabled());
     }
 }

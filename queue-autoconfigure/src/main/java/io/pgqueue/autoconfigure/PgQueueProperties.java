@@ -77,9 +77,9 @@ public class PgQueueProperties implements InitializingBean {
 
     /** Checks every value and throws naming the first invalid property. */
     public void validate() {
-        check("pgqueue.schema.name", schema.getName(), () -> io.pgqueue.internal.lifecycle.Schema.validateIdentifier(schema.getName()));
+        check("pgqueue.schema.name", schema.getName(), () -> io.pgqueue.internal.persistence.Schema.validateIdentifier(schema.getName()));
         check("pgqueue.schema.history-table", schema.getHistoryTable(),
-                () -> io.pgqueue.internal.lifecycle.Schema.validateIdentifier(schema.getHistoryTable()));
+                () -> io.pgqueue.internal.persistence.Schema.validateIdentifier(schema.getHistoryTable()));
         if (statementTimeout.isNegative()) {
             throw new InvalidConfigurationPropertyValueException("pgqueue.statement-timeout", statementTimeout,
                     "must be zero (no bound) or longer");

@@ -5,12 +5,12 @@ import io.pgqueue.annotation.QueueListenerAnnotationBeanPostProcessor;
 import io.pgqueue.config.ContainerOptionsResolver;
 import io.pgqueue.config.QueueListenerContainerFactory;
 import io.pgqueue.config.QueueListenerContainerRegistry;
-import io.pgqueue.internal.lifecycle.Repositories;
 import io.pgqueue.internal.listener.DefaultListenerContainerRegistry;
 import io.pgqueue.internal.node.NodeIdentity;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.node.NodeSettings;
 import io.pgqueue.internal.observe.ProcessObserver;
+import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.error.DefaultQueueErrorHandler;
@@ -39,7 +39,7 @@ class QueueListenerConfiguration {
     @Bean
     NodeRuntime pgqueueNodeRuntime(Repositories repositories, PgQueueProperties properties) {
         PgQueueProperties.Listener listener = properties.getListener();
-        return new NodeRuntime(repositories.nodes(), repositories.jobs(), NodeIdentity.create(),
+        return new NodeRuntime(repositories.nodes(), repositories.engine(), NodeIdentity.create(),
                 new NodeSettings(listener.getLeaseDuration(), listener.getHeartbeatInterval(), listener.getNodeTimeout(),
                         listener.getShutdownTimeout(), listener.getInterruptGrace()));
     }

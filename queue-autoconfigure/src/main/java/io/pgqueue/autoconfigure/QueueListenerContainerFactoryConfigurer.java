@@ -5,11 +5,11 @@ import java.util.function.Supplier;
 
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.config.QueueListenerContainerFactory;
-import io.pgqueue.internal.lifecycle.Repositories;
 import io.pgqueue.internal.listener.JdbcListenerContainerFactory;
 import io.pgqueue.internal.listener.ListenerContainers;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.observe.ProcessObserver;
+import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.error.QueueErrorHandler;
 import org.jspecify.annotations.Nullable;
@@ -63,7 +63,7 @@ public final class QueueListenerContainerFactoryConfigurer {
 
     /** A new factory of pgqueue's LEASE and TRANSACTIONAL containers, configured as the auto-configuration's. */
     public QueueListenerContainerFactory createFactory() {
-        return new JdbcListenerContainerFactory(new ListenerContainers(repositories.jobs(), node, codec.mapper(),
+        return new JdbcListenerContainerFactory(new ListenerContainers(repositories.engine(), repositories.history(), node, codec.mapper(),
                 errorHandler, observer, processObserver, maintenanceInterval), transactionManager);
     }
 }

@@ -10,11 +10,14 @@ import io.micrometer.core.instrument.Timer;
 import io.pgqueue.listener.JobContext;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.error.FailureDecision;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Counts what this node's listeners do: {@code pgqueue.jobs.completed/failed/retried/dead{queue}},
  * {@code pgqueue.job.duration{queue,outcome}} (handler time) and {@code pgqueue.job.latency{queue}} (from
- * the moment a job became due to the moment it was claimed).
+ * the moment a job became due to the moment it was claimed). With handler runs observed
+ * ({@code pgqueue.listener.observation-enabled}), the observation {@code pgqueue.process} times each run and
+ * {@code pgqueue.job.duration} is not recorded, so that no run is timed twice (as Spring AMQP does).
  */
 public class MicrometerJobObserver implements JobObserver {
 
@@ -22,8 +25,19 @@ public class MicrometerJobObserver implements JobObserver {
 
     private final Map<String, QueueMeters> meters = new ConcurrentHashMap<>();
 
+    private final boolean timeHandlers;
+
     public MicrometerJobObserver(MeterRegistry registry) {
+        this(registry, true);
+    }
+
+    /**
+     * @param registry where the meters go
+     * @param timeHandlers whether to record {@code pgqueue.job.duration}: not when an observation times the runs
+     */
+    public MicrometerJobObserver(MeterRegistry registry, boolean timeHandlers) {
         this.registry = registry;
+        this.timeHandlers = timeHandlers;
     }
 
     @Override
@@ -36,7 +50,9 @@ public class MicrometerJobObserver implements JobObserver {
     public void succeeded(JobContext job, Duration duration) {
         QueueMeters queue = meters(job.queue());
         queue.completed.increment();
-        queue.succeededTime.record(duration);
+        if (queue.succeededTime != null) {
+            queue.succeededTime.record(duration);
+        }
     }
 
     @Override
@@ -44,7 +60,9 @@ public class MicrometerJobObserver implements JobObserver {
         QueueMeters queue = meters(job.queue());
         queue.failed.increment();
         (decision.isDead() ? queue.dead : queue.retried).increment();
-        queue.failedTime.record(duration);
+        if (queue.failedTime != null) {
+            queue.failedTime.record(duration);
+        }
     }
 
     @Override
@@ -58,7 +76,7 @@ public class MicrometerJobObserver implements JobObserver {
     }
 
     private QueueMeters meters(String queue) {
-        return meters.computeIfAbsent(queue, (name) -> new QueueMeters(registry, name));
+        return meters.computeIfAbsent(queue, (name) -> new QueueMeters(registry, name, timeHandlers));
     }
 
     private static final class QueueMeters {
@@ -75,21 +93,21 @@ public class MicrometerJobObserver implements JobObserver {
 
         final Counter cancelled;
 
-        final Timer succeededTime;
+        final @Nullable Timer succeededTime;
 
-        final Timer failedTime;
+        final @Nullable Timer failedTime;
 
         final Timer latency;
 
-        QueueMeters(MeterRegistry registry, String queue) {
+        QueueMeters(MeterRegistry registry, String queue, boolean timeHandlers) {
             completed = counter(registry, "pgqueue.jobs.completed", "Jobs whose handler succeeded", queue);
             failed = counter(registry, "pgqueue.jobs.failed", "Failed attempts", queue);
             retried = counter(registry, "pgqueue.jobs.retried", "Failed attempts that will be retried", queue);
             dead = counter(registry, "pgqueue.jobs.dead", "Jobs sent dead by this node's listeners", queue);
             snoozed = counter(registry, "pgqueue.jobs.snoozed", "Attempts put off by their handler, uncounted", queue);
             cancelled = counter(registry, "pgqueue.jobs.cancelled", "Running jobs stopped by a cancellation", queue);
-            succeededTime = duration(registry, queue, "success");
-            failedTime = duration(registry, queue, "failure");
+            succeededTime = timeHandlers ? duration(registry, queue, "success") : null;
+            failedTime = timeHandlers ? duration(registry, queue, "failure") : null;
             latency = Timer.builder("pgqueue.job.latency")
                 .description("Time from a job becoming due to its claim")
                 .tag("queue", queue)

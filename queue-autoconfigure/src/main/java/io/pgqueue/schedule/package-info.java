@@ -1,9 +1,8 @@
 /**
- * Recurring jobs: their definition, the scheduler that fires each tick exactly once across the cluster,
- * and the view operators see. Depends on {@code internal.lifecycle} and {@code internal.wakeup}.
+ * Recurring jobs: their definition ({@link io.pgqueue.schedule.RecurringJob}) and declaring them at run time
+ * ({@link io.pgqueue.schedule.QueueScheduler}). Public API; firing them is internal.
  */
 @NullMarked
 package io.pgqueue.schedule;
 
 import org.jspecify.annotations.NullMarked;
-

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 import io.pgqueue.QueueTemplate;
-import io.pgqueue.internal.lifecycle.Repositories;
-import io.pgqueue.internal.lifecycle.ScheduleRecord;
-import io.pgqueue.internal.lifecycle.ScheduleRepository;
+import io.pgqueue.internal.persistence.Repositories;
+import io.pgqueue.internal.persistence.ScheduleRecord;
+import io.pgqueue.internal.persistence.ScheduleRepository;
 import io.pgqueue.internal.schedule.RecurringJobRunner;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.model.ScheduleInfo;

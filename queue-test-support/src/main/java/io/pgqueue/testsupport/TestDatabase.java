@@ -1,9 +1,7 @@
 package io.pgqueue.testsupport;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
-
 import javax.sql.DataSource;
 
 import org.postgresql.ds.PGSimpleDataSource;
@@ -28,12 +26,30 @@ public record TestDatabase(String name, String jdbcUrl, String username, String 
     }
 
     public Connection connect() throws SQLException {
-        return DriverManager.getConnection(jdbcUrl, username, password);
+        return connect(jdbcUrl, username, password);
     }
 
     /** {@code spring.datasource.*} properties pointing at this database, for context runners. */
     public String[] springProperties() {
         return new String[] { "spring.datasource.url=" + jdbcUrl, "spring.datasource.username=" + username,
                 "spring.datasource.password=" + password };
+    }
+
+    /**
+     * A connection through PostgreSQL's driver itself, not {@code DriverManager}: a test that runs with its own
+     * context class loader (an ahead-of-time processed context) may be the first to ask, and DriverManager
+     * then finds no driver.
+     */
+    static Connection connect(String jdbcUrl, String username, String password) throws SQLException {
+        java.util.Properties properties = new java.util.Properties();
+        properties.setProperty("user", username);
+        if (password != null) {
+            properties.setProperty("password", password);
+        }
+        Connection connection = new org.postgresql.Driver().connect(jdbcUrl, properties);
+        if (connection == null) {
+            throw new SQLException("Not a PostgreSQL JDBC URL: " + jdbcUrl);
+        }
+        return connection;
     }
 }

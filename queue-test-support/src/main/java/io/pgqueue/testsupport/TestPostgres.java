@@ -1,7 +1,6 @@
 package io.pgqueue.testsupport;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
@@ -53,7 +52,7 @@ public final class TestPostgres {
     public static TestDatabase createDatabase(String hint) {
         PostgresServer postgres = server();
         String name = databaseName(hint);
-        try (Connection connection = DriverManager.getConnection(postgres.jdbcUrl("postgres"), postgres.username(),
+        try (Connection connection = TestDatabase.connect(postgres.jdbcUrl("postgres"), postgres.username(),
                 postgres.password()); Statement statement = connection.createStatement()) {
             // the name is built from [a-z0-9_] only, see databaseName
             statement.execute("CREATE DATABASE " + name);

@@ -12,8 +12,8 @@ import java.util.TreeMap;
 import java.util.function.ToIntFunction;
 
 import io.pgqueue.admin.QueueAdmin;
-import io.pgqueue.internal.lifecycle.JobRepository;
-import io.pgqueue.internal.lifecycle.Repositories;
+import io.pgqueue.internal.persistence.JobAdminPort;
+import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.internal.schedule.ScheduleOperations;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.model.BulkCancelResult;
@@ -116,7 +116,7 @@ public class JdbcQueueAdmin implements QueueAdmin {
      */
     @Override
     public JobInfo job(long jobId) {
-        JobInfo job = repositories.jobs().job(jobId);
+        JobInfo job = repositories.admin().job(jobId);
         if (job == null) {
             throw new NoSuchJobException(jobId);
         }
@@ -126,7 +126,7 @@ public class JdbcQueueAdmin implements QueueAdmin {
     /** A page of a queue's jobs matching the query, newest first; read every filter from an index. */
     @Override
     public JobPage jobs(JobQuery query) {
-        List<JobInfo> jobs = repositories.jobs().jobs(query);
+        List<JobInfo> jobs = repositories.admin().jobs(query);
         Long next = (jobs.size() == query.limit()) ? jobs.get(jobs.size() - 1).id() : null;
         return new JobPage(jobs, next);
     }
@@ -144,7 +144,7 @@ public class JdbcQueueAdmin implements QueueAdmin {
     public CancelResult cancel(long jobId) {
         long backoff = 20;
         for (int tries = 1;; tries++) {
-            JobRepository.Cancellation cancellation = repositories.jobs().cancel(new long[] { jobId });
+            JobAdminPort.Cancellation cancellation = repositories.admin().cancel(new long[] { jobId });
             if (cancellation.cancelled().contains(jobId)) {
                 logger.info("Job " + jobId + " cancelled");
                 return CancelResult.CANCELLED;
@@ -191,11 +191,11 @@ public class JdbcQueueAdmin implements QueueAdmin {
         long requested = 0;
         long skipped = 0;
         while (true) {
-            List<JobInfo> jobs = repositories.jobs().jobs(page);
+            List<JobInfo> jobs = repositories.admin().jobs(page);
             if (jobs.isEmpty()) {
                 break;
             }
-            JobRepository.Cancellation cancellation = repositories.jobs()
+            JobAdminPort.Cancellation cancellation = repositories.admin()
                 .cancel(jobs.stream().mapToLong(JobInfo::id).toArray());
             cancelled += cancellation.cancelled().size();
             requested += cancellation.requested().size();
@@ -302,13 +302,13 @@ public class JdbcQueueAdmin implements QueueAdmin {
         if (offset < 0 || limit < 1 || limit > 1000) {
             throw new IllegalArgumentException("offset must be >= 0 and limit between 1 and 1000");
         }
-        return repositories.jobs().deadJobs(QueueNames.validate(queue), offset, limit, content);
+        return repositories.admin().deadJobs(QueueNames.validate(queue), offset, limit, content);
     }
 
     /** Makes one dead job ready again with fresh attempts; returns whether it was dead. */
     @Override
     public boolean retryDead(String queue, long jobId) {
-        return ready(queue, repositories.jobs().retryDead(QueueNames.validate(queue), new long[] { jobId })) > 0;
+        return ready(queue, repositories.admin().retryDead(QueueNames.validate(queue), new long[] { jobId })) > 0;
     }
 
     /**
@@ -317,13 +317,13 @@ public class JdbcQueueAdmin implements QueueAdmin {
      */
     @Override
     public int retryDead(String queue, Collection<Long> jobIds) {
-        return jobIds.isEmpty() ? 0 : ready(queue, repositories.jobs().retryDead(QueueNames.validate(queue), ids(jobIds)));
+        return jobIds.isEmpty() ? 0 : ready(queue, repositories.admin().retryDead(QueueNames.validate(queue), ids(jobIds)));
     }
 
     /** Makes every dead job of the queue ready again; returns how many. */
     @Override
     public int retryAllDead(String queue) {
-        return ready(queue, repositories.jobs().retryDead(QueueNames.validate(queue), null));
+        return ready(queue, repositories.admin().retryDead(QueueNames.validate(queue), null));
     }
 
     /**
@@ -332,7 +332,7 @@ public class JdbcQueueAdmin implements QueueAdmin {
      */
     @Override
     public long retryDead(JobQuery query) {
-        long retried = forEachDeadPage(query, (ids) -> ready(query.queue(), repositories.jobs().retryDead(query.queue(), ids)));
+        long retried = forEachDeadPage(query, (ids) -> ready(query.queue(), repositories.admin().retryDead(query.queue(), ids)));
         logger.info("Retried " + retried + " dead job(s) of queue '" + query.queue() + "' matching " + query);
         return retried;
     }
@@ -340,14 +340,14 @@ public class JdbcQueueAdmin implements QueueAdmin {
     /** Deletes one dead job; returns whether it existed. */
     @Override
     public boolean purgeDead(String queue, long jobId) {
-        return repositories.jobs().purgeDead(QueueNames.validate(queue), new long[] { jobId }, 1) > 0;
+        return repositories.admin().purgeDead(QueueNames.validate(queue), new long[] { jobId }, 1) > 0;
     }
 
     /** Deletes the given dead jobs of the queue (one statement); returns how many. Other ids are ignored. */
     @Override
     public int purgeDead(String queue, Collection<Long> jobIds) {
         return jobIds.isEmpty() ? 0
-                : repositories.jobs().purgeDead(QueueNames.validate(queue), ids(jobIds), jobIds.size());
+                : repositories.admin().purgeDead(QueueNames.validate(queue), ids(jobIds), jobIds.size());
     }
 
     /** Deletes every dead job of the queue in bounded batches; returns how many. */
@@ -357,7 +357,7 @@ public class JdbcQueueAdmin implements QueueAdmin {
         long purged = 0;
         int batch;
         do {
-            batch = repositories.jobs().purgeDead(queue, null, PURGE_BATCH);
+            batch = repositories.admin().purgeDead(queue, null, PURGE_BATCH);
             purged += batch;
         }
         while (batch == PURGE_BATCH);
@@ -370,7 +370,7 @@ public class JdbcQueueAdmin implements QueueAdmin {
      */
     @Override
     public long purgeDead(JobQuery query) {
-        long purged = forEachDeadPage(query, (ids) -> repositories.jobs().purgeDead(query.queue(), ids, ids.length));
+        long purged = forEachDeadPage(query, (ids) -> repositories.admin().purgeDead(query.queue(), ids, ids.length));
         logger.info("Purged " + purged + " dead job(s) of queue '" + query.queue() + "' matching " + query);
         return purged;
     }
@@ -384,7 +384,7 @@ public class JdbcQueueAdmin implements QueueAdmin {
         JobQuery page = query.toBuilder().states(JobState.DEAD).withoutContent().build();
         long done = 0;
         while (true) {
-            List<JobInfo> jobs = repositories.jobs().jobs(page);
+            List<JobInfo> jobs = repositories.admin().jobs(page);
             if (jobs.isEmpty()) {
                 return done;
             }

@@ -7,8 +7,8 @@ import java.util.UUID;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import io.pgqueue.internal.lifecycle.ClaimedJob;
-import io.pgqueue.internal.lifecycle.JobRepository;
+import io.pgqueue.internal.persistence.ClaimedJob;
+import io.pgqueue.internal.persistence.JobEnginePort;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -33,7 +33,7 @@ final class AckBatcher {
     /** Finished jobs waiting for their acknowledgement at most. */
     static final int MAX_PENDING = 10_000;
 
-    private final JobRepository jobs;
+    private final JobEnginePort jobs;
 
     private final UUID node;
 
@@ -52,7 +52,7 @@ final class AckBatcher {
 
     private Thread flusher;
 
-    AckBatcher(JobRepository jobs, UUID node, String name) {
+    AckBatcher(JobEnginePort jobs, UUID node, String name) {
         this.jobs = jobs;
         this.node = node;
         this.name = name;

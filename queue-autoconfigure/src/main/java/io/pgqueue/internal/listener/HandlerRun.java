@@ -3,7 +3,7 @@ package io.pgqueue.internal.listener;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 
-import io.pgqueue.internal.lifecycle.ClaimedJob;
+import io.pgqueue.internal.persistence.ClaimedJob;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-import io.pgqueue.internal.lifecycle.JobRepository;
+import io.pgqueue.internal.persistence.JobEnginePort;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -35,7 +35,7 @@ final class IdleQueues {
 
     private final int idleTicksBeforeEnd;
 
-    private final JobRepository jobs;
+    private final JobEnginePort jobs;
 
     /** How often this node's maintenance makes due jobs ready, or null when it runs none. */
     private final @Nullable Duration maintenanceInterval;
@@ -55,11 +55,11 @@ final class IdleQueues {
      * @param maintenanceInterval how often this node's maintenance makes due jobs ready, or null when it runs
      * none (containers then poll by themselves, as their polls make their due jobs ready)
      */
-    IdleQueues(JobRepository jobs, @Nullable Duration maintenanceInterval) {
+    IdleQueues(JobEnginePort jobs, @Nullable Duration maintenanceInterval) {
         this(jobs, maintenanceInterval, IDLE_TICKS_BEFORE_END);
     }
 
-    IdleQueues(JobRepository jobs, @Nullable Duration maintenanceInterval, int idleTicksBeforeEnd) {
+    IdleQueues(JobEnginePort jobs, @Nullable Duration maintenanceInterval, int idleTicksBeforeEnd) {
         this.jobs = jobs;
         this.maintenanceInterval = maintenanceInterval;
         this.idleTicksBeforeEnd = idleTicksBeforeEnd;

@@ -5,8 +5,8 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
 
-import io.pgqueue.internal.lifecycle.ClaimedJob;
-import io.pgqueue.internal.lifecycle.PostgresText;
+import io.pgqueue.internal.persistence.ClaimedJob;
+import io.pgqueue.internal.persistence.PostgresText;
 import io.pgqueue.listener.JobCancelledException;
 import io.pgqueue.listener.JobContext;
 import org.jspecify.annotations.Nullable;

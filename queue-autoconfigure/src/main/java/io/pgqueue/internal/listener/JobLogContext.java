@@ -2,7 +2,7 @@ package io.pgqueue.internal.listener;
 
 import java.util.List;
 
-import io.pgqueue.internal.lifecycle.ClaimedJob;
+import io.pgqueue.internal.persistence.ClaimedJob;
 import org.slf4j.MDC;
 
 /**

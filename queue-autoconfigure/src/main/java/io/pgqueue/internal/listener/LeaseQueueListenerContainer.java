@@ -10,10 +10,10 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.pgqueue.internal.lifecycle.Claim;
-import io.pgqueue.internal.lifecycle.ClaimRequest;
-import io.pgqueue.internal.lifecycle.ClaimedJob;
-import io.pgqueue.internal.lifecycle.JobRepository;
+import io.pgqueue.internal.persistence.Claim;
+import io.pgqueue.internal.persistence.ClaimRequest;
+import io.pgqueue.internal.persistence.ClaimedJob;
+import io.pgqueue.internal.persistence.JobEnginePort;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.node.TrackedJobs;
 import io.pgqueue.listener.ContainerOptions;
@@ -28,7 +28,7 @@ import io.pgqueue.listener.GroupFailurePolicy;
  */
 final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
-    private final JobRepository jobs;
+    private final JobEnginePort jobs;
 
     private final NodeRuntime node;
 
@@ -56,7 +56,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     private final ClaimRequest claimRequest;
 
-    LeaseQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobRepository jobs, NodeRuntime node,
+    LeaseQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobEnginePort jobs, NodeRuntime node,
             IdleQueues idle) {
         super(options, executor, idle);
         this.jobs = jobs;

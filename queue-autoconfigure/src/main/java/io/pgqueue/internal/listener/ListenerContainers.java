@@ -2,7 +2,8 @@ package io.pgqueue.internal.listener;
 
 import java.time.Duration;
 
-import io.pgqueue.internal.lifecycle.JobRepository;
+import io.pgqueue.internal.persistence.HistoryRepository;
+import io.pgqueue.internal.persistence.JobEnginePort;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.listener.ContainerOptions;
@@ -23,7 +24,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public final class ListenerContainers {
 
-    private final JobRepository jobs;
+    private final JobEnginePort jobs;
 
     private final NodeRuntime node;
 
@@ -37,10 +38,13 @@ public final class ListenerContainers {
 
     private final IdleQueues idle;
 
-    public ListenerContainers(JobRepository jobs, NodeRuntime node, JsonMapper mapper, QueueErrorHandler errorHandler,
+    private final HistoryRepository history;
+
+    public ListenerContainers(JobEnginePort jobs, HistoryRepository history, NodeRuntime node, JsonMapper mapper, QueueErrorHandler errorHandler,
             JobObserver observer, ProcessObserver processObserver, @Nullable Duration maintenanceInterval) {
         this.idle = new IdleQueues(jobs, maintenanceInterval);
         this.jobs = jobs;
+        this.history = history;
         this.node = node;
         this.mapper = mapper;
         this.errorHandler = errorHandler;
@@ -56,7 +60,7 @@ public final class ListenerContainers {
             @Nullable PlatformTransactionManager transactionManager) {
         JobExecutor executor = new JobExecutor(handler, errorHandler, options.backoff(), mapper, observer,
                 options.timeout(), processObserver, options.mode().name().toLowerCase(java.util.Locale.ROOT),
-                jobs.keepsOutputs());
+                history.enabled());
         if (options.mode() == DeliveryMode.LEASE) {
             return new LeaseQueueListenerContainer(options, executor, jobs, node, idle);
         }
@@ -65,7 +69,8 @@ public final class ListenerContainers {
                     + " uses TRANSACTIONAL delivery, which needs a single PlatformTransactionManager bean on the "
                     + "queue's DataSource; none was found");
         }
-        return new TransactionalQueueListenerContainer(options, executor, jobs, new TransactionTemplate(transactionManager),
+        return new TransactionalQueueListenerContainer(options, executor, jobs, history,
+                new TransactionTemplate(transactionManager),
                 node.settings().shutdownTimeout(), node.settings().interruptGrace(), idle);
     }
 }

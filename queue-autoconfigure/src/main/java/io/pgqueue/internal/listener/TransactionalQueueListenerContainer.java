@@ -5,10 +5,11 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.pgqueue.internal.lifecycle.Claim;
-import io.pgqueue.internal.lifecycle.ClaimRequest;
-import io.pgqueue.internal.lifecycle.ClaimedJob;
-import io.pgqueue.internal.lifecycle.JobRepository;
+import io.pgqueue.internal.persistence.Claim;
+import io.pgqueue.internal.persistence.ClaimRequest;
+import io.pgqueue.internal.persistence.ClaimedJob;
+import io.pgqueue.internal.persistence.HistoryRepository;
+import io.pgqueue.internal.persistence.JobEnginePort;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.GroupFailurePolicy;
 
@@ -23,7 +24,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 final class TransactionalQueueListenerContainer extends AbstractQueueListenerContainer {
 
-    private final JobRepository jobs;
+    private final JobEnginePort jobs;
 
     private final ClaimRequest claimRequest;
 
@@ -43,10 +44,13 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
 
     private final Duration interruptGrace;
 
-    TransactionalQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobRepository jobs,
-            TransactionTemplate transactions, Duration shutdownTimeout, Duration interruptGrace, IdleQueues idle) {
+    private final HistoryRepository history;
+
+    TransactionalQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobEnginePort jobs,
+            HistoryRepository history, TransactionTemplate transactions, Duration shutdownTimeout, Duration interruptGrace, IdleQueues idle) {
         super(options, executor, idle);
         this.jobs = jobs;
+        this.history = history;
         this.claimRequest = new ClaimRequest(options.queue(), options.batchSize(), options.maxAttempts(),
                 options.groupFailure() == GroupFailurePolicy.BLOCK, null, 0);
         this.transactions = transactions;
@@ -197,7 +201,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 return List.of(outcome);
             }
             if (outcome instanceof JobExecutor.Succeeded succeeded && succeeded.outputJson() != null) {
-                this.jobs.recordOutput(job.id(), succeeded.outputJson());
+                history.recordOutput(job.id(), succeeded.outputJson());
             }
         }
         return List.of();

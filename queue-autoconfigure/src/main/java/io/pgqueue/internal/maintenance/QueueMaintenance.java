@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.pgqueue.admin.QueueAdmin;
-import io.pgqueue.internal.lifecycle.Repositories;
+import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.support.PeriodicLifecycle;
 import org.jspecify.annotations.Nullable;
 
@@ -63,13 +63,13 @@ public class QueueMaintenance extends PeriodicLifecycle {
 
     /** Runs one pass now: promotion, counter folding and, while there is traffic, the statistics check. */
     public void runOnce() {
-        while (repositories.jobs().promoteDue(PROMOTE_BATCH) == PROMOTE_BATCH) {
+        while (repositories.maintenance().promoteDue(PROMOTE_BATCH) == PROMOTE_BATCH) {
             // a large backlog of due jobs: keep going in bounded statements
         }
         long folded = repositories.stats().squeeze();
         // the heap grows only with traffic, which leaves counter deltas: an idle node looks only now and then
         if (folded > 0 || passes.getAndIncrement() % IDLE_STATISTICS_CHECK_EVERY == 0) {
-            repositories.jobs().refreshStatisticsIfGrown();
+            repositories.maintenance().refreshStatisticsIfGrown();
         }
     }
 
@@ -82,19 +82,19 @@ public class QueueMaintenance extends PeriodicLifecycle {
         long deleted = 0;
         int batch;
         do {
-            batch = repositories.jobs().expireDead(retention.dead(), retention.batchSize());
+            batch = repositories.maintenance().expireDead(retention.dead(), retention.batchSize());
             deleted += batch;
         }
         while (batch == retention.batchSize());
         if (retention.history() != null) {
             do {
-                batch = repositories.jobs().expireHistory(retention.history(), retention.batchSize());
+                batch = repositories.history().expire(retention.history(), retention.batchSize());
                 deleted += batch;
             }
             while (batch == retention.batchSize());
         }
         do {
-            batch = repositories.jobs().expireDedupWindows(retention.batchSize());
+            batch = repositories.maintenance().expireDedupWindows(retention.batchSize());
             deleted += batch;
         }
         while (batch == retention.batchSize());

@@ -12,9 +12,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import io.pgqueue.internal.persistence.JobEnginePort;
+import io.pgqueue.internal.persistence.NodeRepository;
 import io.pgqueue.model.NodeContainer;
-import io.pgqueue.internal.lifecycle.JobRepository;
-import io.pgqueue.internal.lifecycle.NodeRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -30,7 +30,7 @@ public class NodeRuntime {
 
     private final NodeRepository nodes;
 
-    private final JobRepository jobs;
+    private final JobEnginePort jobs;
 
     private final NodeIdentity identity;
 
@@ -58,7 +58,7 @@ public class NodeRuntime {
     /** When the last heartbeat succeeded (System.nanoTime), or -1 before the first. */
     private volatile long lastHeartbeat = -1;
 
-    public NodeRuntime(NodeRepository nodes, JobRepository jobs, NodeIdentity identity, NodeSettings settings) {
+    public NodeRuntime(NodeRepository nodes, JobEnginePort jobs, NodeIdentity identity, NodeSettings settings) {
         this.nodes = nodes;
         this.jobs = jobs;
         this.identity = identity;

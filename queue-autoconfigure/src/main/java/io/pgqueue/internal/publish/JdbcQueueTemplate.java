@@ -13,8 +13,9 @@ import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.JobRequest;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
-import io.pgqueue.internal.lifecycle.JobRepository;
-import io.pgqueue.internal.lifecycle.NewJob;
+import io.pgqueue.internal.persistence.JobAdminPort;
+import io.pgqueue.internal.persistence.JobPublishPort;
+import io.pgqueue.internal.persistence.NewJob;
 import io.pgqueue.internal.observe.SendObserver;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.model.BatchSendResult;
@@ -31,7 +32,9 @@ import org.jspecify.annotations.Nullable;
  */
 public class JdbcQueueTemplate implements QueueTemplate {
 
-    private final JobRepository jobs;
+    private final JobPublishPort jobs;
+
+    private final JobAdminPort lookups;
 
     private final JobPayloadCodec codec;
 
@@ -41,11 +44,13 @@ public class JdbcQueueTemplate implements QueueTemplate {
 
     private volatile SendObserver observer = SendObserver.NONE;
 
-    public JdbcQueueTemplate(JobRepository jobs, JobPayloadCodec codec, Wakeups wakeups, int batchChunkSize) {
+    public JdbcQueueTemplate(JobPublishPort jobs, JobAdminPort lookups, JobPayloadCodec codec, Wakeups wakeups,
+            int batchChunkSize) {
         if (batchChunkSize < 1) {
             throw new IllegalArgumentException("batchChunkSize must be at least 1");
         }
         this.jobs = jobs;
+        this.lookups = lookups;
         this.codec = codec;
         this.wakeups = wakeups;
         this.batchChunkSize = batchChunkSize;
@@ -79,7 +84,7 @@ public class JdbcQueueTemplate implements QueueTemplate {
 
     private SendResult send(String queue, NewJob job, SendOptions options) {
         if (job.debounceKey() != null) {
-            JobRepository.DebouncedSend sent = jobs.enqueueDebounced(queue, job);
+            JobPublishPort.DebouncedSend sent = jobs.enqueueDebounced(queue, job);
             return sent.inserted() ? SendResult.created(sent.jobId()) : SendResult.duplicateOf(sent.jobId());
         }
         List<Long> ids = insert(queue, List.of(job));
@@ -157,7 +162,7 @@ public class JdbcQueueTemplate implements QueueTemplate {
 
     @Override
     public <T> Optional<T> output(long jobId, Class<T> type) {
-        JobInfo job = jobs.job(jobId);
+        JobInfo job = lookups.job(jobId);
         if (job == null) {
             throw new NoSuchJobException(jobId);
         }

@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.pgqueue.JobPayloadCodec;
-import io.pgqueue.internal.lifecycle.ScheduleRecord;
-import io.pgqueue.internal.lifecycle.ScheduleRepository;
+import io.pgqueue.internal.persistence.ScheduleRecord;
+import io.pgqueue.internal.persistence.ScheduleRepository;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.model.MissedTickPolicy;
 import io.pgqueue.model.ScheduleInfo;

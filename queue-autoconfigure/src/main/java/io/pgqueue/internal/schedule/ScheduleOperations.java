@@ -5,8 +5,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 
-import io.pgqueue.internal.lifecycle.ScheduleRecord;
-import io.pgqueue.internal.lifecycle.ScheduleRepository;
+import io.pgqueue.internal.persistence.ScheduleRecord;
+import io.pgqueue.internal.persistence.ScheduleRepository;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.model.ScheduleInfo;
 import io.pgqueue.schedule.RecurringJob;

@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 
-import io.pgqueue.internal.lifecycle.ScheduleRecord;
+import io.pgqueue.internal.persistence.ScheduleRecord;
 import io.pgqueue.schedule.RecurringJob;
 import org.jspecify.annotations.Nullable;
 

@@ -9,7 +9,7 @@ import org.springframework.jdbc.datasource.AbstractDataSource;
 /**
  * Hands Flyway one connection whose transaction Flyway cannot end: its commits and auto-commit switches are
  * ignored and closing it does nothing, so the whole migration commits (or rolls back) at once with
- * {@link io.pgqueue.internal.lifecycle.MigrationSession}. A rollback Flyway asks for happens, and is
+ * {@link io.pgqueue.internal.persistence.MigrationSession}. A rollback Flyway asks for happens, and is
  * remembered: what came before it is gone, so the migration must not be committed as if whole.
  */
 final class OneTransactionDataSource extends AbstractDataSource {

@@ -6,8 +6,8 @@ import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
 
-import io.pgqueue.internal.lifecycle.MigrationSession;
-import io.pgqueue.internal.lifecycle.Schema;
+import io.pgqueue.internal.persistence.MigrationSession;
+import io.pgqueue.internal.persistence.Schema;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.flywaydb.core.Flyway;

@@ -6,7 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Pattern;
 
-import io.pgqueue.internal.lifecycle.SchemaRepository;
+import io.pgqueue.internal.persistence.SchemaRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

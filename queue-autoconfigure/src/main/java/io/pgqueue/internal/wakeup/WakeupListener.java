@@ -4,7 +4,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.function.Consumer;
 
-import io.pgqueue.internal.lifecycle.NotificationRepository;
+import io.pgqueue.internal.persistence.NotificationRepository;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

@@ -8,8 +8,8 @@ import java.util.stream.IntStream;
 
 import io.pgqueue.model.ClusterNode;
 import io.pgqueue.model.NodeContainer;
-import io.pgqueue.internal.lifecycle.NodeRepository;
-import io.pgqueue.internal.lifecycle.Repositories;
+import io.pgqueue.internal.persistence.NodeRepository;
+import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.model.DeliveryMode;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;

@@ -1,0 +1,25 @@
+package io.pgqueue.internal.persistence;
+
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A job row handed to a listener.
+ *
+ * @param id job id
+ * @param queue queue name
+ * @param payloadJson payload as JSON text
+ * @param payloadType Java type recorded at send, or null
+ * @param headersJson headers as a JSON object, or null
+ * @param attempt this attempt's number, starting at 1
+ * @param maxAttempts attempts allowed before the job goes dead
+ * @param enqueuedAt when the job was sent
+ * @param dueAt when the job became runnable (its run-at)
+ * @param claimedAt when this attempt was claimed (database clock)
+ * @param timeoutMillis the job's own timeout, or null for the listener's
+ */
+public record ClaimedJob(long id, String queue, String payloadJson, @Nullable String payloadType,
+        @Nullable String headersJson, int attempt, int maxAttempts, Instant enqueuedAt, Instant dueAt, Instant claimedAt,
+        @Nullable Long timeoutMillis) {
+}

@@ -1,0 +1,21 @@
+package io.pgqueue.internal.persistence;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What to write for a failed attempt.
+ *
+ * @param jobId the job
+ * @param attempt the attempt that failed (its number, starting at 1)
+ * @param maxAttempts the job's attempts as resolved when it was claimed
+ * @param retryDelay delay before the next attempt, or null when the job goes dead
+ * @param error message and bounded stack trace to keep in {@code last_error}
+ */
+public record FailureUpdate(long jobId, int attempt, int maxAttempts, @Nullable Duration retryDelay, String error) {
+
+    public boolean dead() {
+        return retryDelay == null;
+    }
+}

@@ -1,0 +1,210 @@
+package io.pgqueue.internal.persistence;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import org.postgresql.PGStatement;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.ConnectionProxy;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Runs {@link Sql} statements on the application's DataSource. Joins the caller's Spring-managed
+ * transaction when there is one; outside of one, every call commits its own work even when the pool hands
+ * out connections with auto-commit off, so no pgqueue write is lost to a pool setting and no transaction
+ * is left open on a pooled connection.
+ */
+final class Jdbc {
+
+    /** Binds a statement's parameters. */
+    @FunctionalInterface
+    interface Binder {
+
+        Binder NONE = (params) -> {
+        };
+
+        void bind(Params params) throws SQLException;
+    }
+
+    /** Reads one row. */
+    @FunctionalInterface
+    interface RowReader<T> {
+
+        T read(ResultSet row) throws SQLException;
+    }
+
+    /** Work on one connection, for statements that return several results. */
+    @FunctionalInterface
+    interface ConnectionWork<T> {
+
+        T run(Connection connection) throws SQLException;
+    }
+
+    private final DataSource dataSource;
+
+    private final JdbcTemplate template;
+
+    private final int timeoutSeconds;
+
+    /**
+     * @param statementTimeout bound of every pgqueue statement, lock waits included (zero for none); enforced by
+     * the driver cancelling the statement, so it needs no session setting and no extra statement
+     */
+    Jdbc(DataSource dataSource, Duration statementTimeout) {
+        this.dataSource = dataSource;
+        this.template = new JdbcTemplate(dataSource);
+        this.timeoutSeconds = (int) Math.min(Integer.MAX_VALUE,
+                (statementTimeout.toMillis() + 999) / 1000);
+    }
+
+    DataSource dataSource() {
+        return dataSource;
+    }
+
+    /** Runs the statement and reads every row it returns. */
+    <T> List<T> query(Sql sql, Binder binder, RowReader<T> reader) {
+        return query(sql, binder, reader, timeoutSeconds);
+    }
+
+    /**
+     * As {@link #query(Sql, Binder, RowReader)}, bounded by its own timeout (whole seconds, at least one)
+     * instead of the statement timeout.
+     */
+    <T> List<T> query(Sql sql, Binder binder, RowReader<T> reader, Duration timeout) {
+        return query(sql, binder, reader, (int) Math.max(1, (timeout.toMillis() + 999) / 1000));
+    }
+
+    private <T> List<T> query(Sql sql, Binder binder, RowReader<T> reader, int timeoutSeconds) {
+        return execute((connection) -> {
+            try (PreparedStatement statement = statement(connection, sql, binder, timeoutSeconds);
+                    ResultSet rows = statement.executeQuery()) {
+                List<T> result = new ArrayList<>();
+                while (rows.next()) {
+                    result.add(reader.read(rows));
+                }
+                return result;
+            }
+        });
+    }
+
+    /** Runs a statement that returns one row with one number (e.g. {@code SELECT count(*) FROM changed}). */
+    long count(Sql sql, Binder binder) {
+        List<Long> counts = query(sql, binder, (row) -> row.getLong(1));
+        return counts.isEmpty() ? 0 : counts.get(0);
+    }
+
+    /**
+     * Runs several statements in one round trip (separated by semicolons), each returning one row with one
+     * number, and adds those numbers up.
+     */
+    long countAll(Sql sql, Binder binder) {
+        return execute((connection) -> {
+            try (PreparedStatement statement = statement(connection, sql, binder)) {
+                long total = 0;
+                boolean rows = statement.execute();
+                while (rows || statement.getUpdateCount() != -1) {
+                    if (rows) {
+                        try (ResultSet result = statement.getResultSet()) {
+                            total += result.next() ? result.getLong(1) : 0;
+                        }
+                    }
+                    rows = statement.getMoreResults();
+                }
+                return total;
+            }
+        });
+    }
+
+    /** Runs a statement without a result set; returns the number of rows it changed. */
+    int update(Sql sql, Binder binder) {
+        return execute((connection) -> {
+            try (PreparedStatement statement = statement(connection, sql, binder)) {
+                return statement.executeUpdate();
+            }
+        });
+    }
+
+    /** Prepares and binds one of pgqueue's statements on the given connection, bounded by the statement timeout. */
+    PreparedStatement statement(Connection connection, Sql sql, Binder binder) throws SQLException {
+        return statement(connection, sql, binder, timeoutSeconds);
+    }
+
+    private static PreparedStatement statement(Connection connection, Sql sql, Binder binder, int timeoutSeconds)
+            throws SQLException {
+        PreparedStatement statement = prepare(connection, sql, binder);
+        if (timeoutSeconds > 0) {
+            statement.setQueryTimeout(timeoutSeconds);
+        }
+        return statement;
+    }
+
+    /** Prepares and binds a statement on the given connection. */
+    static PreparedStatement prepare(Connection connection, Sql sql, Binder binder) throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(sql.jdbcSql());
+        try {
+            if (sql.isPlannedPerExecution()) {
+                PgStatements.planEachExecution(statement);
+            }
+            Params params = new Params(sql, connection, statement);
+            binder.bind(params);
+            params.checkComplete();
+            return statement;
+        }
+        catch (SQLException | RuntimeException ex) {
+            statement.close();
+            throw ex;
+        }
+    }
+
+    /** Touches the PostgreSQL driver's own types only when the driver is there (it is an optional dependency). */
+    private static final class PgStatements {
+
+        private static final boolean DRIVER_PRESENT = ClassUtils.isPresent("org.postgresql.PGStatement",
+                Jdbc.class.getClassLoader());
+
+        static void planEachExecution(PreparedStatement statement) throws SQLException {
+            if (DRIVER_PRESENT && statement.isWrapperFor(PGStatement.class)) {
+                // never prepared on the server: each execution is planned for its values
+                statement.unwrap(PGStatement.class).setPrepareThreshold(0);
+            }
+        }
+    }
+
+    /**
+     * Runs work on a connection of the current transaction or, outside of one, on a pooled connection whose
+     * work is committed before it goes back to the pool (rolled back if the work failed).
+     */
+    <T> T execute(ConnectionWork<T> work) {
+        T result = template.execute((Connection connection) -> {
+            // JdbcTemplate hands out a close-suppressing proxy: ask about the connection it wraps
+            Connection target = (connection instanceof ConnectionProxy proxy) ? proxy.getTargetConnection() : connection;
+            boolean ownCommit = !target.getAutoCommit() && !DataSourceUtils.isConnectionTransactional(target, dataSource);
+            try {
+                T value = work.run(connection);
+                if (ownCommit) {
+                    connection.commit();
+                }
+                return value;
+            }
+            catch (SQLException | RuntimeException ex) {
+                if (ownCommit) {
+                    connection.rollback();
+                }
+                throw ex;
+            }
+        });
+        if (result == null) {
+            throw new IllegalStateException("JDBC work returned no result");
+        }
+        return result;
+    }
+}

@@ -1,0 +1,995 @@
+package io.pgqueue.internal.persistence;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Function;
+
+import io.pgqueue.listener.RateLimit;
+import io.pgqueue.model.DeadJob;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.JobQuery;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The JDBC {@link JobRepository}: the SQL of the job table, one statement per transition, built once at
+ * startup for the features switched on (counters, history). Rows are found by primary key
+ * ({@code id = ANY(ARRAY(...))}) so that a busy or bloated table never turns a statement into a sequential
+ * scan.
+ */
+final class JdbcJobRepository implements JobRepository {
+
+    /**
+     * The savepoint a TRANSACTIONAL claim sets before it deletes its jobs: rolling back to it gives the jobs
+     * back, and the statement that records their failure or snooze follows in the same round trip, so that no
+     * other worker can claim them in between.
+     */
+    private static final String CLAIM_SAVEPOINT = "pgqueue_claim";
+
+    /** Due scheduled jobs a claim promotes before it claims. */
+    private static final int PROMOTE_PER_CLAIM = 1000;
+
+    /**
+     * The ready jobs a claim takes, in claim order, unless the queue is paused cluster-wide. A job with a
+     * group key is taken only when no job of its group is running and no earlier one is pending (a failed one
+     * waiting for its retry counts as pending when failures block the group).
+     */
+    private static final String READY_IDS = """
+            SELECT id FROM {schema}.job j
+            WHERE j.queue = :queue AND j.state = 'ready'
+              AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state s WHERE s.queue = :queue AND s.paused)
+              AND (j.group_key IS NULL OR NOT EXISTS (
+                    SELECT 1 FROM {schema}.job g
+                    WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.id <> j.id
+                      AND (g.state = 'running'
+                           OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+            ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED""";
+
+    /** The columns a claim returns. */
+    private static final String CLAIMED_COLUMNS = """
+            SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at,
+                   timeout_ms
+            FROM claimed""";
+
+    /** What a statement that finishes jobs returns of each row, for the history (with the finished state). */
+    private static final String FINISHED_COLUMNS = """
+            j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
+            j.run_at, j.attempted_at, j.last_error""";
+
+    /**
+     * Dedup windows of the input rows that have one: a key is taken again only once its window expired and no
+     * live job holds it (a send that the job's own dedup key turns away must not renew the window); the rows
+     * whose key could not be taken are not inserted.
+     */
+    private static final String WINDOW_CTE = """
+            , windowed AS (
+                INSERT INTO {schema}.dedup_window AS w (queue, dedup_key, expires_at)
+                SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
+                FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+                  AND NOT EXISTS (SELECT 1 FROM {schema}.job live
+                                  WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
+                ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
+                RETURNING queue, dedup_key
+            )""";
+
+    /** Live jobs of one queue or all queues that a listener would pick up now (exact; for tests). */
+    /** Below this many pages (1 MB) a sequential scan costs nothing worth an ANALYZE. */
+    private static final long STATISTICS_MIN_PAGES = 128;
+
+    /** How many times the recorded size the heap must reach before statistics are refreshed. */
+    private static final long STATISTICS_GROWTH = 4;
+
+    private final Jdbc jdbc;
+
+    private final Schema schema;
+
+    private final Counters counters;
+
+    private final JdbcHistoryRepository history;
+
+    private final TransactionTemplate transactions;
+
+    /** The insert statements by row shape, each without and with NOTIFY, then both again with dedup windows. */
+    private final Map<RowShape, Sql[]> enqueue = new EnumMap<>(RowShape.class);
+
+    private final Sql enqueueDebounced;
+
+    private final Sql snooze;
+
+    private final Sql snoozeAfterRollback;
+
+    private final Sql undoClaimThenFail;
+
+    private final Sql undoClaimThenSnooze;
+
+    private final Sql cancel;
+
+    private final Sql cancelRequested;
+
+    private final Sql cancelRunning;
+
+    private final Sql progress;
+
+    private final Sql expireDedupWindows;
+
+    private final Sql statisticsOutgrown;
+
+    private final Sql analyze;
+
+    private final JobLookups lookups;
+
+    private final Sql promoteDue;
+
+    private final Sql promoteDueOfQueue;
+
+    private final Sql claimLeased;
+
+    private final Sql claimAndDelete;
+
+    private final Sql complete;
+
+    private final Sql fail;
+
+    private final Sql failAfterRollback;
+
+    private final Sql rescue;
+
+    private final Sql release;
+
+    private final Sql extendLease;
+
+    private final Sql retryDead;
+
+    private final Sql purgeDead;
+
+    private final Sql readyQueues;
+
+    private final Sql expireDead;
+
+    private final Sql throttleLock;
+
+    private final Sql countRunning;
+
+    private final Sql rateWindow;
+
+    private final Sql rateStarted;
+
+    private final Sql findLiveByDedupKey;
+
+    private final Sql deadIds;
+
+    private final Sql deadJobs;
+
+    private final Sql deadJobSummaries;
+
+    JdbcJobRepository(Jdbc jdbc, Schema schema, Counters counters, JdbcHistoryRepository history) {
+        this.jdbc = jdbc;
+        this.schema = schema;
+        this.counters = counters;
+        this.history = history;
+        this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
+        for (RowShape shape : RowShape.values()) {
+            enqueue.put(shape, new Sql[] { schema.sql(enqueueStatement(shape, false, false)),
+                    schema.sql(enqueueStatement(shape, true, false)), schema.sql(enqueueStatement(shape, false, true)),
+                    schema.sql(enqueueStatement(shape, true, true)) });
+        }
+        this.enqueueDebounced = schema.sql(debounceStatement());
+        String leasedAttempt = "id = :id AND attempts = :attempt AND locked_by = :node";
+        this.snooze = schema.sql(snoozeStatement(Transition.SNOOZE) + ";\n" + cancelRunningStatement(leasedAttempt));
+        this.snoozeAfterRollback = schema.sql(snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
+        this.undoClaimThenSnooze = schema.sql("ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n"
+                + snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
+        this.cancel = schema.sql(cancelStatement());
+        this.cancelRequested = schema.sql("""
+                SELECT id FROM {schema}.job
+                WHERE id = ANY(:ids) AND state = 'running' AND locked_by = :node AND cancel_requested""");
+        this.cancelRunning = schema.sql(cancelRunningStatement(leasedAttempt));
+        this.progress = schema.sql("""
+                UPDATE {schema}.job j SET progress_percent = p.percent, progress_message = p.message
+                FROM unnest(:ids::bigint[], :attempts::int[], :percents::smallint[], :messages::text[])
+                     AS p(id, attempt, percent, message)
+                WHERE j.id = p.id AND j.attempts = p.attempt AND j.locked_by = :node AND j.state = 'running'
+                """);        // a prepared plan made while the table was a few pages long reads the primary key by a sequential scan,
+        // which costs the whole heap once dead rows have piled up before the first autovacuum
+        this.statisticsOutgrown = schema.sql("""
+                SELECT pg_relation_size(c.oid) / current_setting('block_size')::bigint >= :min_pages
+                   AND pg_relation_size(c.oid) / current_setting('block_size')::bigint > :growth * greatest(c.relpages, 1)
+                   AND pg_has_role(c.relowner, 'MEMBER')
+                   AND pg_try_advisory_xact_lock(hashtext(:lock))
+                FROM pg_class c WHERE c.oid = to_regclass(:table)
+                """);
+        this.analyze = schema.sql("ANALYZE {schema}.job");
+        this.expireDedupWindows = schema.sql("""
+                WITH expired AS (
+                    DELETE FROM {schema}.dedup_window WHERE (queue, dedup_key) IN (
+                        SELECT queue, dedup_key FROM {schema}.dedup_window WHERE expires_at < now()
+                        ORDER BY expires_at LIMIT :limit FOR UPDATE SKIP LOCKED)
+                    RETURNING queue
+                )
+                SELECT count(*) FROM expired
+                """);
+        this.lookups = new JobLookups(schema);
+        this.promoteDue = schema.sql(promoteStatement(false));
+        this.promoteDueOfQueue = schema.sql(promoteStatement(true));
+        this.claimLeased = schema.sql(promoteStatement(true) + ";\n" + claimLeasedStatement());
+        this.claimAndDelete = schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + claimAndDeleteStatement());
+        this.undoClaimThenFail = schema.sql("ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n"
+                + failStatement(Transition.FAIL_AFTER_ROLLBACK));
+        this.complete = schema.sql(completeStatement());
+        this.fail = schema.sql(failStatement(Transition.FAIL) + ";\n" + cancelRunningStatement(leasedAttempt));
+        this.failAfterRollback = schema.sql(failStatement(Transition.FAIL_AFTER_ROLLBACK));
+        this.rescue = schema.sql(rescueStatement() + ";\n" + cancelRunningStatement("""
+                id = ANY(ARRAY(SELECT r.id FROM {schema}.job r
+                               WHERE r.state = 'running' AND %s
+                                 AND (r.lease_until < now()
+                                      OR NOT EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = r.locked_by))
+                               ORDER BY r.id FOR UPDATE SKIP LOCKED))""".formatted(Transition.CANCEL_RUNNING.guard("r"))));
+        this.release = schema.sql(releaseStatement() + ";\n"
+                + cancelRunningStatement("id = ANY(:ids::bigint[]) AND locked_by = :node"));
+        this.extendLease = schema.sql("""
+                UPDATE {schema}.job SET lease_until = greatest(lease_until, now() + :lease_ms * interval '1 millisecond')
+                WHERE id = :id AND attempts = :attempt AND locked_by = :node AND state = 'running'
+                """);
+        this.retryDead = schema.sql(retryDeadStatement());
+        this.readyQueues = schema.sql("""
+                SELECT q.queue FROM unnest(:queues::text[]) AS q(queue)
+                WHERE EXISTS (SELECT 1 FROM {schema}.job j WHERE j.queue = q.queue AND j.state = 'ready')
+                  AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state s WHERE s.queue = q.queue AND s.paused)
+                """);
+        this.purgeDead = schema.sql(deleteDeadStatement(Transition.PURGE,
+                "queue = :queue AND state = 'dead' AND (id = ANY(:ids::bigint[]) OR :ids::bigint[] IS NULL) ORDER BY id"));
+        this.expireDead = schema.sql(deleteDeadStatement(Transition.EXPIRE,
+                "state = 'dead' AND coalesce(dead_at, created_at) < now() - :retention_ms * interval '1 millisecond'"));
+        this.throttleLock = schema.sql("SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtext(:key))) AS locked");
+        this.countRunning = schema.sql("SELECT count(*) FROM {schema}.job WHERE queue = :queue AND state = 'running'");
+        this.rateWindow = schema.sql("""
+                INSERT INTO {schema}.queue_rate AS r (queue, window_start, started)
+                SELECT :queue, to_timestamp(floor(extract(epoch FROM now()) * 1000 / w) * w / 1000.0), 0
+                FROM (SELECT :window_ms::bigint AS w) AS window_length
+                ON CONFLICT (queue) DO UPDATE
+                    SET started = CASE WHEN r.window_start = excluded.window_start THEN r.started ELSE 0 END,
+                        window_start = excluded.window_start
+                RETURNING started
+                """);
+        this.rateStarted = schema.sql("UPDATE {schema}.queue_rate SET started = started + :started WHERE queue = :queue");
+        this.findLiveByDedupKey = schema.sql(
+                "SELECT id FROM {schema}.job WHERE queue = :queue AND dedup_key = :dedup_key AND state <> 'dead'");
+        this.deadIds = schema.sql("SELECT id FROM {schema}.job WHERE queue = :queue AND state = 'dead' ORDER BY id");
+        this.deadJobs = schema.sql(deadJobsStatement(true));
+        this.deadJobSummaries = schema.sql(deadJobsStatement(false));
+    }
+
+    /** A page of dead jobs; without content, payloads are not read and errors keep their first line. */
+    private static String deadJobsStatement(boolean content) {
+        return """
+                SELECT id, queue, attempts, %s AS last_error, %s AS payload, payload_type, created_at
+                FROM {schema}.job
+                WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job WHERE queue = :queue AND state = 'dead'
+                                     ORDER BY id DESC OFFSET :offset LIMIT :limit))
+                ORDER BY id DESC
+                """.formatted(content ? "last_error" : "split_part(left(last_error, 1000), chr(10), 1)",
+                        content ? "payload::text" : "NULL::text");
+    }
+
+    // ---- statements, each generated once --------------------------------------------------------------
+
+    /**
+     * The insert of new jobs read from the CTE {@code input} (queue, payload, payload_type, headers, priority,
+     * due, max_attempts, dedup_key, group_key, timeout_ms and, with dedup windows, dedup_for_ms) as CTEs
+     * {@code inserted} (id, queue, state), its counter deltas and, with {@code notify}, {@code notified}: a
+     * NOTIFY of the queue delivered at commit, which the final select must reference. The one way a job row
+     * comes into being, for sends and recurring ticks alike (and, in the same words, pgqueue.send() in SQL); to
+     * follow a WITH clause that defines {@code input}.
+     */
+    String insertCtes(Counters.Rows rows, boolean notify) {
+        return insertCtes(rows, notify, false);
+    }
+
+    /** As {@link #insertCtes(Counters.Rows, boolean)}; with {@code windowed}, input rows may carry dedup windows. */
+    String insertCtes(Counters.Rows rows, boolean notify, boolean windowed) {
+        return Transition.ENQUEUE.tag() + (windowed ? WINDOW_CTE : "") + """
+                , inserted AS (
+                    INSERT INTO {schema}.job (queue, state, priority, run_at, payload, payload_type, headers,
+                                              max_attempts, dedup_key, group_key, timeout_ms)
+                    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+                           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
+                    FROM input i%s
+                    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+                    RETURNING id, queue, state
+                )""".formatted(windowed ? """
+
+                    WHERE i.dedup_for_ms IS NULL
+                       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)"""
+                : "") + counters.deltaCte(Transition.ENQUEUE, "inserted", rows) + (notify ? """
+                , notified AS (
+                    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+                )""" : "");
+    }
+
+    /** The input CTE of a send: the job rows as parameters of the given shape. */
+    private static String inputCte(RowShape shape) {
+        return """
+                WITH input AS (
+                    SELECT :queue::text AS queue, i.*,
+                           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+                    FROM %s AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                                 group_key, timeout_ms, dedup_for_ms)
+                )""".formatted(shape.rows);
+    }
+
+    private String enqueueStatement(RowShape shape, boolean notify, boolean windowed) {
+        return inputCte(shape) + insertCtes(shape.counted, notify, windowed)
+                + (notify ? "\nSELECT id FROM inserted LEFT JOIN notified ON true" : "\nSELECT id FROM inserted");
+    }
+
+    /**
+     * A debounced send: inserts the job, waiting for its quiet window, or, while a job of the key still waits,
+     * gives that one the new payload and options and pushes its run-at back. Only inserted rows are counted.
+     */
+    private String debounceStatement() {
+        return inputCte(RowShape.SINGLE) + Transition.ENQUEUE.tag() + """
+                , upserted AS (
+                    INSERT INTO {schema}.job AS j (queue, state, priority, run_at, payload, payload_type, headers,
+                                                   max_attempts, group_key, timeout_ms, debounce_key)
+                    SELECT queue, 'scheduled', priority, due, payload::jsonb, payload_type, headers::jsonb,
+                           max_attempts, group_key, timeout_ms, :debounce_key
+                    FROM input
+                    ON CONFLICT (queue, debounce_key) WHERE state = 'scheduled' AND debounce_key IS NOT NULL
+                    DO UPDATE SET payload = excluded.payload, payload_type = excluded.payload_type,
+                                  headers = excluded.headers, priority = excluded.priority, run_at = excluded.run_at,
+                                  max_attempts = excluded.max_attempts, group_key = excluded.group_key,
+                                  timeout_ms = excluded.timeout_ms
+                    RETURNING id, queue, state, (xmax = 0) AS inserted
+                ), inserted AS (
+                    SELECT id, queue, state FROM upserted WHERE inserted
+                )""" + counters.deltaCte(Transition.ENQUEUE, "inserted", Counters.Rows.ONE)
+                + "\nSELECT id, inserted FROM upserted";
+    }
+
+    /**
+     * Promotes due scheduled jobs, of one queue (before its claims) or of all (maintenance). A debounced job's
+     * quiet window ends here: it lets go of its key, so that a later send of the key starts a new job and a
+     * retry or snooze of this one, back to scheduled, never meets that job in the key's unique index.
+     */
+    private String promoteStatement(boolean oneQueue) {
+        return Transition.PROMOTE.tag() + """
+                WITH promoted AS (
+                    UPDATE {schema}.job SET state = 'ready', debounce_key = NULL
+                    WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job
+                                         WHERE %s state = 'scheduled' AND run_at <= now()
+                                         ORDER BY run_at LIMIT :promote_limit FOR UPDATE SKIP LOCKED))
+                    RETURNING queue
+                )""".formatted(oneQueue ? "queue = :queue AND" : "")
+                + counters.deltaCte(Transition.PROMOTE, "promoted", Counters.Rows.MANY) + "\nSELECT count(*) FROM promoted";
+    }
+
+    private String claimLeasedStatement() {
+        return Transition.CLAIM_LEASE.tag() + """
+                WITH claimed AS (
+                    UPDATE {schema}.job j
+                    SET state = 'running', attempts = j.attempts + 1,
+                        max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+                        locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+                        attempted_at = now(), progress_percent = NULL, progress_message = NULL
+                    WHERE j.id = ANY(ARRAY(%s))
+                      AND %s
+                      AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+                    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+                              j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms
+                )""".formatted(READY_IDS, Transition.CLAIM_LEASE.guard("j")) + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)
+                + "\n" + CLAIMED_COLUMNS;
+    }
+
+    private String claimAndDeleteStatement() {
+        return Transition.CLAIM_DELETE.tag() + """
+                WITH claimed AS (
+                    DELETE FROM {schema}.job j
+                    WHERE j.id = ANY(ARRAY(%s))
+                    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+                              j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+                              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+                              now() AS attempted_at, j.last_error, 'completed' AS state
+                )""".formatted(READY_IDS) + history.archiveCte("claimed", false)
+                + counters.deltaCte(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY) + "\n" + CLAIMED_COLUMNS;
+    }
+
+    /**
+     * Deletes finished jobs that this node still owns in the attempt it ran. The (id, attempt) pairs are
+     * checked through a hashed sub-plan (the {@code IS TRUE} keeps the planner from turning it into a join,
+     * which it would plan as a nested loop over every pair when its statistics still say "no running jobs"
+     * during a backlog). No {@code state = 'running'} either: only running jobs have an owner, and that
+     * predicate would invite the partial lease index.
+     */
+    private String completeStatement() {
+        return Transition.COMPLETE.tag() + """
+                WITH done AS (
+                    DELETE FROM {schema}.job j
+                    WHERE j.id = ANY(:ids::bigint[]) AND %s
+                    RETURNING %s,
+                              CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
+                )""".formatted(Transition.COMPLETE.guard("j"), FINISHED_COLUMNS) + history.archiveCte("done", true)
+                + counters.deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY) + "\nSELECT count(*) FROM done";
+    }
+
+    /**
+     * Finishes running jobs matching {@code filter} whose cancellation was requested, as cancelled: the
+     * statement that follows every other way out of running (failure, snooze, release, rescue), which all
+     * leave such jobs alone. Running after them, it also finishes a job whose cancellation was requested
+     * while they ran.
+     */
+    private String cancelRunningStatement(String filter) {
+        return Transition.CANCEL_RUNNING.tag() + """
+                WITH cancelled AS (
+                    DELETE FROM {schema}.job j
+                    WHERE %s AND j.state = 'running' AND %s
+                    RETURNING %s, 'cancelled' AS state
+                )""".formatted(filter, Transition.CANCEL_RUNNING.guard("j"), FINISHED_COLUMNS) + history.archiveCte("cancelled", false)
+                + counters.deltaCte(Transition.CANCEL_RUNNING, "cancelled", Counters.Rows.MANY)
+                + "\nSELECT count(*) FROM cancelled";
+    }
+
+    /**
+     * Cancels jobs by id: the scheduled and ready ones finish as cancelled at once (releasing their dedup
+     * keys, windows included, and their groups); of the running ones, the cancellation is requested. Rows
+     * another transaction holds (a TRANSACTIONAL handler running them) are left alone. Returns each job it
+     * did something to, with what.
+     */
+    private String cancelStatement() {
+        return Transition.CANCEL.tag() + """
+                WITH cancelled AS (
+                    DELETE FROM {schema}.job j
+                    WHERE j.id = ANY(ARRAY(SELECT id FROM {schema}.job WHERE id = ANY(:ids::bigint[])
+                                           AND state IN ('scheduled', 'ready') FOR UPDATE SKIP LOCKED))
+                      AND j.state IN ('scheduled', 'ready')
+                    RETURNING %s, j.state AS from_state, 'cancelled' AS state
+                ), windows_released AS (
+                    DELETE FROM {schema}.dedup_window w USING cancelled c
+                    WHERE w.queue = c.queue AND w.dedup_key = c.dedup_key
+                ), requested AS (
+                    UPDATE {schema}.job SET cancel_requested = true
+                    WHERE id = ANY(:ids::bigint[]) AND state = 'running'
+                    RETURNING id
+                )""".formatted(FINISHED_COLUMNS) + history.archiveCte("cancelled", false)
+                + counters.deltaCte(Transition.CANCEL, "cancelled", Counters.Rows.MANY) + """
+
+                SELECT id, true AS finished FROM cancelled UNION ALL SELECT id, false FROM requested""";
+    }
+
+    /**
+     * Puts a job off without counting the attempt: back to scheduled (or ready without a delay). A LEASE job
+     * must still be running under this node in that attempt and not be cancel-requested (the statement that
+     * follows finishes such a job); a TRANSACTIONAL job is ready again after its rollback.
+     */
+    private String snoozeStatement(Transition transition) {
+        return transition.tag() + """
+                WITH snoozed AS (
+                    UPDATE {schema}.job
+                    SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
+                        run_at = now() + :delay_ms::bigint * interval '1 millisecond',
+                        attempts = :attempt - 1, locked_by = NULL, lease_until = NULL, debounce_key = NULL
+                    WHERE id = :id AND %s
+                    RETURNING queue, state
+                )""".formatted(transition.guard(""))
+                + counters.deltaCte(transition, "snoozed", Counters.Rows.MANY) + "\nSELECT count(*) FROM snoozed";
+    }
+
+    /**
+     * Records a failed attempt: dead, or back to scheduled/ready after the delay. A LEASE job must still be
+     * running under this node in that attempt; a TRANSACTIONAL job is ready again after its rollback, with
+     * the attempt not yet counted.
+     */
+    private String failStatement(Transition transition) {
+        return transition.tag() + """
+                WITH failed AS (
+                    UPDATE {schema}.job
+                    SET state = CASE WHEN :dead::boolean THEN 'dead'
+                                     WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
+                        run_at = CASE WHEN :dead::boolean THEN run_at
+                                      ELSE now() + :delay_ms::bigint * interval '1 millisecond' END,
+                        attempts = :attempt, max_attempts = :max_attempts,
+                        locked_by = NULL, lease_until = NULL, last_error = :error, debounce_key = NULL,
+                        dead_at = CASE WHEN :dead::boolean THEN now() END
+                    WHERE id = :id AND %s
+                    RETURNING queue, state
+                )""".formatted(transition.guard(""))
+                + counters.deltaCte(transition, "failed", Counters.Rows.MANY) + "\nSELECT count(*) FROM failed";
+    }
+
+    /**
+     * Releases running jobs whose lease expired or whose node stopped heart-beating, and forgets stale nodes.
+     * The lost attempt stays counted: a job out of attempts goes dead instead. Every node runs this
+     * concurrently, so it never waits for a row another statement holds ({@code SKIP LOCKED}): two rescuers
+     * cannot deadlock, and a row being acknowledged right now is left to its owner.
+     */
+    private String rescueStatement() {
+        return Transition.RESCUE.tag() + """
+                WITH stale AS (
+                    DELETE FROM {schema}.node
+                    WHERE id = ANY(ARRAY(SELECT id FROM {schema}.node
+                                         WHERE heartbeat_at < now() - :node_timeout_ms * interval '1 millisecond'
+                                         FOR UPDATE SKIP LOCKED))
+                    RETURNING id
+                ), rescued AS (
+                    UPDATE {schema}.job j
+                    SET state = CASE WHEN j.attempts >= j.max_attempts THEN 'dead' ELSE 'ready' END,
+                        locked_by = NULL, lease_until = NULL,
+                        dead_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
+                        last_error = 'Attempt ' || j.attempts || ' lost: ' ||
+                                     CASE WHEN j.lease_until < now() THEN 'lease expired' ELSE 'node stopped' END
+                    WHERE j.id = ANY(ARRAY(
+                        SELECT r.id FROM {schema}.job r
+                        WHERE r.state = 'running' AND %s
+                          AND (r.lease_until < now()
+                               OR NOT EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = r.locked_by
+                                              AND n.id NOT IN (SELECT id FROM stale)))
+                        ORDER BY r.id FOR UPDATE SKIP LOCKED))
+                    RETURNING j.queue, j.state
+                )""".formatted(Transition.RESCUE.guard("r")) + counters.deltaCte(Transition.RESCUE, "rescued", Counters.Rows.MANY)
+                + "\nSELECT count(*) FROM rescued";
+    }
+
+    private String releaseStatement() {
+        return Transition.RELEASE.tag() + """
+                WITH released AS (
+                    UPDATE {schema}.job SET state = 'ready', attempts = attempts - 1, locked_by = NULL, lease_until = NULL
+                    WHERE id = ANY(:ids::bigint[]) AND %s
+                    RETURNING queue
+                )""".formatted(Transition.RELEASE.guard("")) + counters.deltaCte(Transition.RELEASE, "released", Counters.Rows.MANY)
+                + "\nSELECT count(*) FROM released";
+    }
+
+    /**
+     * Gives dead jobs of a queue (one, or all when the id is null) a fresh set of attempts. A dead job whose
+     * dedup key is held by a live job stays dead, and of several dead jobs sharing a key only the newest is
+     * retried.
+     */
+    private String retryDeadStatement() {
+        return Transition.RETRY_DEAD.tag() + """
+                WITH retried AS (
+                    UPDATE {schema}.job j SET state = 'ready', attempts = 0, run_at = now(), dead_at = NULL
+                    WHERE j.id IN (
+                        SELECT DISTINCT ON (d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END) d.id
+                        FROM {schema}.job d
+                        WHERE d.queue = :queue AND d.state = 'dead' AND (d.id = ANY(:ids::bigint[]) OR :ids::bigint[] IS NULL)
+                          AND (d.dedup_key IS NULL OR NOT EXISTS (
+                                SELECT 1 FROM {schema}.job live
+                                WHERE live.queue = d.queue AND live.dedup_key = d.dedup_key AND live.state <> 'dead'))
+                        ORDER BY d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END, d.id DESC)
+                      AND j.state = 'dead'
+                    RETURNING j.queue
+                )""" + counters.deltaCte(Transition.RETRY_DEAD, "retried", Counters.Rows.MANY)
+                + "\nSELECT count(*) FROM retried";
+    }
+
+    /** Deletes up to a batch of dead jobs matching a filter (admin purge, retention). */
+    private String deleteDeadStatement(Transition transition, String filter) {
+        return transition.tag() + """
+                WITH deleted AS (
+                    DELETE FROM {schema}.job WHERE id = ANY(ARRAY(
+                        SELECT id FROM {schema}.job WHERE %s LIMIT :limit FOR UPDATE SKIP LOCKED))
+                    RETURNING queue
+                )""".formatted(filter) + counters.deltaCte(transition, "deleted", Counters.Rows.MANY)
+                + "\nSELECT count(*) FROM deleted";
+    }
+
+    // ---- transitions ---------------------------------------------------------------------------------
+
+    @Override
+    public List<Long> enqueue(String queue, List<NewJob> jobs, boolean notify) {
+        if (jobs.isEmpty()) {
+            return List.of();
+        }
+        RowShape shape = RowShape.of(jobs);
+        boolean windowed = jobs.stream().anyMatch((job) -> job.dedupForMillis() != null);
+        return jdbc.query(enqueue.get(shape)[(notify ? 1 : 0) + (windowed ? 2 : 0)], (params) -> {
+            shape.bind(params, jobs);
+            params.text("queue", queue);
+            if (notify) {
+                params.text("channel", schema.notifyChannel());
+            }
+        }, (row) -> row.getLong(1));
+    }
+
+    @Override
+    public DebouncedSend enqueueDebounced(String queue, NewJob job) {
+        String key = Objects.requireNonNull(job.debounceKey(), "debounce key");
+        List<DebouncedSend> sent = jdbc.query(enqueueDebounced, (params) -> {
+            RowShape.SINGLE.bind(params, List.of(job));
+            params.text("queue", queue).text("debounce_key", key);
+        }, (row) -> new DebouncedSend(row.getLong("id"), row.getBoolean("inserted")));
+        return sent.get(0);
+    }
+
+    @Override
+    public int promoteDue(int limit) {
+        return (int) jdbc.count(promoteDue, (params) -> params.int4("promote_limit", limit));
+    }
+
+    @Override
+    public int promoteDue(String queue) {
+        return (int) jdbc.count(promoteDueOfQueue,
+                (params) -> params.text("queue", queue).int4("promote_limit", PROMOTE_PER_CLAIM));
+    }
+
+    @Override
+    public Claim claimLeased(ClaimRequest request) {
+        UUID node = Objects.requireNonNull(request.node(), "A LEASE claim needs a node");
+        return jdbc.execute((Connection connection) -> {
+            try (PreparedStatement statement = jdbc.statement(connection, claimLeased, (params) -> {
+                bindClaim(params, request);
+                params.int4("promote_limit", PROMOTE_PER_CLAIM).uuid("node", node).int8("lease_ms", request.leaseMillis());
+            })) {
+                // two results: how many jobs the first statement promoted, then the claimed rows
+                statement.execute();
+                long promoted;
+                try (ResultSet rows = statement.getResultSet()) {
+                    promoted = rows.next() ? rows.getLong(1) : 0;
+                }
+                if (!statement.getMoreResults()) {
+                    throw new IllegalStateException("A claim returned no claimed rows");
+                }
+                try (ResultSet rows = statement.getResultSet()) {
+                    return new Claim(claimedJobs(rows), promoted);
+                }
+            }
+        });
+    }
+
+    @Override
+    public Claim claimThrottled(ClaimRequest request, @Nullable Integer maxRunning, @Nullable RateLimit rate) {
+        Claim claim = transactions.execute((status) -> {
+            jdbc.count(throttleLock,
+                    (params) -> params.text("key", "pgqueue.throttle." + schema.name() + "." + request.queue()));
+            int allowed = request.limit();
+            if (maxRunning != null) {
+                allowed = Math.min(allowed,
+                        maxRunning - (int) jdbc.count(countRunning, (params) -> params.text("queue", request.queue())));
+            }
+            if (rate != null) {
+                long started = jdbc.count(rateWindow,
+                        (params) -> params.text("queue", request.queue()).int8("window_ms", rate.window().toMillis()));
+                allowed = Math.min(allowed, rate.permits() - (int) started);
+            }
+            if (allowed <= 0) {
+                return Claim.NONE;
+            }
+            Claim claimed = claimLeased(request.withLimit(allowed));
+            if (rate != null && !claimed.jobs().isEmpty()) {
+                jdbc.update(rateStarted,
+                        (params) -> params.int4("started", claimed.jobs().size()).text("queue", request.queue()));
+            }
+            return claimed;
+        });
+        return (claim != null) ? claim : Claim.NONE;
+    }
+
+    @Override
+    public Claim claimAndDelete(ClaimRequest request) {
+        return jdbc.execute((Connection connection) -> {
+            try (PreparedStatement statement = jdbc.statement(connection, claimAndDelete,
+                    (params) -> bindClaim(params, request))) {
+                // the savepoint, then the claimed rows
+                statement.execute();
+                if (!statement.getMoreResults()) {
+                    throw new IllegalStateException("A claim returned no claimed rows");
+                }
+                try (ResultSet rows = statement.getResultSet()) {
+                    return new Claim(claimedJobs(rows), 0);
+                }
+            }
+        });
+    }
+
+    private static void bindClaim(Params params, ClaimRequest request) throws SQLException {
+        params.text("queue", request.queue())
+            .int4("limit", request.limit())
+            .int4("default_max_attempts", request.defaultMaxAttempts())
+            .bool("failures_block", request.groupFailuresBlock());
+    }
+
+    private static List<ClaimedJob> claimedJobs(ResultSet rows) throws SQLException {
+        List<ClaimedJob> jobs = new ArrayList<>();
+        while (rows.next()) {
+            jobs.add(new ClaimedJob(rows.getLong("id"), rows.getString("queue"), rows.getString("payload"),
+                    rows.getString("payload_type"), rows.getString("headers"), rows.getInt("attempts"),
+                    rows.getInt("max_attempts"), rows.getTimestamp("created_at").toInstant(),
+                    rows.getTimestamp("run_at").toInstant(), rows.getTimestamp("claimed_at").toInstant(),
+                    rows.getObject("timeout_ms", Long.class)));
+        }
+        return jobs;
+    }
+
+    @Override
+    public int complete(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs) {
+        return (int) jdbc.count(complete, (params) -> {
+            params.int8Array("ids", ids).uuid("node", node).int4Array("attempts", attempts);
+            if (history.enabled()) {
+                params.array("outputs", "text", outputs);
+            }
+        });
+    }
+
+    @Override
+    public boolean fail(UUID node, FailureUpdate failure) {
+        return failed(fail, failure, (params) -> params.uuid("node", node));
+    }
+
+    @Override
+    public boolean failAfterRollback(FailureUpdate failure, boolean undoClaim) {
+        return failed(undoClaim ? undoClaimThenFail : failAfterRollback, failure, Jdbc.Binder.NONE);
+    }
+
+    private boolean failed(Sql sql, FailureUpdate failure, Jdbc.Binder ownership) {
+        long delayMillis = (failure.retryDelay() != null) ? failure.retryDelay().toMillis() : 0L;
+        return jdbc.countAll(sql, (params) -> {
+            params.bool("dead", failure.dead())
+                .int8("delay_ms", delayMillis)
+                .int4("attempt", failure.attempt())
+                .int4("max_attempts", failure.maxAttempts())
+                .text("error", failure.error())
+                .int8("id", failure.jobId());
+            ownership.bind(params);
+        }) > 0;
+    }
+
+    @Override
+    public boolean snooze(UUID node, long id, int attempt, Duration delay) {
+        return jdbc.countAll(snooze, (params) -> leasedAttempt(params, node, id, attempt).int8("delay_ms", delay.toMillis()))
+                > 0;
+    }
+
+    /** Binds the (node, id, attempt) that a statement on one LEASE attempt checks ownership by. */
+    private static Params leasedAttempt(Params params, UUID node, long id, int attempt) throws SQLException {
+        return params.int8("id", id).int4("attempt", attempt).uuid("node", node);
+    }
+
+    @Override
+    public boolean snoozeAfterRollback(long id, int attempt, Duration delay, boolean undoClaim) {
+        return jdbc.countAll(undoClaim ? undoClaimThenSnooze : snoozeAfterRollback,
+                (params) -> params.int8("delay_ms", delay.toMillis()).int4("attempt", attempt).int8("id", id)) > 0;
+    }
+
+    @Override
+    public boolean finishCancelled(UUID node, long id, int attempt) {
+        return jdbc.count(cancelRunning, (params) -> leasedAttempt(params, node, id, attempt)) > 0;
+    }
+
+    @Override
+    public Cancellation cancel(long[] ids) {
+        List<long[]> rows = jdbc.query(cancel, (params) -> params.int8Array("ids", ids),
+                (row) -> new long[] { row.getLong("id"), row.getBoolean("finished") ? 1 : 0 });
+        Set<Long> finished = new HashSet<>();
+        Set<Long> requested = new HashSet<>();
+        rows.forEach((row) -> ((row[1] == 1) ? finished : requested).add(row[0]));
+        return new Cancellation(finished, requested);
+    }
+
+    @Override
+    public List<Long> cancelRequested(UUID node, long[] ids) {
+        return jdbc.query(cancelRequested, (params) -> params.int8Array("ids", ids).uuid("node", node),
+                (row) -> row.getLong("id"));
+    }
+
+    @Override
+    public void progress(UUID node, long[] ids, int[] attempts, short[] percents, @Nullable String[] messages) {
+        if (ids.length == 0) {
+            return;
+        }
+        Short[] boxed = new Short[percents.length];
+        for (int i = 0; i < percents.length; i++) {
+            boxed[i] = percents[i];
+        }
+        jdbc.update(progress, (params) -> params.int8Array("ids", ids)
+            .int4Array("attempts", attempts)
+            .array("percents", "int2", boxed)
+            .array("messages", "text", messages)
+            .uuid("node", node));
+    }
+
+    @Override
+    public int expireDedupWindows(int limit) {
+        return (int) jdbc.count(expireDedupWindows, (params) -> params.int4("limit", limit));
+    }
+
+    @Override
+    public boolean refreshStatisticsIfGrown() {
+        Boolean analyzed = transactions.execute((status) -> {
+            List<Boolean> outgrown = jdbc.query(statisticsOutgrown, (params) -> params.int8("min_pages", STATISTICS_MIN_PAGES)
+                .int8("growth", STATISTICS_GROWTH)
+                .text("lock", "pgqueue.analyze." + schema.name())
+                .text("table", schema.name() + ".job"), (row) -> row.getBoolean(1));
+            if (outgrown.isEmpty() || !outgrown.get(0)) {
+                return false;
+            }
+            jdbc.update(analyze, (params) -> {
+            });
+            return true;
+        });
+        return Boolean.TRUE.equals(analyzed);
+    }
+
+    @Override
+    public int rescue(Duration nodeTimeout) {
+        return (int) jdbc.countAll(rescue, (params) -> params.int8("node_timeout_ms", nodeTimeout.toMillis()));
+    }
+
+    @Override
+    public int release(UUID node, long[] ids) {
+        if (ids.length == 0) {
+            return 0;
+        }
+        return (int) jdbc.countAll(release, (params) -> params.int8Array("ids", ids).uuid("node", node));
+    }
+
+    @Override
+    public boolean extendLease(UUID node, long id, int attempt, Duration lease) {
+        return jdbc.update(extendLease, (params) -> leasedAttempt(params, node, id, attempt)
+            .int8("lease_ms", lease.toMillis())) > 0;
+    }
+
+    /**
+     * When a live job takes a dedup key concurrently, the jobs are retried one by one and the one that
+     * collides stays dead.
+     */
+    @Override
+    public int retryDead(String queue, long @Nullable [] ids) {
+        try {
+            return (int) jdbc.count(retryDead, (params) -> params.text("queue", queue).int8Array("ids", ids));
+        }
+        catch (DuplicateKeyException ex) {
+            if (ids != null && ids.length == 1) {
+                return 0;
+            }
+            List<Long> dead = (ids != null) ? Arrays.stream(ids).boxed().toList()
+                    : jdbc.query(deadIds, (params) -> params.text("queue", queue), (row) -> row.getLong(1));
+            int retried = 0;
+            for (Long deadId : dead) {
+                retried += retryDead(queue, new long[] { deadId });
+            }
+            return retried;
+        }
+    }
+
+    @Override
+    public List<String> readyQueues(String[] queues) {
+        return jdbc.query(readyQueues, (params) -> params.array("queues", "text", queues), (row) -> row.getString(1));
+    }
+
+    @Override
+    public int purgeDead(String queue, long @Nullable [] ids, int limit) {
+        return (int) jdbc.count(purgeDead,
+                (params) -> params.text("queue", queue).int8Array("ids", ids).int4("limit", limit));
+    }
+
+    @Override
+    public int expireDead(Duration retention, int limit) {
+        return (int) jdbc.count(expireDead,
+                (params) -> params.int8("retention_ms", retention.toMillis()).int4("limit", limit));
+    }
+
+    // ---- reads ---------------------------------------------------------------------------------------
+
+    @Override
+    public @Nullable Long findLiveByDedupKey(String queue, String dedupKey) {
+        List<Long> ids = jdbc.query(findLiveByDedupKey, (params) -> params.text("queue", queue).text("dedup_key", dedupKey),
+                (row) -> row.getLong(1));
+        return ids.isEmpty() ? null : ids.get(0);
+    }
+
+    @Override
+    public @Nullable JobInfo job(long id) {
+        List<JobInfo> found = jdbc.query(lookups.byId(), (params) -> params.int8("id", id), JobLookups::read);
+        return found.isEmpty() ? null : found.get(0);
+    }
+
+    @Override
+    public List<JobInfo> jobs(JobQuery query) {
+        return jdbc.query(lookups.matching(query), (params) -> lookups.bind(params, query), JobLookups::read);
+    }
+
+    @Override
+    public List<DeadJob> deadJobs(String queue, int offset, int limit, boolean content) {
+        return jdbc.query(content ? deadJobs : deadJobSummaries, (params) -> params.text("queue", queue).int4("offset", offset).int4("limit", limit),
+                (row) -> new DeadJob(row.getLong("id"), row.getString("queue"), row.getInt("attempts"),
+                        row.getString("last_error"), row.getString("payload"), row.getString("payload_type"),
+                        row.getTimestamp("created_at").toInstant()));
+    }
+
+    /** How the rows of one insert travel as parameters. */
+    private enum RowShape {
+
+        /** A single send: plain parameters, cheaper to bind than nine one-element arrays. */
+        SINGLE("(VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, "
+                + ":delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, "
+                + ":dedup_for_ms::bigint))", Counters.Rows.ONE),
+
+        /**
+         * A batch whose jobs differ only in payload (sendBatch with one SendOptions, the usual case): one array
+         * of payloads, every other column a single parameter.
+         */
+        UNIFORM("(SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN "
+                + "(VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, "
+                + ":delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, "
+                + ":dedup_for_ms::bigint)) AS o)",
+                Counters.Rows.MANY),
+
+        /** Any batch: one array per column, expanded by unnest. */
+        MIXED("unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], "
+                + ":run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], "
+                + ":group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[])", Counters.Rows.MANY);
+
+        private final String rows;
+
+        private final Counters.Rows counted;
+
+        RowShape(String rows, Counters.Rows counted) {
+            this.rows = rows;
+            this.counted = counted;
+        }
+
+        static RowShape of(List<NewJob> jobs) {
+            if (jobs.size() == 1) {
+                return SINGLE;
+            }
+            NewJob first = jobs.get(0);
+            return jobs.stream().allMatch(first::sameOptionsAs) ? UNIFORM : MIXED;
+        }
+
+        void bind(Params params, List<NewJob> jobs) throws SQLException {
+            if (this == MIXED) {
+                params.array("payload", "text", column(jobs, NewJob::payloadJson))
+                    .array("payload_type", "text", column(jobs, NewJob::payloadType))
+                    .array("headers", "text", column(jobs, NewJob::headersJson))
+                    .array("priority", "int2", column(jobs, NewJob::priority))
+                    .array("run_at_ms", "int8", column(jobs, NewJob::runAtMillis))
+                    .array("delay_ms", "int8", column(jobs, NewJob::delayMillis))
+                    .array("max_attempts", "int4", column(jobs, NewJob::maxAttempts))
+                    .array("dedup_key", "text", column(jobs, NewJob::dedupKey))
+                    .array("group_key", "text", column(jobs, NewJob::groupKey))
+                    .array("timeout_ms", "int8", column(jobs, NewJob::timeoutMillis))
+                    .array("dedup_for_ms", "int8", column(jobs, NewJob::dedupForMillis));
+                return;
+            }
+            NewJob job = jobs.get(0);
+            if (this == SINGLE) {
+                params.text("payload", job.payloadJson());
+            }
+            else {
+                params.array("payload", "text", column(jobs, NewJob::payloadJson));
+            }
+            params.text("payload_type", job.payloadType())
+                .text("headers", job.headersJson())
+                .int2("priority", job.priority())
+                .int8("run_at_ms", job.runAtMillis())
+                .int8("delay_ms", job.delayMillis())
+                .int4("max_attempts", job.maxAttempts())
+                .text("dedup_key", job.dedupKey())
+                .text("group_key", job.groupKey())
+                .int8("timeout_ms", job.timeoutMillis())
+                .int8("dedup_for_ms", job.dedupForMillis());
+        }
+
+        private static @Nullable Object[] column(List<NewJob> jobs, Function<NewJob, @Nullable Object> column) {
+            Object[] values = new Object[jobs.size()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = column.apply(jobs.get(i));
+            }
+            return values;
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package io.pgqueue.internal.persistence;
+
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The JDBC {@link SchemaRepository}.
+ */
+final class JdbcSchemaRepository implements SchemaRepository {
+
+    private final Jdbc jdbc;
+
+    private final Schema schema;
+
+    private final Sql missingTables;
+
+    private final Sql historyTableExists;
+
+    private final Sql version;
+
+    private final String qualifiedHistoryTable;
+
+    private final Sql versionFunctionExists;
+
+    private final Sql statedVersion;
+
+    private final Sql compatibleFrom;
+
+    JdbcSchemaRepository(Jdbc jdbc, Schema schema, String historyTable) {
+        this.jdbc = jdbc;
+        this.schema = schema;
+        this.missingTables = Sql.parse("""
+                SELECT t FROM unnest(:tables::text[]) AS t
+                WHERE t NOT IN (SELECT table_name FROM information_schema.tables WHERE table_schema = :schema)
+                ORDER BY array_position(:tables::text[], t)
+                """);
+        String qualified = schema.qualify("{schema}.\"" + Schema.validateIdentifier(historyTable) + "\"");
+        this.historyTableExists = Sql.parse("SELECT count(*) FROM (SELECT to_regclass(:table) AS t) AS r WHERE t IS NOT NULL");
+        this.version = Sql.parse("SELECT version FROM " + qualified
+                + " WHERE success AND version IS NOT NULL ORDER BY installed_rank DESC LIMIT 1");
+        this.qualifiedHistoryTable = qualified;
+        this.versionFunctionExists = Sql.parse(
+                "SELECT count(*) FROM (SELECT to_regprocedure(:function) AS f) AS r WHERE f IS NOT NULL");
+        this.statedVersion = schema.sql("SELECT {schema}.schema_version()");
+        this.compatibleFrom = schema.sql("SELECT {schema}.schema_compatible_from()");
+    }
+
+    @Override
+    public List<String> missingTables() {
+        return jdbc.query(missingTables,
+                (params) -> params.array("tables", "text", TABLES.toArray()).text("schema", schema.name()),
+                (row) -> row.getString(1));
+    }
+
+    @Override
+    public @Nullable Integer statedVersion() {
+        return statedBy("{schema}.schema_version()", statedVersion);
+    }
+
+    @Override
+    public @Nullable Integer compatibleFrom() {
+        return statedBy("{schema}.schema_compatible_from()", compatibleFrom);
+    }
+
+    /** What a function of the schema returns, or null when the schema has no such function. */
+    private @Nullable Integer statedBy(String function, Sql call) {
+        if (jdbc.count(versionFunctionExists, (params) -> params.text("function", schema.qualify(function))) == 0) {
+            return null;
+        }
+        return (int) jdbc.count(call, Jdbc.Binder.NONE);
+    }
+
+    @Override
+    public @Nullable String version() {
+        if (jdbc.count(historyTableExists, (params) -> params.text("table", qualifiedHistoryTable)) == 0) {
+            return null;
+        }
+        List<String> versions = jdbc.query(version, Jdbc.Binder.NONE, (row) -> row.getString(1));
+        return versions.isEmpty() ? null : versions.get(0);
+    }
+}

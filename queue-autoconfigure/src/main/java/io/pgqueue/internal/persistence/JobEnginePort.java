@@ -1,0 +1,102 @@
+package io.pgqueue.internal.persistence;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import io.pgqueue.listener.RateLimit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the listener engine and the node need of the job table: claims, acknowledgements, failures, snoozes,
+ * cancellations of running jobs, leases, progress, release and the rescue of other nodes' jobs. One of the ports of {@link JobRepository}.
+ */
+public interface JobEnginePort {
+
+    /** {@link Transition#PROMOTE} of a batch of the queue's due scheduled jobs; returns how many. */
+    int promoteDue(String queue);
+
+    /**
+     * {@link Transition#PROMOTE} of the queue's due jobs, then {@link Transition#CLAIM_LEASE}: up to the limit
+     * of ready jobs, leased to the node, which must be registered (a node whose row a rescue removed claims
+     * nothing until its heartbeat registers it again). Its commit does not wait for the WAL flush: a claim
+     * lost in a crash leaves the jobs ready again, which at-least-once delivery allows.
+     */
+    Claim claimLeased(ClaimRequest request);
+
+    /**
+     * As {@link #claimLeased}, for a queue with a cluster-wide cap on running jobs and/or a rate: claims of
+     * one queue are serialised across the cluster for one short transaction that counts what is running and
+     * started, claims at most what both allow and records the starts.
+     */
+    Claim claimThrottled(ClaimRequest request, @Nullable Integer maxRunning, @Nullable RateLimit rate);
+
+    /**
+     * {@link Transition#CLAIM_DELETE} in the caller's transaction (a Spring-managed one on the same
+     * DataSource), after a savepoint: the delete is the acknowledgement, committed or rolled back with the
+     * handler's writes. It
+     * promotes nothing: rows promoted inside a handler's long transaction would be hidden from every other
+     * worker until it commits ({@link #promoteDue(String)} runs before, in a transaction of its own).
+     */
+    Claim claimAndDelete(ClaimRequest request);
+
+    /**
+     * {@link Transition#COMPLETE} of the LEASE jobs this node still owns in the attempts given, as completed or,
+     * when their cancellation was requested, as cancelled; with history on, each job's output (JSON text, or
+     * null) is kept. Returns how many.
+     */
+    int complete(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs);
+
+    /**
+     * {@link Transition#FAIL} of a LEASE attempt, if the node still owns the job in that attempt; a job whose
+     * cancellation was requested finishes as cancelled instead ({@link Transition#CANCEL_RUNNING}).
+     */
+    boolean fail(UUID node, FailureUpdate failure);
+
+    /**
+     * {@link Transition#FAIL_AFTER_ROLLBACK}: counts the rolled-back TRANSACTIONAL attempt and records it. With
+     * {@code undoClaim}, in the claim's transaction: first rolls back to the savepoint the claim set (undoing
+     * the claim and the handler's writes), then records the failure in the same round trip, so that no other
+     * worker can take the job in between; the caller commits.
+     */
+    boolean failAfterRollback(FailureUpdate failure, boolean undoClaim);
+
+    /**
+     * {@link Transition#SNOOZE} of a LEASE attempt, if the node still owns the job in that attempt: the job
+     * runs again after the delay and the attempt does not count. A cancel-requested job finishes as cancelled.
+     */
+    boolean snooze(UUID node, long id, int attempt, Duration delay);
+
+    /**
+     * {@link Transition#SNOOZE_AFTER_ROLLBACK}: a TRANSACTIONAL attempt rolled back and put off, uncounted; with
+     * {@code undoClaim}, in the claim's transaction, as {@link #failAfterRollback}.
+     */
+    boolean snoozeAfterRollback(long id, int attempt, Duration delay, boolean undoClaim);
+
+    /** {@link Transition#CANCEL_RUNNING} of a LEASE attempt whose cancellation was requested. */
+    boolean finishCancelled(UUID node, long id, int attempt);
+
+    /** Those of the jobs this node runs whose cancellation was requested. */
+    List<Long> cancelRequested(UUID node, long[] ids);
+
+    /** Records the progress of LEASE jobs this node runs in those attempts. */
+    void progress(UUID node, long[] ids, int[] attempts, short[] percents, @Nullable String[] messages);
+
+    /**
+     * {@link Transition#RELEASE} of unfinished jobs of the node at shutdown, uncounting the attempt; the
+     * cancel-requested ones finish as cancelled.
+     */
+    int release(UUID node, long[] ids);
+
+    /** Extends one job's lease, if the node still owns it in that attempt (no state change). */
+    boolean extendLease(UUID node, long id, int attempt, Duration lease);
+
+    /** Which of these queues have ready jobs and are not paused: one statement for all (idle polling). */
+    List<String> readyQueues(String[] queues);
+
+    /**
+     * {@link Transition#RESCUE} of running jobs whose lease expired or whose node's heartbeat is older than
+     * the timeout (forgetting those nodes); returns how many jobs were released or sent dead.
+     */
+    int rescue(Duration nodeTimeout);
+}

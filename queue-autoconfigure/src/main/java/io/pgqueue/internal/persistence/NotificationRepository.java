@@ -1,0 +1,32 @@
+package io.pgqueue.internal.persistence;
+
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * The LISTEN/NOTIFY channel of the queue schema ({@code pgqueue_<schema>}), the queue name as payload; the
+ * insert statements that notify with their jobs use the same channel.
+ */
+public interface NotificationRepository {
+
+    String channel();
+
+    /** Sends a wake-up for the queue now, outside any transaction of the caller. */
+    void notifyQueue(String queue);
+
+    /** Opens a dedicated connection listening on the channel. */
+    Subscription subscribe() throws SQLException;
+
+    /** A listening connection. */
+    interface Subscription extends AutoCloseable {
+
+        /** Waits up to {@code timeoutMillis} for notifications and returns their payloads (queue names). */
+        List<String> poll(int timeoutMillis) throws SQLException;
+
+        /** Whether the connection still answers (a half-open socket receives nothing and fails nothing). */
+        boolean isAlive(int timeoutSeconds) throws SQLException;
+
+        @Override
+        void close() throws SQLException;
+    }
+}

@@ -1,0 +1,119 @@
+package io.pgqueue.internal.persistence;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.BitSet;
+import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Binds a {@link Sql} statement's parameters by name, each at every place it occurs. Every parameter must be
+ * bound before the statement runs ({@link #checkComplete()}).
+ */
+final class Params {
+
+    private final Sql sql;
+
+    private final Connection connection;
+
+    private final PreparedStatement statement;
+
+    private final BitSet bound = new BitSet();
+
+    Params(Sql sql, Connection connection, PreparedStatement statement) {
+        this.sql = sql;
+        this.connection = connection;
+        this.statement = statement;
+    }
+
+    Params text(String name, @Nullable String value) throws SQLException {
+        return set(name, (at) -> statement.setString(at, value));
+    }
+
+    Params int4(String name, int value) throws SQLException {
+        return set(name, (at) -> statement.setInt(at, value));
+    }
+
+    Params int4(String name, @Nullable Integer value) throws SQLException {
+        return set(name, (at) -> statement.setObject(at, value, Types.INTEGER));
+    }
+
+    Params int2(String name, short value) throws SQLException {
+        return set(name, (at) -> statement.setShort(at, value));
+    }
+
+    Params int8(String name, long value) throws SQLException {
+        return set(name, (at) -> statement.setLong(at, value));
+    }
+
+    Params int8(String name, @Nullable Long value) throws SQLException {
+        return set(name, (at) -> statement.setObject(at, value, Types.BIGINT));
+    }
+
+    Params bool(String name, boolean value) throws SQLException {
+        return set(name, (at) -> statement.setBoolean(at, value));
+    }
+
+    Params uuid(String name, @Nullable UUID value) throws SQLException {
+        return set(name, (at) -> statement.setObject(at, value));
+    }
+
+    Params timestamp(String name, @Nullable Instant value) throws SQLException {
+        Timestamp timestamp = (value != null) ? Timestamp.from(value) : null;
+        return set(name, (at) -> statement.setTimestamp(at, timestamp));
+    }
+
+    /** Binds the ids as an int8 array, or SQL NULL when there are none to bind (e.g. "every row"). */
+    Params int8Array(String name, long @Nullable [] values) throws SQLException {
+        if (values == null) {
+            return set(name, (at) -> statement.setNull(at, java.sql.Types.ARRAY));
+        }
+        Long[] boxed = new Long[values.length];
+        for (int i = 0; i < values.length; i++) {
+            boxed[i] = values[i];
+        }
+        return array(name, "int8", boxed);
+    }
+
+    Params int4Array(String name, int[] values) throws SQLException {
+        Integer[] boxed = new Integer[values.length];
+        for (int i = 0; i < values.length; i++) {
+            boxed[i] = values[i];
+        }
+        return array(name, "int4", boxed);
+    }
+
+    /** An array parameter of the given PostgreSQL element type ({@code text}, {@code int8}, ...). */
+    Params array(String name, String elementType, @Nullable Object[] values) throws SQLException {
+        Array array = connection.createArrayOf(elementType, values);
+        return set(name, (at) -> statement.setArray(at, array));
+    }
+
+    /** Throws naming the statement when a parameter was left unbound. */
+    void checkComplete() {
+        if (bound.cardinality() != sql.parameterCount()) {
+            throw new IllegalStateException("Unbound parameters among " + sql.parameterNames() + " in: " + sql);
+        }
+    }
+
+    /** Sets the parameter at each of its positions. */
+    private Params set(String name, PositionSetter setter) throws SQLException {
+        for (int at : sql.positions(name)) {
+            setter.set(at);
+            bound.set(at - 1);
+        }
+        return this;
+    }
+
+    @FunctionalInterface
+    private interface PositionSetter {
+
+        void set(int position) throws SQLException;
+    }
+}

@@ -1,0 +1,103 @@
+package io.pgqueue.internal.persistence;
+
+import java.time.Duration;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * pgqueue's access to its tables (one repository per table) and its notification channel, with the statements for the features switched
+ * on chosen once here. An implementation detail, not API: its methods change with the schema.
+ */
+public final class Repositories {
+
+    private final Schema schema;
+
+    private final JdbcJobRepository jobs;
+
+    private final JdbcHistoryRepository history;
+
+    private final JdbcNodeRepository nodes;
+
+    private final JdbcScheduleRepository schedules;
+
+    private final JdbcQueueStatsRepository stats;
+
+    private final JdbcSchemaRepository schemaInfo;
+
+    private final JdbcNotificationRepository notifications;
+
+    /**
+     * @param dataSource the application's DataSource
+     * @param schema the schema holding pgqueue's tables
+     * @param historyTable the name of pgqueue's Flyway history table in that schema
+     * @param counters whether statements append counter deltas
+     * @param history whether finished jobs are copied to job_history
+     */
+    public Repositories(DataSource dataSource, Schema schema, String historyTable, boolean counters, boolean history,
+            Duration statementTimeout) {
+        Jdbc jdbc = new Jdbc(dataSource, statementTimeout);
+        Counters counterDeltas = new Counters(counters);
+        this.schema = schema;
+        this.history = new JdbcHistoryRepository(jdbc, schema, history);
+        this.jobs = new JdbcJobRepository(jdbc, schema, counterDeltas, this.history);
+        this.nodes = new JdbcNodeRepository(jdbc, schema);
+        this.schedules = new JdbcScheduleRepository(jdbc, schema, jobs);
+        this.stats = new JdbcQueueStatsRepository(jdbc, schema, counterDeltas);
+        this.schemaInfo = new JdbcSchemaRepository(jdbc, schema, historyTable);
+        this.notifications = new JdbcNotificationRepository(jdbc, schema);
+    }
+
+    public Schema schema() {
+        return schema;
+    }
+
+    /** The job table, every port of it (for wiring and tests; callers take the port they need). */
+    public JobRepository jobs() {
+        return jobs;
+    }
+
+    public HistoryRepository history() {
+        return history;
+    }
+
+    public JobPublishPort publishing() {
+        return jobs;
+    }
+
+    public JobEnginePort engine() {
+        return jobs;
+    }
+
+    public JobMaintenancePort maintenance() {
+        return jobs;
+    }
+
+    public JobAdminPort admin() {
+        return jobs;
+    }
+
+    public NodeRepository nodes() {
+        return nodes;
+    }
+
+    public ScheduleRepository schedules() {
+        return schedules;
+    }
+
+    public QueueStatsRepository stats() {
+        return stats;
+    }
+
+    public SchemaRepository schemaInfo() {
+        return schemaInfo;
+    }
+
+    public NotificationRepository notifications() {
+        return notifications;
+    }
+
+    /** Every statement of the repositories on pgqueue's tables, for checking them against the transition table. */
+    List<Sql> jobTableStatements() {
+        return schema.statements();
+    }
+}

@@ -1,0 +1,35 @@
+package io.pgqueue.internal.persistence;
+
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Questions about the schema itself: for checking it when pgqueue does not migrate it, and for operators.
+ */
+public interface SchemaRepository {
+
+    /** The tables the runtime reads and writes. */
+    List<String> TABLES = java.util.stream.Stream
+        .of(List.of("job"), Counters.TABLES, List.of("queue_state", "node", "schedule"))
+        .flatMap(List::stream)
+        .toList();
+
+    /** The runtime's tables that do not exist in the schema. */
+    List<String> missingTables();
+
+    /** The last applied migration version, or null when pgqueue's Flyway history table does not exist. */
+    @Nullable String version();
+
+    /**
+     * The version the schema states ({@code schema_version()}, from version 5 on), or null when it states none:
+     * a schema older than version 5, or none at all.
+     */
+    @Nullable Integer statedVersion();
+
+    /**
+     * The oldest schema version whose code may run on this schema ({@code schema_compatible_from()}, from version 8
+     * on), or null when the schema does not say.
+     */
+    @Nullable Integer compatibleFrom();
+}

@@ -1,0 +1,248 @@
+package io.pgqueue.internal.persistence;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import io.pgqueue.model.JobState;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The job lifecycle: every way a job row changes state, with the states it leaves (none for rows that are
+ * inserted), the states it may reach (finished states when the row leaves the job table; none when it goes
+ * without a trace) and the totals it adds to. Each transition is carried out by one repository statement (or
+ * one inside the caller's transaction), and that statement's counter deltas are generated from this table
+ * by {@link Counters}; no statement writes a delta of its own. A new feature adds a constant here and a
+ * repository method that uses it.
+ *
+ * <pre>
+ * transition            from             to                          totals               triggered by
+ * ENQUEUE               -                scheduled | ready           enqueued             send, sendBatch, tick, pgqueue.send()
+ * PROMOTE               scheduled        ready                                            a claim of the queue, maintenance
+ * CLAIM_LEASE           ready            running (attempts + 1)                           LEASE poller
+ * CLAIM_DELETE          ready            completed                   completed            TRANSACTIONAL worker (commits with the handler)
+ * COMPLETE              running          completed | cancelled       completed, cancelled LEASE acknowledgement (node + attempt match)
+ * FAIL                  running          scheduled | ready | dead    failed, dead_lett.   LEASE handler failure (not cancel-requested)
+ * FAIL_AFTER_ROLLBACK   ready            scheduled | ready | dead    failed, dead_lett.   TRANSACTIONAL handler failure (attempts + 1)
+ * SNOOZE                running          scheduled | ready                                JobContext.snooze, LEASE (attempts - 1)
+ * SNOOZE_AFTER_ROLLBACK ready            scheduled | ready                                JobContext.snooze, TRANSACTIONAL
+ * CANCEL                scheduled|ready  cancelled                   cancelled            QueueAdmin.cancel
+ * CANCEL_RUNNING        running          cancelled                   cancelled            failure, snooze, release or rescue of a
+ *                                                                                         job whose cancellation was requested
+ * RESCUE                running          ready | dead                failed, dead_lett.   lease expired or node gone
+ * RELEASE               running          ready (attempts - 1)                             graceful shutdown
+ * RETRY_DEAD            dead             ready (attempts = 0)                             admin
+ * PURGE                 dead             -                                                admin
+ * EXPIRE                dead             -                                                retention
+ * </pre>
+ * A statement of a transition that can reach several states returns the new {@code state} of each row; one
+ * that can leave several returns each row's {@code from_state}.
+ */
+public enum Transition {
+
+    ENQUEUE(none(), of(JobState.SCHEDULED, JobState.READY), List.of(Total.ENQUEUED)),
+
+    PROMOTE(of(JobState.SCHEDULED), of(JobState.READY), List.of()),
+
+    CLAIM_LEASE(of(JobState.READY), of(JobState.RUNNING), List.of(), List.of(Guard.NODE_REGISTERED), List.of()),
+
+    CLAIM_DELETE(of(JobState.READY), of(JobState.COMPLETED), List.of(Total.COMPLETED), List.of(),
+            List.of(Cascade.HISTORY)),
+
+    COMPLETE(of(JobState.RUNNING), of(JobState.COMPLETED, JobState.CANCELLED), List.of(Total.COMPLETED, Total.CANCELLED),
+            List.of(Guard.OWNED_ATTEMPTS), List.of(Cascade.HISTORY)),
+
+    FAIL(of(JobState.RUNNING), of(JobState.SCHEDULED, JobState.READY, JobState.DEAD),
+            List.of(Total.FAILED, Total.DEAD_LETTERED), List.of(Guard.OWNED_ATTEMPT, Guard.NOT_CANCEL_REQUESTED),
+            List.of()),
+
+    FAIL_AFTER_ROLLBACK(of(JobState.READY), of(JobState.SCHEDULED, JobState.READY, JobState.DEAD),
+            List.of(Total.FAILED, Total.DEAD_LETTERED), List.of(Guard.AFTER_ROLLBACK), List.of()),
+
+    SNOOZE(of(JobState.RUNNING), of(JobState.SCHEDULED, JobState.READY), List.of(),
+            List.of(Guard.OWNED_ATTEMPT, Guard.NOT_CANCEL_REQUESTED), List.of()),
+
+    SNOOZE_AFTER_ROLLBACK(of(JobState.READY), of(JobState.SCHEDULED, JobState.READY), List.of(),
+            List.of(Guard.AFTER_ROLLBACK), List.of()),
+
+    CANCEL(of(JobState.SCHEDULED, JobState.READY), of(JobState.CANCELLED), List.of(Total.CANCELLED), List.of(),
+            List.of(Cascade.HISTORY, Cascade.DEDUP_WINDOW_RELEASE)),
+
+    CANCEL_RUNNING(of(JobState.RUNNING), of(JobState.CANCELLED), List.of(Total.CANCELLED),
+            List.of(Guard.CANCEL_REQUESTED), List.of(Cascade.HISTORY)),
+
+    RESCUE(of(JobState.RUNNING), of(JobState.READY, JobState.DEAD), List.of(Total.FAILED, Total.DEAD_LETTERED),
+            List.of(Guard.NOT_CANCEL_REQUESTED), List.of()),
+
+    RELEASE(of(JobState.RUNNING), of(JobState.READY), List.of(), List.of(Guard.OWNED, Guard.NOT_CANCEL_REQUESTED),
+            List.of()),
+
+    RETRY_DEAD(of(JobState.DEAD), of(JobState.READY), List.of()),
+
+    PURGE(of(JobState.DEAD), none(), List.of()),
+
+    EXPIRE(of(JobState.DEAD), none(), List.of());
+
+    /**
+     * A condition a transition's statement puts on the rows it changes: rows that fail it are left alone, so
+     * that, e.g., the late acknowledgement of a job that was rescued and runs elsewhere changes nothing. Each
+     * guard's SQL is written here once; the statements take it from here and {@code TransitionTableTests}
+     * checks that every statement of a transition carries its guards.
+     */
+    public enum Guard {
+
+        /** Running under this node in the attempt the caller ran. */
+        OWNED_ATTEMPT("attempts = :attempt AND state = 'running' AND locked_by = :node"),
+
+        /**
+         * Owned by this node in the attempts the caller ran, given as pairs {@code :ids}, {@code :attempts} (no
+         * {@code state = 'running'}: only running jobs have an owner, and that predicate would invite the partial
+         * lease index).
+         */
+        OWNED_ATTEMPTS("locked_by = :node AND ((id, attempts) IN (SELECT * FROM unnest(:ids::bigint[], "
+                + ":attempts::int[]))) IS TRUE"),
+
+        /** Running under this node, in any attempt. */
+        OWNED("locked_by = :node AND state = 'running'"),
+
+        /** Ready again after the TRANSACTIONAL rollback to the claim's savepoint, the attempt not yet counted. */
+        AFTER_ROLLBACK("attempts = :attempt - 1 AND state = 'ready' AND locked_by IS NULL"),
+
+        /** Not asked to cancel: the {@link #CANCEL_RUNNING} statement that follows finishes such a job instead. */
+        NOT_CANCEL_REQUESTED("NOT cancel_requested"),
+
+        /** Asked to cancel while it ran. */
+        CANCEL_REQUESTED("cancel_requested"),
+
+        /** The claiming node is registered: a node whose row was removed (judged gone) takes nothing more. */
+        NODE_REGISTERED("EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = :node)");
+
+        private static final java.util.regex.Pattern COLUMN = java.util.regex.Pattern
+            .compile("(?<![:.\\w])(id|attempts|state|locked_by|cancel_requested)\\b(?!\\s*\\()");
+
+        private final String sql;
+
+        Guard(String sql) {
+            this.sql = sql;
+        }
+
+        /** The condition on the job table's columns unqualified. */
+        public String sql() {
+            return sql;
+        }
+
+        /** The condition with the job table's columns qualified by {@code alias}. */
+        public String sql(String alias) {
+            return (this == NODE_REGISTERED) ? sql : COLUMN.matcher(sql).replaceAll(alias + ".$1");
+        }
+    }
+
+    /**
+     * An effect on other rows or aggregates that a transition's statement has in the same statement, beside its
+     * counter deltas (which every transition has): what must not be forgotten by a new statement of the
+     * transition, and what the next features add to (releasing a workflow's dependants, counting a batch).
+     */
+    public enum Cascade {
+
+        /** The finished rows are copied to {@code job_history} when history is on. */
+        HISTORY,
+
+        /** The dedup windows of the finished rows' keys are released. */
+        DEDUP_WINDOW_RELEASE
+    }
+
+    /**
+     * A monotonic total kept beside the state counts: it counts every row of a transition that declares
+     * it, or only the rows that reach {@link #onlyInto} when that is set.
+     */
+    public enum Total {
+
+        ENQUEUED(null), COMPLETED(JobState.COMPLETED), CANCELLED(JobState.CANCELLED), FAILED(null),
+        DEAD_LETTERED(JobState.DEAD);
+
+        private final @Nullable JobState onlyInto;
+
+        Total(@Nullable JobState onlyInto) {
+            this.onlyInto = onlyInto;
+        }
+
+        /** The counter column. */
+        public String column() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        @Nullable JobState onlyInto() {
+            return onlyInto;
+        }
+    }
+
+    private final Set<JobState> from;
+
+    private final Set<JobState> to;
+
+    private final List<Total> totals;
+
+    private final List<Guard> guards;
+
+    private final List<Cascade> cascades;
+
+    Transition(Set<JobState> from, Set<JobState> to, List<Total> totals) {
+        this(from, to, totals, List.of(), List.of());
+    }
+
+    Transition(Set<JobState> from, Set<JobState> to, List<Total> totals, List<Guard> guards, List<Cascade> cascades) {
+        this.from = Set.copyOf(from);
+        this.to = Set.copyOf(to);
+        this.totals = totals;
+        this.guards = guards;
+        this.cascades = cascades;
+    }
+
+    private static Set<JobState> of(JobState... states) {
+        return Set.of(states);
+    }
+
+    private static Set<JobState> none() {
+        return Set.of();
+    }
+
+    /** The states the rows leave; empty for rows that are inserted. */
+    public Set<JobState> from() {
+        return from;
+    }
+
+    /** The states the rows may reach; only finished states (or none) when the rows leave the job table. */
+    public Set<JobState> to() {
+        return to;
+    }
+
+    /** Whether the rows leave the job table (the job finished, or was purged). */
+    public boolean finishes() {
+        return to.stream().allMatch(JobState::isFinished);
+    }
+
+    public List<Total> totals() {
+        return totals;
+    }
+
+    /** The conditions every statement of this transition puts on the rows it changes. */
+    public List<Guard> guards() {
+        return guards;
+    }
+
+    /** The guards as one condition, the job table's columns qualified by {@code alias} (empty: unqualified). */
+    public String guard(String alias) {
+        return String.join(" AND ", guards.stream().map((g) -> alias.isEmpty() ? g.sql() : g.sql(alias)).toList());
+    }
+
+    /** The effects every statement of this transition has beside its counter deltas. */
+    public List<Cascade> cascades() {
+        return cascades;
+    }
+
+    /** The tag that starts this transition's statements, visible in pg_stat_activity and server logs. */
+    public String tag() {
+        return "/* pgqueue:" + name().toLowerCase(Locale.ROOT) + " */";
+    }
+}
