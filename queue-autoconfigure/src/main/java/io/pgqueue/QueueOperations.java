@@ -2,8 +2,9 @@ package io.pgqueue;
 
 import java.util.Collection;
 import java.util.Optional;
-import io.pgqueue.model.SendResult;
+
 import io.pgqueue.model.BatchSendResult;
+import io.pgqueue.model.SendResult;
 
 /**
  * Publishing jobs. Every method joins the caller's Spring-managed transaction when there is one, so a

@@ -7,3 +7,4 @@
 package io.pgqueue;
 
 import org.jspecify.annotations.NullMarked;
+

@@ -12,9 +12,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.IntStream;
-
 import javax.sql.DataSource;
 
+import io.pgqueue.model.BatchSendResult;
+import io.pgqueue.model.SendResult;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.support.StatementCounter;
 import io.pgqueue.testsupport.TestDatabase;
@@ -31,8 +32,6 @@ import org.springframework.transaction.annotation.Transactional;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import io.pgqueue.model.SendResult;
-import io.pgqueue.model.BatchSendResult;
 
 class QueueTemplateTests {
 

@@ -11,13 +11,14 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.pgqueue.model.JobInfo;
 import io.pgqueue.admin.QueueAdmin;
-import io.pgqueue.model.QueueCounts;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.internal.persistence.Schema;
 import io.pgqueue.internal.persistence.SqlFunctionText;
 import io.pgqueue.listener.JobContext;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.JobState;
+import io.pgqueue.model.QueueCounts;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
@@ -29,7 +30,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
-import io.pgqueue.model.JobState;
 
 /**
  * {@code pgqueue.send(...)} enqueues from SQL exactly as QueueTemplate does: the same checks, dedup, delays,

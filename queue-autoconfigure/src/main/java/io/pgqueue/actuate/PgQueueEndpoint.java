@@ -9,6 +9,8 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
+import io.pgqueue.admin.AdminAction;
+import io.pgqueue.admin.AdminAction.Target;
 import io.pgqueue.admin.Masking;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.config.QueueListenerContainerRegistry;
@@ -42,8 +44,9 @@ import org.springframework.boot.convert.DurationStyle;
 /**
  * {@code /actuator/pgqueue}: every queue's counts, lag and pause state, this node's containers, the cluster's
  * nodes, the recurring jobs and the schema version; one queue with a page of its dead jobs and a keyset page
- * of its jobs; one job ({@code /{queue}/{jobId}}); and the write operations pause, resume, retry-dead,
- * purge-dead and cancel on a queue, and pause, resume, trigger, reschedule and remove on a recurring job
+ * of its jobs; one job ({@code /{queue}/{jobId}}); and the write operations of the
+ * {@link io.pgqueue.admin.AdminAction} catalogue: pause, resume, retry, purge (also spelt retry-dead and
+ * purge-dead) and cancel on a queue, and pause, resume, trigger, reschedule and remove on a recurring job
  * ({@code /schedules/{name}}). Read-only unless {@code management.endpoint.pgqueue.access=unrestricted};
  * dead jobs' payloads and errors are masked unless {@code management.endpoint.pgqueue.show-values} shows
  * them (as Boot's {@code env} endpoint does with its values).
@@ -54,8 +57,6 @@ public class PgQueueEndpoint {
     /** What a masked value reads as. */
     static final String MASK = Masking.MASK;
 
-    private static final org.apache.commons.logging.Log logger = org.apache.commons.logging.LogFactory
-        .getLog(PgQueueEndpoint.class);
 
     private final QueueAdmin admin;
 
@@ -136,17 +137,17 @@ public class PgQueueEndpoint {
         if (!"schedules".equals(scope)) {
             return refused(name, action, "Unknown scope '" + scope + "': use /schedules/{name}");
         }
-        return operation(securityContext, "schedule " + name, action, () -> switch (action.toLowerCase(Locale.ROOT)) {
-            case "pause" -> {
+        return operation(securityContext, "schedule " + name, action, () -> switch (AdminAction.of(Target.SCHEDULE, action)) {
+            case PAUSE_SCHEDULE -> {
                 admin.pauseSchedule(name);
                 yield new OperationResult(name, "pause", 1);
             }
-            case "resume" -> {
+            case RESUME_SCHEDULE -> {
                 admin.resumeSchedule(name);
                 yield new OperationResult(name, "resume", 1);
             }
-            case "trigger" -> new OperationResult(name, "trigger", admin.triggerSchedule(name) ? 1 : 0);
-            case "reschedule" -> {
+            case TRIGGER -> new OperationResult(name, "trigger", admin.triggerSchedule(name) ? 1 : 0);
+            case RESCHEDULE -> {
                 if ((cron == null) == (fixedRate == null)) {
                     throw new IllegalArgumentException("reschedule needs exactly one of cron and fixedRate");
                 }
@@ -158,9 +159,8 @@ public class PgQueueEndpoint {
                 }
                 yield new OperationResult(name, "reschedule", 1);
             }
-            case "remove" -> new OperationResult(name, "remove", admin.removeSchedule(name) ? 1 : 0);
-            default -> throw new IllegalArgumentException(
-                    "Unknown action '" + action + "': use pause, resume, trigger, reschedule or remove");
+            case REMOVE -> new OperationResult(name, "remove", admin.removeSchedule(name) ? 1 : 0);
+            default -> throw new IllegalStateException("Not a schedule action: " + action);
         });
     }
 
@@ -189,13 +189,11 @@ public class PgQueueEndpoint {
         String user = (securityContext.getPrincipal() != null) ? securityContext.getPrincipal().getName() : "anonymous";
         try {
             OperationResult result = work.get();
-            logger.info("pgqueue endpoint: " + Masking.loggable(user) + " " + Masking.loggable(action) + " "
-                    + Masking.loggable(target) + " (" + result.affected() + " affected)");
+            AdminAction.audit("endpoint", user, action, target, result.affected());
             return new WebEndpointResponse<>(result);
         }
         catch (IllegalArgumentException | IllegalStateException | java.time.format.DateTimeParseException ex) {
-            logger.warn("pgqueue endpoint refused '" + Masking.loggable(action) + "' on " + Masking.loggable(target)
-                    + " by " + Masking.loggable(user) + ": " + Masking.loggable(ex.getMessage()));
+            AdminAction.refused("endpoint", user, action, target, ex.getMessage());
             return refused(target, action, ex.getMessage());
         }
     }
@@ -216,8 +214,8 @@ public class PgQueueEndpoint {
     }
 
     /**
-     * Runs an operation on a queue: {@code pause}, {@code resume}, {@code retry-dead}, {@code purge-dead} (the
-     * last two on one job when {@code jobId} is given, else, with {@code all=true}, on all dead jobs of the
+     * Runs an operation on a queue: {@code pause}, {@code resume}, {@code retry}, {@code purge} (also spelt
+     * {@code retry-dead}, {@code purge-dead}; these two on one job when {@code jobId} is given, else, with {@code all=true}, on all dead jobs of the
      * queue) or {@code cancel} (one job when {@code jobId} is given, else every scheduled, ready and running
      * job matching the filters {@code groupKey}, {@code dedupKey} and {@code header}, within {@code state};
      * without one of those filters only with {@code all=true}). A request that names neither a job, a filter
@@ -228,8 +226,9 @@ public class PgQueueEndpoint {
             String action, @Nullable Long jobId, @Nullable String state, @Nullable String groupKey,
             @Nullable String dedupKey, @Nullable String header, @Nullable Boolean all) {
         String target = "queue " + queue + ((jobId != null) ? " job " + jobId : "");
-        return operation(securityContext, target, action, () -> switch (action.toLowerCase(Locale.ROOT)) {
-            case "cancel" -> {
+        String asked = action.toLowerCase(Locale.ROOT);
+        return operation(securityContext, target, action, () -> switch (AdminAction.of(Target.QUEUE, action)) {
+            case CANCEL -> {
                 notBlank("state", state);
                 notBlank("groupKey", groupKey);
                 notBlank("dedupKey", dedupKey);
@@ -247,22 +246,21 @@ public class PgQueueEndpoint {
                         query(queue, state, groupKey, dedupKey, header, null, null, JobQuery.MAX_LIMIT, null));
                 yield new OperationResult(queue, "cancel", result.cancelled() + result.cancelRequested());
             }
-            case "pause" -> {
+            case PAUSE -> {
                 admin.pause(queue);
                 yield new OperationResult(queue, "pause", 1);
             }
-            case "resume" -> {
+            case RESUME -> {
                 admin.resume(queue);
                 yield new OperationResult(queue, "resume", 1);
             }
-            case "retry-dead" -> new OperationResult(queue, "retry-dead",
+            case RETRY -> new OperationResult(queue, asked,
                     (jobId != null) ? (admin.retryDead(queue, jobId) ? 1 : 0)
-                            : wholeQueue(all, "retry-dead", null) ? admin.retryAllDead(queue) : 0);
-            case "purge-dead" -> new OperationResult(queue, "purge-dead",
+                            : wholeQueue(all, asked, null) ? admin.retryAllDead(queue) : 0);
+            case PURGE -> new OperationResult(queue, asked,
                     (jobId != null) ? (admin.purgeDead(queue, jobId) ? 1 : 0)
-                            : wholeQueue(all, "purge-dead", null) ? admin.purgeDead(queue) : 0);
-            default -> throw new IllegalArgumentException(
-                    "Unknown action '" + action + "': use pause, resume, retry-dead, purge-dead or cancel");
+                            : wholeQueue(all, asked, null) ? admin.purgeDead(queue) : 0);
+            default -> throw new IllegalStateException("Not a queue action: " + action);
         });
     }
 

@@ -6,3 +6,4 @@
 package io.pgqueue.config;
 
 import org.jspecify.annotations.NullMarked;
+

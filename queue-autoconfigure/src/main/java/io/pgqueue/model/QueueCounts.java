@@ -4,7 +4,6 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
 
-
 /**
  * A queue's counts, from the counters (never from {@code COUNT(*)}).
  *

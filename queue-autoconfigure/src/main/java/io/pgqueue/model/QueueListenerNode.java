@@ -2,7 +2,6 @@ package io.pgqueue.model;
 
 import java.util.UUID;
 
-
 /**
  * A node listening to a queue, as its last heartbeat described it: which node, and with what container.
  *

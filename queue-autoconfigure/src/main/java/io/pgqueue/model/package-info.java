@@ -7,3 +7,4 @@
 package io.pgqueue.model;
 
 import org.jspecify.annotations.NullMarked;
+

@@ -6,3 +6,4 @@
 package io.pgqueue.schedule;
 
 import org.jspecify.annotations.NullMarked;
+

@@ -5,6 +5,9 @@ import java.util.List;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
+import io.pgqueue.model.DeadJob;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.JobQuery;
 import io.pgqueue.model.SendResult;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
@@ -18,9 +21,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import io.pgqueue.model.DeadJob;
-import io.pgqueue.model.JobInfo;
-import io.pgqueue.model.JobQuery;
 
 /**
  * The smaller edges of job control found in review: a dedup window renewed by a send that inserted nothing,

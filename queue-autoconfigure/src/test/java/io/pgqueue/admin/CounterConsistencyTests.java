@@ -20,18 +20,20 @@ import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
 import io.pgqueue.JobRequest;
-import io.pgqueue.model.JobInfo;
-import io.pgqueue.model.JobQuery;
-import io.pgqueue.model.JobState;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
+import io.pgqueue.internal.node.NodeIdentity;
 import io.pgqueue.internal.persistence.ClaimRequest;
 import io.pgqueue.internal.persistence.ClaimedJob;
 import io.pgqueue.internal.persistence.FailureUpdate;
 import io.pgqueue.internal.persistence.JobRepository;
 import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.internal.persistence.Transition;
-import io.pgqueue.internal.node.NodeIdentity;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.JobQuery;
+import io.pgqueue.model.JobState;
+import io.pgqueue.model.QueueCounts;
+import io.pgqueue.model.QueueStats;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
@@ -46,8 +48,6 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.pgqueue.model.QueueCounts;
-import io.pgqueue.model.QueueStats;
 
 /**
  * The counters equal COUNT(*) of the job table after any mix of every transition from several threads, and

@@ -13,13 +13,20 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.pgqueue.model.JobState;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
-import io.pgqueue.model.SendResult;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.listener.JobContext;
 import io.pgqueue.listener.SnoozeException;
+import io.pgqueue.model.BulkCancelResult;
+import io.pgqueue.model.CancelResult;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.JobPage;
+import io.pgqueue.model.JobQuery;
+import io.pgqueue.model.JobState;
+import io.pgqueue.model.NoSuchJobException;
+import io.pgqueue.model.QueueCounts;
+import io.pgqueue.model.SendResult;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
@@ -34,13 +41,6 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
-import io.pgqueue.model.BulkCancelResult;
-import io.pgqueue.model.CancelResult;
-import io.pgqueue.model.JobInfo;
-import io.pgqueue.model.JobPage;
-import io.pgqueue.model.JobQuery;
-import io.pgqueue.model.NoSuchJobException;
-import io.pgqueue.model.QueueCounts;
 
 /**
  * Job control on real PostgreSQL, across two application contexts where the cluster matters: looking jobs up,

@@ -3,10 +3,12 @@ package io.pgqueue.admin;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-
 import javax.sql.DataSource;
 
+import io.pgqueue.model.JobPage;
+import io.pgqueue.model.JobQuery;
 import io.pgqueue.model.JobState;
+import io.pgqueue.model.QueueStats;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
@@ -17,9 +19,6 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.pgqueue.model.JobPage;
-import io.pgqueue.model.JobQuery;
-import io.pgqueue.model.QueueStats;
 
 /**
  * With a million jobs in the table, reading every queue's counts and lag (what a metrics refresh does), and

@@ -3,9 +3,10 @@ package io.pgqueue.admin;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-
 import javax.sql.DataSource;
 
+import io.pgqueue.model.JobPage;
+import io.pgqueue.model.JobQuery;
 import io.pgqueue.model.JobState;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
@@ -17,8 +18,6 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.pgqueue.model.JobPage;
-import io.pgqueue.model.JobQuery;
 
 /**
  * Pages of jobs on a million-job table shared by five queues of unequal sizes and ages (each queue's jobs

@@ -3,6 +3,9 @@ package io.pgqueue.admin;
 import java.util.Set;
 
 import io.pgqueue.actuate.PgQueueEndpoint;
+import io.pgqueue.model.BulkCancelResult;
+import io.pgqueue.model.JobPage;
+import io.pgqueue.model.JobQuery;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
@@ -14,9 +17,6 @@ import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.pgqueue.model.BulkCancelResult;
-import io.pgqueue.model.JobPage;
-import io.pgqueue.model.JobQuery;
 
 /**
  * Runs with {@code -Xmx256m} (its own surefire execution): pages and bulk actions over 300 jobs of 1 MB each

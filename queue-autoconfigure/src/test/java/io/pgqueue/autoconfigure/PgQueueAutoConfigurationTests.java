@@ -9,16 +9,16 @@ import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.internal.maintenance.QueueMaintenance;
-import io.pgqueue.metrics.MicrometerJobObserver;
-import io.pgqueue.metrics.QueueMetrics;
 import io.pgqueue.internal.schema.QueueSchemaInitializer;
 import io.pgqueue.internal.schema.QueueSchemaValidator;
-import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.metrics.MicrometerJobObserver;
+import io.pgqueue.metrics.QueueMetrics;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -30,7 +30,6 @@ import org.springframework.jdbc.core.namedparam.NamedParameterJdbcOperations;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.transaction.PlatformTransactionManager;
-import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.Mockito.mock;

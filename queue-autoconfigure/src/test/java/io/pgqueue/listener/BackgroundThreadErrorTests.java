@@ -9,6 +9,7 @@ import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.metrics.QueueMetrics;
 import io.pgqueue.support.FaultInjectingDataSource;
 import io.pgqueue.support.Jobs;
@@ -23,7 +24,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.pgqueue.config.QueueListenerContainerRegistry;
 
 /**
  * Each of pgqueue's background threads meets an {@link Error} from the database layer once, then keeps doing

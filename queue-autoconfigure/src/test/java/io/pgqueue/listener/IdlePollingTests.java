@@ -3,12 +3,13 @@ package io.pgqueue.listener;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import javax.sql.DataSource;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
 import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.config.ListenerEndpoint;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.support.StatementCounter;
 import io.pgqueue.testsupport.TestDatabase;
@@ -19,8 +20,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.pgqueue.config.QueueListenerContainerRegistry;
-import io.pgqueue.config.ListenerEndpoint;
 
 /**
  * A node listening to many idle queues polls them all in one statement per poll interval, not one per queue,

@@ -7,8 +7,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
-import io.pgqueue.model.SendResult;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.model.SendResult;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;

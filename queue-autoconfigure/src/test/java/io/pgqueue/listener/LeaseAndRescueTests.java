@@ -15,9 +15,10 @@ import io.pgqueue.QueueTemplate;
 import io.pgqueue.actuate.PgQueueHealthIndicator;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.config.QueueListenerContainerRegistry;
+import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.persistence.ClaimRequest;
 import io.pgqueue.internal.persistence.Repositories;
-import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
@@ -29,7 +30,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.pgqueue.config.QueueListenerContainerRegistry;
 
 class LeaseAndRescueTests {
 

@@ -3,6 +3,8 @@ package io.pgqueue.listener;
 import java.util.List;
 
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.config.QueueListenerContainerRegistry;
+import io.pgqueue.model.DeliveryMode;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
@@ -12,8 +14,6 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.pgqueue.model.DeliveryMode;
-import io.pgqueue.config.QueueListenerContainerRegistry;
 
 class ListenerStartupErrorTests {
 

@@ -10,6 +10,7 @@ import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.transport.ReceiverContext;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.listener.error.FailureDecision;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
@@ -21,7 +22,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.pgqueue.config.QueueListenerContainerRegistry;
 
 /**
  * With observation on, what observes a run cannot break it: headers that SQL stored as something other than

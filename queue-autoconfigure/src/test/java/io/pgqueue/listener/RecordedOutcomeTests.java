@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
@@ -19,7 +20,6 @@ import org.springframework.context.ApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.pgqueue.config.QueueListenerContainerRegistry;
 
 /**
  * What a run leaves must be recordable whatever the handler did: a debounced job that fails or snoozes while a

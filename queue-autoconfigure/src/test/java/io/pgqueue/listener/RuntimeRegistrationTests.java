@@ -6,6 +6,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.config.ListenerEndpoint;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
@@ -13,8 +15,6 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.pgqueue.config.QueueListenerContainerRegistry;
-import io.pgqueue.config.ListenerEndpoint;
 
 /**
  * An application without {@code @QueueListener} methods registers a listener once it runs: its node joins

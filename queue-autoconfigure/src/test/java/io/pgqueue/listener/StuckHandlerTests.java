@@ -9,6 +9,7 @@ import io.pgqueue.QueueTemplate;
 import io.pgqueue.actuate.PgQueueHealthIndicator;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.support.Containers;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
@@ -23,7 +24,6 @@ import org.springframework.context.ApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.pgqueue.config.QueueListenerContainerRegistry;
 
 /**
  * Handlers that ignore interrupts (a socket read without timeout, a long JDBC call): interrupted for their

@@ -7,14 +7,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 import io.pgqueue.QueueTemplate;
+import io.pgqueue.config.ListenerEndpoint;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.pgqueue.config.QueueListenerContainerRegistry;
-import io.pgqueue.config.ListenerEndpoint;
 
 /**
  * A wake-up reaches every idle worker of a container: a burst arriving at an idle TRANSACTIONAL container

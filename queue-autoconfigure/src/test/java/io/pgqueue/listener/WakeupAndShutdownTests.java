@@ -12,6 +12,7 @@ import java.util.stream.IntStream;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
@@ -27,7 +28,6 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.pgqueue.config.QueueListenerContainerRegistry;
 
 class WakeupAndShutdownTests {
 

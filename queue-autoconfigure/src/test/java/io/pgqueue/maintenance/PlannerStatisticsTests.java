@@ -5,6 +5,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
+import io.pgqueue.internal.maintenance.QueueMaintenance;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
@@ -12,7 +13,6 @@ import io.pgqueue.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.pgqueue.internal.maintenance.QueueMaintenance;
 
 /**
  * A job table that fills up before autovacuum first visits it (a new install, an emptied table) keeps the

@@ -2,11 +2,11 @@ package io.pgqueue.maintenance;
 
 import java.time.Duration;
 import java.util.List;
-
 import javax.sql.DataSource;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.internal.maintenance.QueueMaintenance;
 import io.pgqueue.listener.JobContext;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
@@ -19,7 +19,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.pgqueue.internal.maintenance.QueueMaintenance;
 
 class RetentionTests {
 

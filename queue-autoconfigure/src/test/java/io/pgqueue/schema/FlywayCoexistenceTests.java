@@ -1,6 +1,7 @@
 package io.pgqueue.schema;
 
 import io.pgqueue.autoconfigure.PgQueueAutoConfiguration;
+import io.pgqueue.internal.schema.QueueSchemaInitializer;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
 import org.flywaydb.core.Flyway;
@@ -14,7 +15,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.pgqueue.internal.schema.QueueSchemaInitializer;
 
 /**
  * An application with its own Flyway migrations (classpath:db/migration) and pgqueue side by side.

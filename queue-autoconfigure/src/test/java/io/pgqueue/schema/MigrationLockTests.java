@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.pgqueue.internal.schema.QueueFlywayConfigurationCustomizer;
+import io.pgqueue.internal.schema.QueueSchemaInitializer;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
@@ -19,8 +21,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.pgqueue.internal.schema.QueueFlywayConfigurationCustomizer;
-import io.pgqueue.internal.schema.QueueSchemaInitializer;
 
 /**
  * A migration that needs a table lock another transaction holds (a report, a long batch, pg_dump): each attempt

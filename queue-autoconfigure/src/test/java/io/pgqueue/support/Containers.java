@@ -1,7 +1,7 @@
 package io.pgqueue.support;
 
-import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.config.QueueListenerContainerRegistry;
+import io.pgqueue.listener.QueueListenerContainer;
 
 import org.springframework.context.ApplicationContext;
 

@@ -13,15 +13,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
-
 import javax.sql.DataSource;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.benchmark.BenchServer.Database;
 import io.pgqueue.config.ListenerEndpoint;
-import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.config.QueueListenerContainerRegistry;
+import io.pgqueue.listener.QueueListenerContainer;
 
 import org.springframework.jdbc.datasource.DataSourceUtils;
 

@@ -21,10 +21,10 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.benchmark.BenchServer.Database;
-import io.pgqueue.listener.JobContext;
 import io.pgqueue.config.ListenerEndpoint;
-import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.config.QueueListenerContainerRegistry;
+import io.pgqueue.listener.JobContext;
+import io.pgqueue.listener.QueueListenerContainer;
 
 /**
  * 1, 2, 4 and 8 applications, each its own JVM, on one database, draining a preloaded backlog of one queue

@@ -6,9 +6,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.listener.JobContext;
 import io.pgqueue.listener.QueueListenerContainer;
-import io.pgqueue.config.QueueListenerContainerRegistry;
 
 import org.springframework.boot.Banner;
 import org.springframework.boot.SpringBootConfiguration;

@@ -12,8 +12,8 @@ import java.util.stream.IntStream;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.config.ListenerEndpoint;
-import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.config.QueueListenerContainerRegistry;
+import io.pgqueue.listener.QueueListenerContainer;
 
 /**
  * How pgqueue's cost grows with the number of queues one node listens to (1, 10, 100, 500; one LEASE

@@ -5,8 +5,8 @@ import java.security.MessageDigest;
 import java.security.Principal;
 import java.util.Base64;
 
+import io.pgqueue.admin.AdminAction;
 import jakarta.servlet.http.HttpServletRequest;
-import io.pgqueue.admin.Masking;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -83,10 +83,10 @@ final class DashboardAccess {
                     + csrf(request).headerName() + "); this request has none or a wrong one";
         }
         if (refusal != null) {
-            logger.warn("pgqueue dashboard refused '" + action + "' on " + Masking.loggable(target) + ": " + refusal);
+            AdminAction.refused("dashboard", user(request), action, target, refusal);
             throw new ActionRefusedException(refusal);
         }
-        logger.info("pgqueue dashboard: " + Masking.loggable(user(request)) + " " + action + " " + Masking.loggable(target));
+        AdminAction.audit("dashboard", user(request), action, target, null);
     }
 
     static @Nullable String user(HttpServletRequest request) {

@@ -7,12 +7,7 @@ import java.util.Map;
 import java.util.function.BiPredicate;
 import java.util.function.Supplier;
 
-import io.pgqueue.model.CancelResult;
-import io.pgqueue.model.JobInfo;
-import io.pgqueue.model.JobQuery;
-import io.pgqueue.model.NoSuchJobException;
 import io.pgqueue.admin.QueueAdmin;
-import io.pgqueue.model.QueueStats;
 import io.pgqueue.dashboard.DashboardAccess.ActionRefusedException;
 import io.pgqueue.dashboard.DashboardViews.ActionResult;
 import io.pgqueue.dashboard.DashboardViews.DeadSelection;
@@ -24,6 +19,11 @@ import io.pgqueue.dashboard.DashboardViews.Overview;
 import io.pgqueue.dashboard.DashboardViews.QueueView;
 import io.pgqueue.dashboard.DashboardViews.Refusal;
 import io.pgqueue.dashboard.DashboardViews.ScheduleView;
+import io.pgqueue.model.CancelResult;
+import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.JobQuery;
+import io.pgqueue.model.NoSuchJobException;
+import io.pgqueue.model.QueueStats;
 import jakarta.servlet.http.HttpServletRequest;
 
 import org.springframework.http.HttpStatus;
@@ -125,9 +125,9 @@ class DashboardApiController {
                 "only dead jobs are retried (or it is held back by a live job with its dedup key)");
     }
 
-    @PostMapping("/jobs/{id}/delete")
-    ActionResult delete(HttpServletRequest request, @PathVariable long id) {
-        return onDeadJob(request, "delete", id, admin::purgeDead,
+    @PostMapping("/jobs/{id}/purge")
+    ActionResult purge(HttpServletRequest request, @PathVariable long id) {
+        return onDeadJob(request, "purge", id, admin::purgeDead,
                 "only dead jobs are deleted; cancel a job that has not finished");
     }
 

@@ -8,14 +8,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import io.pgqueue.model.JobState;
+import io.pgqueue.admin.AdminAction;
+import io.pgqueue.admin.Masking;
+import io.pgqueue.dashboard.ThroughputHistory.RatePoint;
 import io.pgqueue.model.ClusterNode;
 import io.pgqueue.model.JobInfo;
-import io.pgqueue.admin.Masking;
+import io.pgqueue.model.JobState;
 import io.pgqueue.model.NodeContainer;
 import io.pgqueue.model.QueueListenerNode;
 import io.pgqueue.model.QueueStats;
-import io.pgqueue.dashboard.ThroughputHistory.RatePoint;
 import io.pgqueue.model.ScheduleInfo;
 import org.jspecify.annotations.Nullable;
 
@@ -204,7 +205,7 @@ final class DashboardViews {
      * @param output its handler's return value as JSON text, or the mask
      * @param masked whether payload, error and output are masked
      * @param history what happened to it so far, oldest first
-     * @param actions what an operator can do to it now: cancel, retry, delete
+     * @param actions what an operator can do to it now ({@link AdminAction#verb()}): cancel, retry, purge
      */
     record JobView(long id, String queue, String state, int attempts, @Nullable Integer maxAttempts, int priority,
             Instant runAt, Instant enqueuedAt, @Nullable Instant attemptedAt, @Nullable Instant finishedAt,
@@ -254,12 +255,9 @@ final class DashboardViews {
             return events;
         }
 
+        /** From the catalogue both front doors share. */
         private static List<String> actions(JobState state) {
-            return switch (state) {
-                case SCHEDULED, READY, RUNNING -> List.of("cancel");
-                case DEAD -> List.of("retry", "delete");
-                default -> List.of();
-            };
+            return AdminAction.forJob(state).stream().map(AdminAction::verb).toList();
         }
     }
 

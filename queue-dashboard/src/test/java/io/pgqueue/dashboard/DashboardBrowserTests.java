@@ -3,13 +3,13 @@ package io.pgqueue.dashboard;
 import java.time.Duration;
 import java.util.Map;
 
-import io.pgqueue.model.JobState;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.model.ClusterNode;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobQuery;
-import io.pgqueue.model.ClusterNode;
-import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.model.JobState;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterAll;

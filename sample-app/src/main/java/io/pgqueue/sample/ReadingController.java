@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
-import io.pgqueue.model.BatchSendResult;
 import io.pgqueue.JobRequest;
 import io.pgqueue.QueueOperations;
 import io.pgqueue.SendOptions;
+import io.pgqueue.model.BatchSendResult;
 import io.pgqueue.model.SendResult;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

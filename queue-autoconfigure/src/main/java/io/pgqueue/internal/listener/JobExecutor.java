@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
+import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.persistence.ClaimedJob;
 import io.pgqueue.internal.persistence.FailureUpdate;
 import io.pgqueue.internal.persistence.PostgresText;
-import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.SnoozeException;
 import io.pgqueue.listener.adapter.MethodJobHandler;

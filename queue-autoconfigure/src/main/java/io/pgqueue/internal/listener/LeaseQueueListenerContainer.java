@@ -10,12 +10,12 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.pgqueue.internal.node.NodeRuntime;
+import io.pgqueue.internal.node.TrackedJobs;
 import io.pgqueue.internal.persistence.Claim;
 import io.pgqueue.internal.persistence.ClaimRequest;
 import io.pgqueue.internal.persistence.ClaimedJob;
 import io.pgqueue.internal.persistence.JobEnginePort;
-import io.pgqueue.internal.node.NodeRuntime;
-import io.pgqueue.internal.node.TrackedJobs;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.GroupFailurePolicy;
 

@@ -2,10 +2,10 @@ package io.pgqueue.internal.listener;
 
 import java.time.Duration;
 
-import io.pgqueue.internal.persistence.HistoryRepository;
-import io.pgqueue.internal.persistence.JobEnginePort;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.observe.ProcessObserver;
+import io.pgqueue.internal.persistence.HistoryRepository;
+import io.pgqueue.internal.persistence.JobEnginePort;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.QueueListenerContainer;

@@ -7,3 +7,4 @@
 package io.pgqueue.internal.node;
 
 import org.jspecify.annotations.NullMarked;
+

@@ -5,12 +5,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-
 import javax.sql.DataSource;
 
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
-
 
 /**
  * The JDBC {@link NotificationRepository}.

@@ -6,7 +6,6 @@ import java.time.ZoneId;
 
 import io.pgqueue.model.MissedTickPolicy;
 import io.pgqueue.model.ScheduleInfo;
-
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,6 +1,5 @@
 package io.pgqueue.internal.persistence;
 
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;

@@ -9,3 +9,4 @@
 package io.pgqueue.internal.persistence;
 
 import org.jspecify.annotations.NullMarked;
+

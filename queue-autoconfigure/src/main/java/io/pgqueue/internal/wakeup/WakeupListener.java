@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.function.Consumer;
 
 import io.pgqueue.internal.persistence.NotificationRepository;
-
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

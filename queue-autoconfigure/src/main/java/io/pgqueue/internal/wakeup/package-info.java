@@ -7,3 +7,4 @@
 package io.pgqueue.internal.wakeup;
 
 import org.jspecify.annotations.NullMarked;
+

@@ -6,11 +6,11 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
-import io.pgqueue.model.ClusterNode;
-import io.pgqueue.model.NodeContainer;
 import io.pgqueue.internal.persistence.NodeRepository;
 import io.pgqueue.internal.persistence.Repositories;
+import io.pgqueue.model.ClusterNode;
 import io.pgqueue.model.DeliveryMode;
+import io.pgqueue.model.NodeContainer;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;

@@ -490,8 +490,8 @@
                     () => post('/jobs/' + job.id + '/cancel'), 'Cancel job #' + job.id + '?') : null,
                 job.actions.includes('retry') ? actionButton('Retry', { 'data-action': 'retry', class: 'primary' },
                     () => post('/jobs/' + job.id + '/retry')) : null,
-                job.actions.includes('delete') ? actionButton('Delete', { 'data-action': 'delete', class: 'danger' },
-                    () => post('/jobs/' + job.id + '/delete'), 'Delete job #' + job.id + ' for good?') : null);
+                job.actions.includes('purge') ? actionButton('Delete', { 'data-action': 'purge', class: 'danger' },
+                    () => post('/jobs/' + job.id + '/purge'), 'Delete job #' + job.id + ' for good?') : null);
             const fields = [
                 ['Queue', queueLink], ['State', el('span', {}, badge(job.state), job.cancelRequested ? ' cancellation requested' : '')],
                 ['Attempts', job.attempts + (job.maxAttempts ? ' of ' + job.maxAttempts : '')], ['Priority', job.priority],

@@ -2,11 +2,11 @@ package io.pgqueue.docs.snippets.jobcontrol;
 
 import java.time.Instant;
 
-import io.pgqueue.model.JobState;
+import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobPage;
 import io.pgqueue.model.JobQuery;
-import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.model.JobState;
 
 class JobControl {
 

@@ -3,12 +3,12 @@ package io.pgqueue.docs.snippets.publishing;
 import java.time.Duration;
 import java.util.List;
 
-import io.pgqueue.model.BatchSendResult;
 import io.pgqueue.JobRequest;
 import io.pgqueue.QueueOperations;
 import io.pgqueue.SendOptions;
-import io.pgqueue.model.SendResult;
 import io.pgqueue.docs.snippets.Fixtures.WelcomeEmail;
+import io.pgqueue.model.BatchSendResult;
+import io.pgqueue.model.SendResult;
 
 class PublishingOptions {
 
