@@ -5,7 +5,6 @@ import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 import io.pgqueue.internal.observe.ProcessObserver;
@@ -59,6 +58,8 @@ final class JobExecutor {
     /** Whether outputs are kept (in the job history): if not, return values are not written at all. */
     private final boolean keepOutputs;
 
+    private final HandlerPipeline pipeline;
+
     JobExecutor(MethodJobHandler handler, QueueErrorHandler errorHandler, ExponentialBackoff backoff, JsonMapper mapper,
             JobObserver observer, @Nullable Duration timeout, ProcessObserver processObserver, String mode,
             boolean keepOutputs) {
@@ -71,6 +72,8 @@ final class JobExecutor {
         this.processObserver = GuardedObservers.of(processObserver);
         this.mode = mode;
         this.keepOutputs = keepOutputs;
+        this.pipeline = new HandlerPipeline(this.processObserver, mode,
+                (invocation) -> (result) -> outcomes(invocation, result), this::invoke);
     }
 
     boolean isBatch() {
@@ -100,72 +103,77 @@ final class JobExecutor {
     }
 
     /**
-     * Runs a single-job listener on the job of {@code run}, bounded by the job's timeout (else the listener's).
+     * Runs a single-job listener on the job of {@code run}, bounded by the job's timeout (else the listener's),
+     * through the {@link HandlerPipeline}.
      */
     Outcome run(HandlerRun run, JobContextImpl.LeaseExtender leaseExtender) {
         ClaimedJob job = run.job();
         JobContextImpl context = new JobContextImpl(run, mapper, leaseExtender);
-        try (ProcessObserver.Observed observed = processObserver.start(job.queue(), mode, job.id(), job.attempt(),
-                context::headers, List.of())) {
-            Outcome outcome = run(run, context);
-            observed.outcome(outcomeName(outcome), (outcome instanceof Failure failure) ? failure.error() : null);
-            return outcome;
-        }
-    }
-
-    private static String outcomeName(Outcome outcome) {
-        if (outcome instanceof Succeeded) {
-            return "success";
-        }
-        if (outcome instanceof Snoozed) {
-            return "snoozed";
-        }
-        return (outcome instanceof Cancelled) ? "cancelled" : "failure";
-    }
-
-    private Outcome run(HandlerRun run, JobContextImpl context) {
-        ClaimedJob job = run.job();
         observer.started(context);
-        long start = System.nanoTime();
-        Duration timeout = timeoutOf(job);
-        Object result = null;
-        Throwable error = null;
-        run.start(timeout);
-        try (JobLogContext logContext = JobLogContext.of(job)) {
-            if (!run.cancelRequested()) {
-                Object payload = handler.readPayload(job.id(), job.payloadJson(), job.payloadType());
-                result = handler.invoke(payload, context);
+        return pipeline.run(new HandlerPipeline.Invocation(List.of(context), List.of(job), List.of(), run,
+                timeoutOf(job), false, System.nanoTime())).get(0);
+    }
+
+    /** The handler step: reads a single job's payload (unless it was cancelled already) and invokes the handler. */
+    private HandlerPipeline.Result invoke(HandlerPipeline.Invocation invocation) {
+        try {
+            if (invocation.batch()) {
+                handler.invokeBatch(invocation.payloads());
+                return new HandlerPipeline.Result(null, null);
             }
+            if (invocation.run().cancelRequested()) {
+                return new HandlerPipeline.Result(null, null);
+            }
+            ClaimedJob job = invocation.first().job();
+            Object payload = handler.readPayload(job.id(), job.payloadJson(), job.payloadType());
+            return new HandlerPipeline.Result(handler.invoke(payload, invocation.first()), null);
         }
         catch (Throwable ex) {
             // an Error too: it must become this job's failure, or the job runs again uncounted forever
-            error = ex;
+            return new HandlerPipeline.Result(null, ex);
         }
-        finally {
-            run.finish();
-        }
-        Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-        if (run.cancelRequested()) {
-            observer.cancelled(context, elapsed);
-            return new Cancelled(job);
-        }
-        if (run.timedOut()) {
-            JobTimeoutException timedOut = new JobTimeoutException(job.id(), Objects.requireNonNull(timeout));
-            if (error != null) {
-                timedOut.addSuppressed(error);
+    }
+
+    /**
+     * The outcome step: what became of each job of the run, the observer told. A single job: cancelled when
+     * its cancellation was requested, else failed when it ran out of time, else snoozed, failed or succeeded as
+     * the handler did. A batch: all succeeded, or all failed with the handler's error.
+     */
+    private List<Outcome> outcomes(HandlerPipeline.Invocation invocation, HandlerPipeline.Result result) {
+        Duration elapsed = Duration.ofNanos(System.nanoTime() - invocation.startNanos());
+        if (invocation.batch()) {
+            List<Outcome> outcomes = new ArrayList<>(invocation.jobs().size());
+            for (JobContextImpl job : invocation.jobs()) {
+                if (result.error() == null) {
+                    observer.succeeded(job, elapsed);
+                    outcomes.add(new Succeeded(job.job(), null));
+                }
+                else {
+                    outcomes.add(failure(job, result.error(), invocation.startNanos()));
+                }
             }
-            return failure(context, timedOut, start);
+            return outcomes;
+        }
+        JobContextImpl context = invocation.first();
+        ClaimedJob job = context.job();
+        Throwable error = result.error();
+        if (invocation.run().cancelRequested()) {
+            observer.cancelled(context, elapsed);
+            return List.of(new Cancelled(job));
+        }
+        if (invocation.run().timedOut()) {
+            return List.of(failure(context, Objects.requireNonNull(error), invocation.startNanos()));
         }
         Duration snooze = (error instanceof SnoozeException snoozed) ? snoozed.delay() : context.snoozedFor();
         if (snooze != null) {
             observer.snoozed(context, elapsed, snooze);
-            return new Snoozed(job, snooze);
+            return List.of(new Snoozed(job, snooze));
         }
         if (error != null) {
-            return failure(context, error, start);
+            return List.of(failure(context, error, invocation.startNanos()));
         }
         observer.succeeded(context, elapsed);
-        return new Succeeded(job, output(job, result));
+        return List.of(new Succeeded(job, output(job, result.value())));
     }
 
     /**
@@ -193,8 +201,9 @@ final class JobExecutor {
     }
 
     /**
-     * Runs a batch listener on all jobs whose payload can be read, bounded by the listener's timeout; jobs
-     * whose payload cannot be read fail on their own, and the rest fail together if the listener throws.
+     * Runs a batch listener on all jobs whose payload can be read, bounded by the listener's timeout, through
+     * the {@link HandlerPipeline}; jobs whose payload cannot be read fail on their own, and the rest fail
+     * together if the listener throws.
      * @return the failures, empty on success
      */
     List<Failure> runBatch(List<ClaimedJob> jobs, HandlerRun run) {
@@ -216,34 +225,10 @@ final class JobExecutor {
         if (readable.isEmpty()) {
             return failures;
         }
-        Throwable error = null;
-        ClaimedJob first = jobs.get(0);
-        List<java.util.function.Supplier<Map<String, String>>> batchHeaders = new ArrayList<>();
-        readable.forEach((job) -> batchHeaders.add(job::headers));
-        try (ProcessObserver.Observed observed = processObserver.start(first.queue(), mode, first.id(), first.attempt(),
-                readable.get(0)::headers, batchHeaders)) {
-            run.start(timeout);
-            try (JobLogContext logContext = JobLogContext.ofBatch(jobs)) {
-                handler.invokeBatch(payloads);
-            }
-            catch (Throwable ex) {
-                error = ex;
-            }
-            finally {
-                run.finish();
-            }
-            if (run.timedOut()) {
-                error = new JobTimeoutException(first.id(), Objects.requireNonNull(timeout));
-            }
-            observed.outcome((error == null) ? "success" : "failure", error);
-        }
-        if (error == null) {
-            Duration duration = Duration.ofNanos(System.nanoTime() - start);
-            readable.forEach((job) -> observer.succeeded(job, duration));
-        }
-        else {
-            for (JobContextImpl job : readable) {
-                failures.add(failure(job, error, start));
+        for (Outcome outcome : pipeline.run(new HandlerPipeline.Invocation(readable, jobs, payloads, run, timeout,
+                true, start))) {
+            if (outcome instanceof Failure failure) {
+                failures.add(failure);
             }
         }
         return failures;

@@ -1,0 +1,161 @@
+package io.pgqueue.internal.listener;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import io.pgqueue.internal.listener.JobExecutor.Failure;
+import io.pgqueue.internal.listener.JobExecutor.Outcome;
+import io.pgqueue.internal.listener.JobExecutor.Succeeded;
+import io.pgqueue.internal.observe.ProcessObserver;
+import io.pgqueue.internal.persistence.ClaimedJob;
+import io.pgqueue.listener.error.JobTimeoutException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A handler run as one ordered pipeline, the same for a single-job and a batch listener. From the outside in:
+ * <ol>
+ * <li>observation — the run in the scope of {@code pgqueue.process}, stopped with the outcome;</li>
+ * <li>outcome — the handler's result made into each job's sealed {@link Outcome} (with the observer told and,
+ * on a failure, the error handler's retry-or-dead decision), by {@link JobExecutor};</li>
+ * <li>timeout — the handler's thread interrupted past the run's timeout, the result then a
+ * {@link JobTimeoutException} whatever the handler did after the interruption;</li>
+ * <li>log context — the MDC keys of the job (or batch) while the handler runs;</li>
+ * <li>the handler.</li>
+ * </ol>
+ * The two innermost steps see the handler's {@link Result}, the outer two the outcomes.
+ */
+final class HandlerPipeline {
+
+    /**
+     * One run.
+     *
+     * @param jobs the jobs it runs (a batch: those whose payloads could be read)
+     * @param claimed every job of the claim, for the log context of a batch
+     * @param payloads their payloads, read before the run for a batch; empty for one job (read by the handler
+     * step, inside the run, so that its failure is the run's)
+     * @param run the run's handler-thread bookkeeping (interruption, cancellation, timeout)
+     * @param timeout the run's timeout, or null for none
+     * @param batch whether a batch listener runs
+     * @param startNanos when the run began, for the durations the observer is told
+     */
+    record Invocation(List<JobContextImpl> jobs, List<ClaimedJob> claimed,
+            List<@Nullable Object> payloads, HandlerRun run, @Nullable Duration timeout, boolean batch,
+            long startNanos) {
+
+        JobContextImpl first() {
+            return jobs.get(0);
+        }
+    }
+
+    /**
+     * What the handler did: returned a value or threw.
+     *
+     * @param value its return value, or null
+     * @param error what it threw, or null
+     */
+    record Result(@Nullable Object value, @Nullable Throwable error) {
+    }
+
+    /** One step of the pipeline around the steps inside it. */
+    @FunctionalInterface
+    interface Step<T> {
+
+        T around(Invocation invocation, Supplier<T> inner);
+    }
+
+    private final List<Step<List<Outcome>>> outer;
+
+    private final Function<Invocation, Function<Result, List<Outcome>>> outcomes;
+
+    private final List<Step<Result>> inner;
+
+    private final Function<Invocation, Result> handler;
+
+    /**
+     * @param outcomes the outcome step: the outcomes of an invocation's result
+     * @param handler the innermost step: runs the handler
+     */
+    HandlerPipeline(ProcessObserver processObserver, String mode, Function<Invocation, Function<Result,
+            List<Outcome>>> outcomes, Function<Invocation, Result> handler) {
+        this.outer = List.of(observation(processObserver, mode));
+        this.outcomes = outcomes;
+        this.inner = List.of(HandlerPipeline::timeout, HandlerPipeline::logContext);
+        this.handler = handler;
+    }
+
+    /** Runs the invocation through every step. */
+    List<Outcome> run(Invocation invocation) {
+        Supplier<Result> result = chain(invocation, inner, () -> handler.apply(invocation));
+        return chain(invocation, outer, () -> outcomes.apply(invocation).apply(result.get())).get();
+    }
+
+    private static <T> Supplier<T> chain(Invocation invocation, List<Step<T>> steps, Supplier<T> last) {
+        Supplier<T> next = last;
+        for (int i = steps.size() - 1; i >= 0; i--) {
+            Step<T> step = steps.get(i);
+            Supplier<T> inside = next;
+            next = () -> step.around(invocation, inside);
+        }
+        return next;
+    }
+
+    private static Step<List<Outcome>> observation(ProcessObserver processObserver, String mode) {
+        return (invocation, inside) -> {
+            JobContextImpl first = invocation.first();
+            List<Supplier<Map<String, String>>> batchHeaders = invocation.batch()
+                    ? invocation.jobs().stream().<Supplier<Map<String, String>>>map((job) -> job::headers).toList()
+                    : List.of();
+            try (ProcessObserver.Observed observed = processObserver.start(first.queue(), mode, first.job().id(),
+                    first.job().attempt(), first::headers, batchHeaders)) {
+                List<Outcome> outcomes = inside.get();
+                Failure failure = outcomes.stream().filter(Failure.class::isInstance).map(Failure.class::cast)
+                    .findFirst().orElse(null);
+                observed.outcome(invocation.batch() ? ((failure == null) ? "success" : "failure")
+                        : name(outcomes.get(0)), (failure != null) ? failure.error() : null);
+                return outcomes;
+            }
+        };
+    }
+
+    private static String name(Outcome outcome) {
+        if (outcome instanceof Succeeded) {
+            return "success";
+        }
+        if (outcome instanceof JobExecutor.Snoozed) {
+            return "snoozed";
+        }
+        return (outcome instanceof JobExecutor.Cancelled) ? "cancelled" : "failure";
+    }
+
+    private static Result timeout(Invocation invocation, Supplier<Result> inside) {
+        HandlerRun run = invocation.run();
+        run.start(invocation.timeout());
+        Result result;
+        try {
+            result = inside.get();
+        }
+        finally {
+            run.finish();
+        }
+        if (!run.timedOut()) {
+            return result;
+        }
+        JobTimeoutException timedOut = new JobTimeoutException(invocation.first().job().id(),
+                Objects.requireNonNull(invocation.timeout()));
+        if (result.error() != null) {
+            timedOut.addSuppressed(result.error());
+        }
+        return new Result(null, timedOut);
+    }
+
+    private static Result logContext(Invocation invocation, Supplier<Result> inside) {
+        try (JobLogContext context = invocation.batch() ? JobLogContext.ofBatch(invocation.claimed())
+                : JobLogContext.of(invocation.first().job())) {
+            return inside.get();
+        }
+    }
+}
