@@ -22,11 +22,21 @@ public final class EmbeddedPostgresServer implements PostgresServer {
     }
 
     /**
-     * Starts a new server with the given {@code postgresql.conf} settings on a free port.
+     * Starts a new server with the given {@code postgresql.conf} settings on a free port; it stops when the
+     * JVM exits.
      */
     public static EmbeddedPostgresServer start(Map<String, String> settings) {
+        return start(settings, true);
+    }
+
+    /**
+     * Starts a new server with the given {@code postgresql.conf} settings on a free port.
+     * @param stopOnExit whether a JVM shutdown hook of its own stops it; without, the caller stops it
+     * ({@link #close()}), e.g. once an application that uses it has shut down
+     */
+    public static EmbeddedPostgresServer start(Map<String, String> settings, boolean stopOnExit) {
         try {
-            EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder();
+            EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder().setRegisterShutdownHook(stopOnExit);
             settings.forEach(builder::setServerConfig);
             return new EmbeddedPostgresServer(builder.start());
         }

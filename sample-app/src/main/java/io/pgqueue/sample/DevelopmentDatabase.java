@@ -6,6 +6,7 @@ import io.pgqueue.testsupport.EmbeddedPostgresServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.boot.SpringApplication;
 import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.core.env.ConfigurableEnvironment;
@@ -25,7 +26,10 @@ class DevelopmentDatabase implements ApplicationListener<ApplicationEnvironmentP
         if (environment.containsProperty("spring.datasource.url")) {
             return;
         }
-        EmbeddedPostgresServer server = EmbeddedPostgresServer.start(Map.of());
+        // stopped once the application has shut down, not by a JVM shutdown hook of its own: hooks run at once,
+        // and the database would be gone while the application still gives its jobs back and leaves the cluster
+        EmbeddedPostgresServer server = EmbeddedPostgresServer.start(Map.of(), false);
+        SpringApplication.getShutdownHandlers().add(server::close);
         String url = server.jdbcUrl("postgres");
         logger.info("No spring.datasource.url set: started an embedded PostgreSQL at {} (user postgres)", url);
         environment.getPropertySources()
