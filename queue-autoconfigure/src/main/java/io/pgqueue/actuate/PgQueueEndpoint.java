@@ -215,8 +215,8 @@ public class PgQueueEndpoint {
 
     /**
      * Runs an operation on a queue: {@code pause}, {@code resume}, {@code retry}, {@code purge} (also spelt
-     * {@code retry-dead}, {@code purge-dead}; these two on one job when {@code jobId} is given, else, with {@code all=true}, on all dead jobs of the
-     * queue) or {@code cancel} (one job when {@code jobId} is given, else every scheduled, ready and running
+     * {@code retry-dead}, {@code purge-dead}; these two on one job when {@code jobId} is given, else, with
+     * {@code all=true}, on all dead jobs of the queue) or {@code cancel} (one job when {@code jobId} is given, else every scheduled, ready and running
      * job matching the filters {@code groupKey}, {@code dedupKey} and {@code header}, within {@code state};
      * without one of those filters only with {@code all=true}). A request that names neither a job, a filter
      * nor {@code all} is refused: a misspelt {@code jobId} must not act on the whole queue.

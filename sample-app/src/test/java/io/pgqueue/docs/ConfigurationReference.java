@@ -39,9 +39,17 @@ final class ConfigurationReference {
 
     private final Map<String, List<String>> hints;
 
+    /** The keys of {@code pgqueue.queues.<queue>.*}, with the listener property each overrides. */
+    private final Map<String, JsonNode> perQueueKeys;
+
+    /** The keys of {@code pgqueue.schedules.<name>.*}, from the javadoc of their fields. */
+    private final Map<String, Field> scheduleKeys;
+
     private ConfigurationReference(Map<String, JsonNode> properties, Map<String, List<String>> hints) {
         this.properties = properties;
         this.hints = hints;
+        this.perQueueKeys = perQueueKeys(properties);
+        this.scheduleKeys = scheduleKeys();
     }
 
     /** pgqueue's properties from every metadata file on the classpath. */
@@ -96,10 +104,10 @@ final class ConfigurationReference {
         }
         String[] parts = key.split("\\.", 4);
         if (parts.length == 4 && parts[0].equals("pgqueue") && parts[1].equals("queues")) {
-            return perQueueKeys().containsKey(parts[3]);
+            return perQueueKeys.containsKey(parts[3]);
         }
         if (parts.length == 4 && parts[0].equals("pgqueue") && parts[1].equals("schedules")) {
-            return scheduleKeys().containsKey(parts[3]);
+            return scheduleKeys.containsKey(parts[3]);
         }
         return false;
     }
@@ -160,7 +168,7 @@ final class ConfigurationReference {
                 | key | type | description |
                 |---|---|---|
                 """);
-        perQueueKeys().forEach((key, property) -> page.append("| `pgqueue.queues.<queue>.").append(key).append("` | ")
+        perQueueKeys.forEach((key, property) -> page.append("| `pgqueue.queues.<queue>.").append(key).append("` | ")
             .append(type(property)).append(" | ").append(description(property)).append(" |\n"));
         page.append('\n');
     }
@@ -175,14 +183,14 @@ final class ConfigurationReference {
                 | key | type | default | description |
                 |---|---|---|---|
                 """);
-        scheduleKeys().forEach((key, field) -> page.append("| `pgqueue.schedules.<name>.").append(key).append("` | ")
+        scheduleKeys.forEach((key, field) -> page.append("| `pgqueue.schedules.<name>.").append(key).append("` | ")
             .append(field.type()).append(" | ").append(field.defaultValue()).append(" | ").append(field.description())
             .append(" |\n"));
         page.append('\n');
     }
 
     /** The {@code pgqueue.listener.*} properties that a queue's settings override, by their key. */
-    private Map<String, JsonNode> perQueueKeys() {
+    private static Map<String, JsonNode> perQueueKeys(Map<String, JsonNode> properties) {
         Set<String> settings = new TreeSet<>();
         for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(PgQueueProperties.QueueSettings.class)) {
             if (descriptor.getWriteMethod() != null || descriptor.getName().equals("backoff")) {
@@ -208,7 +216,7 @@ final class ConfigurationReference {
             "/\\*\\*(.*?)\\*/\\s*private (?:@Nullable )?([\\w<>, ]+?) (\\w+)(?: = ([^;]+))?;", Pattern.DOTALL);
 
     /** The keys of a recurring job, from the javadoc of the fields of its properties class. */
-    private Map<String, Field> scheduleKeys() {
+    private static Map<String, Field> scheduleKeys() {
         String source = Repository.read(java.nio.file.Path.of("queue-autoconfigure", "src", "main", "java", "io",
                 "pgqueue", "autoconfigure", "PgQueueProperties.java"));
         int start = source.indexOf("public static class Schedule {");
@@ -292,9 +300,5 @@ final class ConfigurationReference {
 
     private static String kebab(String camel) {
         return camel.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
-    }
-
-    static boolean isMapProperty(String name) {
-        return MAP_PROPERTIES.contains(name);
     }
 }

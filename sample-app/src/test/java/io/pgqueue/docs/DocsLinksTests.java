@@ -60,10 +60,8 @@ class DocsLinksTests {
         int hash = link.indexOf('#');
         String file = (hash >= 0) ? link.substring(0, hash) : link;
         String anchor = (hash >= 0) ? link.substring(hash + 1) : null;
+        // a page at the root has no parent: its sibling is the path itself
         Path target = file.isEmpty() ? page : page.resolveSibling(file).normalize();
-        if (page.getParent() == null && !file.isEmpty()) {
-            target = Path.of(file).normalize();
-        }
         if (!Files.exists(Repository.ROOT.resolve(target))) {
             return "no such file";
         }

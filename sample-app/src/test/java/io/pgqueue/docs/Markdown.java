@@ -33,14 +33,9 @@ final class Markdown {
     Set<String> anchors() {
         Set<String> anchors = new LinkedHashSet<>();
         Map<String, Integer> seen = new HashMap<>();
-        boolean fenced = false;
-        for (String line : lines) {
-            if (line.startsWith("```")) {
-                fenced = !fenced;
-                continue;
-            }
+        for (String line : prose()) {
             Matcher heading = HEADING.matcher(line);
-            if (!fenced && heading.matches()) {
+            if (heading.matches()) {
                 String slug = heading.group(1).strip().toLowerCase(Locale.ROOT)
                     .replaceAll("[^\\p{L}\\p{N}_\\- ]", "")
                     .replace(' ', '-');
@@ -54,20 +49,28 @@ final class Markdown {
     /** The targets of the page's links outside code. */
     List<String> links() {
         List<String> links = new ArrayList<>();
+        for (String line : prose()) {
+            Matcher link = LINK.matcher(CODE_SPAN.matcher(line).replaceAll(""));
+            while (link.find()) {
+                links.add(link.group(1));
+            }
+        }
+        return links;
+    }
+
+    /** The lines outside fenced code blocks (the fences themselves left out). */
+    private List<String> prose() {
+        List<String> prose = new ArrayList<>();
         boolean fenced = false;
         for (String line : lines) {
             if (line.startsWith("```")) {
                 fenced = !fenced;
-                continue;
             }
-            if (!fenced) {
-                Matcher link = LINK.matcher(CODE_SPAN.matcher(line).replaceAll(""));
-                while (link.find()) {
-                    links.add(link.group(1));
-                }
+            else if (!fenced) {
+                prose.add(line);
             }
         }
-        return links;
+        return prose;
     }
 
     /** The page's fenced code blocks, in order. */

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -69,7 +70,7 @@ final class HandlerPipeline {
 
     private final List<Step<List<Outcome>>> outer;
 
-    private final Function<Invocation, Function<Result, List<Outcome>>> outcomes;
+    private final BiFunction<Invocation, Result, List<Outcome>> outcomes;
 
     private final List<Step<Result>> inner;
 
@@ -79,8 +80,8 @@ final class HandlerPipeline {
      * @param outcomes the outcome step: the outcomes of an invocation's result
      * @param handler the innermost step: runs the handler
      */
-    HandlerPipeline(ProcessObserver processObserver, String mode, Function<Invocation, Function<Result,
-            List<Outcome>>> outcomes, Function<Invocation, Result> handler) {
+    HandlerPipeline(ProcessObserver processObserver, String mode, BiFunction<Invocation, Result, List<Outcome>> outcomes,
+            Function<Invocation, Result> handler) {
         this.outer = List.of(observation(processObserver, mode));
         this.outcomes = outcomes;
         this.inner = List.of(HandlerPipeline::timeout, HandlerPipeline::logContext);
@@ -90,7 +91,7 @@ final class HandlerPipeline {
     /** Runs the invocation through every step. */
     List<Outcome> run(Invocation invocation) {
         Supplier<Result> result = chain(invocation, inner, () -> handler.apply(invocation));
-        return chain(invocation, outer, () -> outcomes.apply(invocation).apply(result.get())).get();
+        return chain(invocation, outer, () -> outcomes.apply(invocation, result.get())).get();
     }
 
     private static <T> Supplier<T> chain(Invocation invocation, List<Step<T>> steps, Supplier<T> last) {

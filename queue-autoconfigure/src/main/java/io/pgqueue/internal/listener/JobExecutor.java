@@ -50,11 +50,6 @@ final class JobExecutor {
     /** The listener's timeout, or null for none. */
     private final @Nullable Duration timeout;
 
-    private final ProcessObserver processObserver;
-
-    /** The delivery mode, as observations tag it. */
-    private final String mode;
-
     /** Whether outputs are kept (in the job history): if not, return values are not written at all. */
     private final boolean keepOutputs;
 
@@ -69,11 +64,8 @@ final class JobExecutor {
         this.mapper = mapper;
         this.observer = GuardedObservers.of(observer);
         this.timeout = timeout;
-        this.processObserver = GuardedObservers.of(processObserver);
-        this.mode = mode;
         this.keepOutputs = keepOutputs;
-        this.pipeline = new HandlerPipeline(this.processObserver, mode,
-                (invocation) -> (result) -> outcomes(invocation, result), this::invoke);
+        this.pipeline = new HandlerPipeline(GuardedObservers.of(processObserver), mode, this::outcomes, this::invoke);
     }
 
     boolean isBatch() {

@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 import io.pgqueue.internal.persistence.NotificationRepository;
 import org.apache.commons.logging.Log;
@@ -122,7 +123,7 @@ public final class Wakeups implements DisposableBean {
      * this JVM only. The heartbeat passes the request on anyway; this only makes it immediate.
      */
     public void cancelRequested(@Nullable Long jobId) {
-        Runnable announce = () -> {
+        afterCommit(() -> {
             if (!enabled) {
                 cancelLocal(jobId);
                 return;
@@ -133,18 +134,7 @@ public final class Wakeups implements DisposableBean {
             catch (RuntimeException ex) {
                 logger.debug("Could not announce a cancellation (the next heartbeat passes it on): " + ex);
             }
-        };
-        if (inTransaction()) {
-            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-                @Override
-                public void afterCommit() {
-                    announce.run();
-                }
-            });
-        }
-        else {
-            announce.run();
-        }
+        });
     }
 
     /** A notification's payload: a queue with new jobs, or a cancellation request. */
@@ -200,20 +190,21 @@ public final class Wakeups implements DisposableBean {
      * enqueue: nothing can insert and forget the wake-up.
      */
     public <T> T enqueue(String queue, Insert<T> insert) {
-        Decision decision = decide(queue);
-        T result = insert.run(decision == Decision.WITH_INSERT);
-        afterInsert(queue, decision);
-        return result;
+        return enqueue(queue, insert, (result) -> true);
     }
 
     /** As {@link #enqueue}, for an insert that may insert nothing (returns false): then nobody is woken. */
     public boolean enqueueIf(String queue, Insert<Boolean> insert) {
+        return enqueue(queue, insert, Boolean::booleanValue);
+    }
+
+    private <T> T enqueue(String queue, Insert<T> insert, Predicate<T> inserted) {
         Decision decision = decide(queue);
-        boolean inserted = insert.run(decision == Decision.WITH_INSERT);
-        if (inserted) {
+        T result = insert.run(decision == Decision.WITH_INSERT);
+        if (inserted.test(result)) {
             afterInsert(queue, decision);
         }
-        return inserted;
+        return result;
     }
 
     /**
@@ -254,16 +245,21 @@ public final class Wakeups implements DisposableBean {
         if (decision == Decision.SKIP || (decision != Decision.TRAILING && localListeners.isEmpty())) {
             return;
         }
+        afterCommit(() -> committed(queue, decision));
+    }
+
+    /** Runs the action once the caller's transaction committed, or at once outside a transaction. */
+    private void afterCommit(Runnable action) {
         if (inTransaction()) {
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
                 @Override
                 public void afterCommit() {
-                    committed(queue, decision);
+                    action.run();
                 }
             });
         }
         else {
-            committed(queue, decision);
+            action.run();
         }
     }
 
