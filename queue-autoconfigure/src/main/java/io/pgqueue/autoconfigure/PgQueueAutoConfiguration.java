@@ -11,6 +11,7 @@ import io.pgqueue.autoconfigure.aot.PgQueueRuntimeHints;
 import io.pgqueue.internal.admin.JdbcQueueAdmin;
 import io.pgqueue.internal.maintenance.QueueMaintenance;
 import io.pgqueue.internal.observe.SendObserver;
+import io.pgqueue.internal.persistence.HistoryRepository;
 import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.internal.persistence.Schema;
 import io.pgqueue.internal.publish.JdbcQueueTemplate;
@@ -120,7 +121,10 @@ public final class PgQueueAutoConfiguration {
                 maintenance.getReconcileInterval(),
                 new QueueMaintenance.RetentionSettings(retention.getDead(),
                         history.isEnabled() ? history.getRetention() : null, retention.getInterval(),
-                        retention.getBatchSize()));
+                        retention.getBatchSize()),
+                history.isEnabled() ? new HistoryRepository.PartitionPlan(history.getPartitionInterval(),
+                        history.getPartitionsAhead(), history.getRetention(), QueueMaintenance.ANALYZE_HISTORY_EVERY)
+                        : null);
     }
 
     @Bean

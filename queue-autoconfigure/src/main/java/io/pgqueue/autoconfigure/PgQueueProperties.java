@@ -97,6 +97,14 @@ public class PgQueueProperties implements InitializingBean {
         }
         positive("pgqueue.maintenance.reconcile-interval", maintenance.getReconcileInterval());
         positive("pgqueue.history.retention", history.getRetention());
+        Duration partition = history.getPartitionInterval();
+        if (partition.toMinutes() % 60 != 0 || partition.toHours() < 1
+                || (partition.toHours() < 24 ? 24 % partition.toHours() != 0 : partition.toHours() % 24 != 0)
+                || partition.toMillis() % 3_600_000 != 0) {
+            throw new InvalidConfigurationPropertyValueException("pgqueue.history.partition-interval", partition,
+                    "must be whole hours dividing a day (1h, 2h, 3h, 4h, 6h, 8h, 12h) or whole days");
+        }
+        atLeast("pgqueue.history.partitions-ahead", history.getPartitionsAhead(), 1);
         positive("pgqueue.retention.dead", retention.getDead());
         positive("pgqueue.retention.interval", retention.getInterval());
         atLeast("pgqueue.retention.batch-size", retention.getBatchSize(), 1);
@@ -876,9 +884,37 @@ public class PgQueueProperties implements InitializingBean {
         private boolean enabled;
 
         /**
-         * How long finished jobs stay in job_history.
+         * How long finished jobs stay in job_history. Retention drops whole partitions, so a row stays up to one
+         * partition interval longer.
          */
         private Duration retention = Duration.ofDays(7);
+
+        /**
+         * Span of one job_history partition: whole hours dividing a day, or whole days. Keep retention divided by
+         * it within about a hundred partitions.
+         */
+        private Duration partitionInterval = Duration.ofDays(1);
+
+        /**
+         * How many job_history partitions past the current one are created ahead of time.
+         */
+        private int partitionsAhead = 3;
+
+        public Duration getPartitionInterval() {
+            return partitionInterval;
+        }
+
+        public void setPartitionInterval(Duration partitionInterval) {
+            this.partitionInterval = partitionInterval;
+        }
+
+        public int getPartitionsAhead() {
+            return partitionsAhead;
+        }
+
+        public void setPartitionsAhead(int partitionsAhead) {
+            this.partitionsAhead = partitionsAhead;
+        }
 
         public boolean isEnabled() {
             return enabled;

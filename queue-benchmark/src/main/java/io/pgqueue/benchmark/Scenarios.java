@@ -259,6 +259,25 @@ final class Scenarios {
     /** As above, the jobs' payloads padded to about {@code payloadBytes}. */
     double drainPgqueue(String mode, Setting setting, int jobs, boolean counters, boolean metrics, int payloadBytes)
             throws Exception {
+        return drainPgqueue(mode, setting, jobs, counters, metrics, payloadBytes, Beside.NOTHING);
+    }
+
+    /**
+     * What else runs in the drained database while the clock runs: opened once the jobs are loaded, closed once
+     * they are drained (the long-transaction scenario holds a snapshot open).
+     */
+    @FunctionalInterface
+    interface Beside {
+
+        Beside NOTHING = (database) -> () -> {
+        };
+
+        AutoCloseable open(Database database) throws Exception;
+    }
+
+    /** As above, with something else running in the database while the jobs drain. */
+    double drainPgqueue(String mode, Setting setting, int jobs, boolean counters, boolean metrics, int payloadBytes,
+            Beside beside) throws Exception {
         // LEASE: two pollers under a backlog, acknowledgements, LISTEN, heartbeat, maintenance, scheduler
         int pool = mode.equals("LEASE") ? 8 : setting.concurrency() + 4;
         try (Database database = server.createDatabase("drain", pool);
@@ -271,10 +290,12 @@ final class Scenarios {
             admin.pause(QUEUE);
             app.startListeners();
             LockSupport.parkNanos(Duration.ofMillis(500).toNanos());
-            return rate(jobs, () -> {
-                admin.resume(QUEUE);
-                awaitDrained(database, listener.handled::get, jobs);
-            });
+            try (AutoCloseable running = beside.open(database)) {
+                return rate(jobs, () -> {
+                    admin.resume(QUEUE);
+                    awaitDrained(database, listener.handled::get, jobs);
+                });
+            }
         }
     }
 
@@ -292,14 +313,21 @@ final class Scenarios {
 
     /** As above, the jobs' payloads padded to about {@code payloadBytes}. */
     double drainRaw(String mode, Setting setting, int jobs, int payloadBytes) throws Exception {
+        return drainRaw(mode, setting, jobs, payloadBytes, Beside.NOTHING);
+    }
+
+    /** As above, with something else running in the database while the jobs drain. */
+    double drainRaw(String mode, Setting setting, int jobs, int payloadBytes, Beside beside) throws Exception {
         try (Database database = server.createDatabase("drainraw", setting.concurrency())) {
             try (PgQueueApp migrate = PgQueueApp.start(database, 2, Map.of("pgqueue.maintenance.enabled", "false"))) {
                 // only to create the schema
             }
             preload(database, jobs, 0, payloadBytes);
             AtomicLong handled = new AtomicLong();
-            return rate(jobs, () -> parallel(setting.concurrency(),
-                    (t) -> rawConsumer(database, mode, setting.batch(), handled, () -> handled.get() >= jobs)));
+            try (AutoCloseable running = beside.open(database)) {
+                return rate(jobs, () -> parallel(setting.concurrency(),
+                        (t) -> rawConsumer(database, mode, setting.batch(), handled, () -> handled.get() >= jobs)));
+            }
         }
     }
 

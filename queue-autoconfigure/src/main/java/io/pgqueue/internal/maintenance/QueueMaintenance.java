@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.internal.persistence.HistoryRepository.PartitionPlan;
+import io.pgqueue.internal.persistence.HistoryRepository.PartitionUpkeep;
 import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.support.PeriodicLifecycle;
 import org.jspecify.annotations.Nullable;
@@ -33,6 +35,11 @@ public class QueueMaintenance extends PeriodicLifecycle {
 
     private final RetentionSettings retention;
 
+    /** How often the partitioned history is analysed while its partitions do not change. */
+    public static final Duration ANALYZE_HISTORY_EVERY = Duration.ofHours(1);
+
+    private final @Nullable PartitionPlan historyPartitions;
+
     /**
      * How long old rows are kept and how they are deleted.
      *
@@ -45,8 +52,9 @@ public class QueueMaintenance extends PeriodicLifecycle {
     }
 
     public QueueMaintenance(Repositories repositories, QueueAdmin admin, Duration interval, Duration reconcileInterval,
-            RetentionSettings retention) {
+            RetentionSettings retention, @Nullable PartitionPlan historyPartitions) {
         super("pgqueue-maintenance");
+        this.historyPartitions = historyPartitions;
         this.repositories = repositories;
         this.admin = admin;
         this.interval = interval;
@@ -59,6 +67,18 @@ public class QueueMaintenance extends PeriodicLifecycle {
         every(interval, interval, "maintenance", this::runOnce);
         every(reconcileInterval, reconcileInterval, "counter reconciliation", admin::reconcile);
         every(retention.interval(), retention.interval(), "retention", this::deleteOldRows);
+        if (historyPartitions != null) {
+            // partitions ahead exist from the start, not only after the first retention interval
+            every(retention.interval(), Duration.ZERO, "history partitions", this::maintainHistoryPartitions);
+        }
+    }
+
+    /**
+     * Creates the history's partitions ahead of time and drops those past retention.
+     * @return what was done, or null when history is off
+     */
+    public @Nullable PartitionUpkeep maintainHistoryPartitions() {
+        return (historyPartitions != null) ? repositories.history().maintainPartitions(historyPartitions) : null;
     }
 
     /** Runs one pass now: promotion, counter folding and, while there is traffic, the statistics check. */

@@ -118,10 +118,10 @@ final class JobLookups {
      * against 0.4 ms). Planned per execution, since the best index depends on the queue and filter values.
      */
     private Sql pageStatement(Set<JobState> states, int filters, boolean content) {
-        StringBuilder conditions = new StringBuilder("queue = :queue");
+        StringBuilder base = new StringBuilder("queue = :queue");
         for (Filter filter : Filter.values()) {
             if ((filters & (1 << filter.ordinal())) != 0) {
-                conditions.append(" AND ").append(filter.condition);
+                base.append(" AND ").append(filter.condition);
             }
         }
         boolean keyed = (filters & ((1 << Filter.GROUP_KEY.ordinal()) | (1 << Filter.DEDUP_KEY.ordinal()))) != 0;
@@ -130,6 +130,7 @@ final class JobLookups {
             if (states.contains(state)) {
                 String columns = columns(state.isFinished() ? JdbcHistoryRepository.FINISHED_COLUMNS : LIVE_COLUMNS, content);
                 String value = "'" + state.value() + "'";
+                String conditions = this.conditions(state, filters, base);
                 if (keyed) {
                     // a group or dedup key has an index of its own, on (queue, key, id): ordered by id, it is
                     // the shortest way to the key's newest jobs
@@ -148,6 +149,18 @@ final class JobLookups {
         }
         return schema.sql("SELECT * FROM (\n" + String.join("\nUNION ALL\n", branches)
                 + "\n) AS jobs ORDER BY id DESC LIMIT :limit").plannedPerExecution();
+    }
+
+    /**
+     * The page's conditions on a state's table. The history is partitioned by finish time, and a job finishes
+     * after it was enqueued: a lower bound on enqueue time is one on finish time too, which leaves out (prunes)
+     * every partition that ended before it.
+     */
+    private String conditions(JobState state, int filters, CharSequence base) {
+        if (state.isFinished() && (filters & (1 << Filter.ENQUEUED_AFTER.ordinal())) != 0) {
+            return base + " AND finished_at >= :enqueued_after::timestamptz";
+        }
+        return base.toString();
     }
 
     void bind(Params params, JobQuery query) throws SQLException {

@@ -38,6 +38,11 @@ final class Sql {
         return new Sql(jdbcSql, positions, parameterCount, true);
     }
 
+    /** The plan of this statement, with the same parameters: {@code EXPLAIN} and the statement. */
+    Sql explained() {
+        return new Sql("EXPLAIN " + jdbcSql, positions, parameterCount, plannedPerExecution);
+    }
+
     boolean isPlannedPerExecution() {
         return plannedPerExecution;
     }
