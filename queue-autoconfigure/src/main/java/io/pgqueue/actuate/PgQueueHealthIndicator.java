@@ -1,6 +1,7 @@
 package io.pgqueue.actuate;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +19,9 @@ import org.springframework.boot.health.contributor.Status;
 /**
  * Health of pgqueue: DOWN when the database cannot be read or a container that should run has stopped;
  * with a {@code max-lag}, a queue whose oldest ready job waits longer turns the status to the configured
- * lag status (OUT_OF_SERVICE by default). Details list each queue's lag.
+ * lag status (OUT_OF_SERVICE by default). Details list each queue's lag and, past
+ * {@code vacuum-hold-warning}, what holds back vacuum in pgqueue's database (a warning that leaves the status
+ * as it is: a report or a backup is no reason to restart the application).
  */
 public class PgQueueHealthIndicator extends AbstractHealthIndicator {
 
@@ -30,9 +33,17 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator {
 
     private final Status lagStatus;
 
+    private final Duration vacuumHoldWarning;
+
     public PgQueueHealthIndicator(QueueAdmin admin, @Nullable QueueListenerContainerRegistry registry,
             @Nullable Duration maxLag, Status lagStatus) {
+        this(admin, registry, maxLag, lagStatus, Duration.ofMinutes(5));
+    }
+
+    public PgQueueHealthIndicator(QueueAdmin admin, @Nullable QueueListenerContainerRegistry registry,
+            @Nullable Duration maxLag, Status lagStatus, Duration vacuumHoldWarning) {
         super("pgqueue health check failed");
+        this.vacuumHoldWarning = vacuumHoldWarning;
         this.admin = admin;
         this.registry = registry;
         this.maxLag = maxLag;
@@ -52,6 +63,19 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator {
             }
         }
         List<String> stopped = stoppedContainers();
+        Instant now = Instant.now();
+        admin.vacuumHold().filter((hold) -> hold.age(now).compareTo(vacuumHoldWarning) >= 0).ifPresent((hold) -> {
+            Map<String, Object> held = new LinkedHashMap<>();
+            held.put("kind", hold.kind().name());
+            held.put("holder", hold.holder());
+            if (hold.pid() != null) {
+                held.put("pid", hold.pid());
+            }
+            held.put("ageSeconds", hold.age(now).toSeconds());
+            held.put("xidAge", hold.xidAge());
+            held.put("warning", hold.describe(now) + "; dead rows of the queue tables cannot be removed until it ends");
+            builder.withDetail("vacuumHold", held);
+        });
         builder.withDetail("lagSeconds", lags);
         Duration heartbeatAge = (registry != null) ? registry.heartbeatAge() : null;
         if (heartbeatAge != null) {

@@ -17,6 +17,7 @@ import io.pgqueue.model.NoSuchJobException;
 import io.pgqueue.model.QueueCounts;
 import io.pgqueue.model.QueueStats;
 import io.pgqueue.model.ScheduleInfo;
+import io.pgqueue.model.VacuumHold;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -143,6 +144,13 @@ public interface QueueAdmin {
 
     /** Every node of the cluster, oldest first. */
     List<ClusterNode> nodes();
+
+    /**
+     * What holds back vacuum in pgqueue's database the longest (the oldest transaction, prepared transaction
+     * or replication slot), as of this node's last look, if anything does. While it holds, no row version the
+     * queues leave behind can be removed, and tables and indexes grow.
+     */
+    Optional<VacuumHold> vacuumHold();
 
     /** pgqueue's schema version, or null when pgqueue did not migrate the schema. */
     @Nullable String schemaVersion();

@@ -10,6 +10,7 @@ import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.autoconfigure.aot.PgQueueRuntimeHints;
 import io.pgqueue.internal.admin.JdbcQueueAdmin;
 import io.pgqueue.internal.maintenance.QueueMaintenance;
+import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.observe.SendObserver;
 import io.pgqueue.internal.persistence.HistoryRepository;
 import io.pgqueue.internal.persistence.Repositories;
@@ -105,8 +106,16 @@ public final class PgQueueAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    QueueAdmin queueAdmin(Repositories repositories, Wakeups wakeups) {
-        return new JdbcQueueAdmin(repositories, wakeups);
+    QueueAdmin queueAdmin(Repositories repositories, Wakeups wakeups, VacuumHorizonWatch vacuumHorizon) {
+        return new JdbcQueueAdmin(repositories, wakeups, vacuumHorizon);
+    }
+
+    @Bean
+    @DependsOnDatabaseInitialization
+    VacuumHorizonWatch pgqueueVacuumHorizonWatch(Repositories repositories, PgQueueProperties properties) {
+        PgQueueProperties.Health health = properties.getHealth();
+        return new VacuumHorizonWatch(repositories.vacuumHorizon(), health.getVacuumCheckInterval(),
+                health.getVacuumHoldWarning());
     }
 
     @Bean

@@ -89,6 +89,8 @@ public class PgQueueProperties implements InitializingBean {
         listener.validate("pgqueue.listener");
         positive("pgqueue.metrics.refresh-interval", metrics.getRefreshInterval());
         positive("pgqueue.health.max-lag", health.getMaxLag());
+        positive("pgqueue.health.vacuum-hold-warning", health.getVacuumHoldWarning());
+        positive("pgqueue.health.vacuum-check-interval", health.getVacuumCheckInterval());
         positive("pgqueue.maintenance.interval", maintenance.getInterval());
         positive("pgqueue.schema.lock-timeout", schema.getLockTimeout());
         if (schema.getLockAttempts() < 1) {
@@ -813,6 +815,33 @@ public class PgQueueProperties implements InitializingBean {
          * Health status reported while a queue lags more than max-lag, e.g. OUT_OF_SERVICE or DOWN.
          */
         private String lagStatus = "OUT_OF_SERVICE";
+
+        /**
+         * How long a transaction, prepared transaction or replication slot may hold back vacuum in pgqueue's
+         * database before health, the dashboard and the log warn about it (naming it, its age and its pid).
+         */
+        private Duration vacuumHoldWarning = Duration.ofMinutes(5);
+
+        /**
+         * How often each node looks for what holds back vacuum in pgqueue's database.
+         */
+        private Duration vacuumCheckInterval = Duration.ofSeconds(5);
+
+        public Duration getVacuumHoldWarning() {
+            return vacuumHoldWarning;
+        }
+
+        public void setVacuumHoldWarning(Duration vacuumHoldWarning) {
+            this.vacuumHoldWarning = vacuumHoldWarning;
+        }
+
+        public Duration getVacuumCheckInterval() {
+            return vacuumCheckInterval;
+        }
+
+        public void setVacuumCheckInterval(Duration vacuumCheckInterval) {
+            this.vacuumCheckInterval = vacuumCheckInterval;
+        }
 
         public @Nullable Duration getMaxLag() {
             return maxLag;

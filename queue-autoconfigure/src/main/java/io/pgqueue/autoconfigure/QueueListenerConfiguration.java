@@ -9,6 +9,7 @@ import io.pgqueue.internal.listener.DefaultListenerContainerRegistry;
 import io.pgqueue.internal.node.NodeIdentity;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.node.NodeSettings;
+import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.internal.wakeup.Wakeups;
@@ -55,13 +56,15 @@ class QueueListenerConfiguration {
     QueueListenerContainerFactoryConfigurer queueListenerContainerFactoryConfigurer(Repositories repositories,
             NodeRuntime nodeRuntime, JobPayloadCodec codec, QueueErrorHandler errorHandler,
             ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JobObserver> observers,
-            ObjectProvider<ProcessObserver> processObserver, PgQueueProperties properties) {
+            ObjectProvider<ProcessObserver> processObserver, PgQueueProperties properties,
+            ObjectProvider<VacuumHorizonWatch> vacuumHorizon) {
         // idle containers park with one poll for all when this node's maintenance makes due jobs ready
         PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
         return new QueueListenerContainerFactoryConfigurer(repositories, nodeRuntime, codec, errorHandler,
                 JobObserver.composite(observers.orderedStream().toList()),
                 processObserver.getIfAvailable(() -> ProcessObserver.NONE),
-                maintenance.isEnabled() ? maintenance.getInterval() : null, transactionManager::getIfUnique);
+                maintenance.isEnabled() ? maintenance.getInterval() : null, transactionManager::getIfUnique,
+                vacuumHorizon.getIfAvailable());
     }
 
     @Bean

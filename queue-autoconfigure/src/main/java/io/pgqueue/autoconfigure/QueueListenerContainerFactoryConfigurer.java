@@ -8,6 +8,7 @@ import io.pgqueue.config.QueueListenerContainerFactory;
 import io.pgqueue.internal.listener.JdbcListenerContainerFactory;
 import io.pgqueue.internal.listener.ListenerContainers;
 import io.pgqueue.internal.node.NodeRuntime;
+import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.listener.JobObserver;
@@ -48,9 +49,13 @@ public final class QueueListenerContainerFactoryConfigurer {
 
     private final Supplier<@Nullable PlatformTransactionManager> transactionManager;
 
+    private final @Nullable VacuumHorizonWatch vacuumHorizon;
+
     QueueListenerContainerFactoryConfigurer(Repositories repositories, NodeRuntime node, JobPayloadCodec codec,
             QueueErrorHandler errorHandler, JobObserver observer, ProcessObserver processObserver,
-            @Nullable Duration maintenanceInterval, Supplier<@Nullable PlatformTransactionManager> transactionManager) {
+            @Nullable Duration maintenanceInterval, Supplier<@Nullable PlatformTransactionManager> transactionManager,
+            @Nullable VacuumHorizonWatch vacuumHorizon) {
+        this.vacuumHorizon = vacuumHorizon;
         this.repositories = repositories;
         this.node = node;
         this.codec = codec;
@@ -64,6 +69,6 @@ public final class QueueListenerContainerFactoryConfigurer {
     /** A new factory of pgqueue's LEASE and TRANSACTIONAL containers, configured as the auto-configuration's. */
     public QueueListenerContainerFactory createFactory() {
         return new JdbcListenerContainerFactory(new ListenerContainers(repositories.engine(), repositories.history(), node, codec.mapper(),
-                errorHandler, observer, processObserver, maintenanceInterval), transactionManager);
+                errorHandler, observer, processObserver, maintenanceInterval, vacuumHorizon), transactionManager);
     }
 }

@@ -1,12 +1,14 @@
 package io.pgqueue.metrics;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -21,7 +23,9 @@ import org.apache.commons.logging.LogFactory;
 /**
  * Gauges of every queue's state, fed from a snapshot refreshed on an interval with one read of the counters
  * (never a query inside a gauge callback): {@code pgqueue.jobs{queue,state}} and
- * {@code pgqueue.job.lag{queue}} (seconds since the oldest ready job became due).
+ * {@code pgqueue.job.lag{queue}} (seconds since the oldest ready job became due), and
+ * {@code pgqueue.vacuum.hold} (seconds the oldest transaction, prepared transaction or replication slot has
+ * held back vacuum in pgqueue's database, 0 when nothing does).
  */
 public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
 
@@ -36,6 +40,8 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
     private final List<MultiGauge> lagGauges = new ArrayList<>();
 
     private volatile Map<String, QueueStats> snapshot = Map.of();
+
+    private volatile double vacuumHoldSeconds;
 
     public QueueMetrics(QueueAdmin admin, Duration refreshInterval) {
         super("pgqueue-metrics");
@@ -55,6 +61,11 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
                 .baseUnit("seconds")
                 .register(registry));
         }
+        Gauge.builder("pgqueue.vacuum.hold", this, (metrics) -> metrics.vacuumHoldSeconds)
+            .description("How long the oldest transaction, prepared transaction or replication slot has held back "
+                    + "vacuum in pgqueue's database (0 when nothing does)")
+            .baseUnit("seconds")
+            .register(registry);
         refresh();
     }
 
@@ -67,6 +78,8 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
     public void refresh() {
         try {
             snapshot = admin.queues().stream().collect(Collectors.toMap(QueueStats::queue, Function.identity()));
+            Instant now = Instant.now();
+            vacuumHoldSeconds = admin.vacuumHold().map((hold) -> hold.age(now).toMillis() / 1000.0).orElse(0.0);
         }
         catch (RuntimeException ex) {
             logger.warn("Could not refresh pgqueue metrics: " + ex.getMessage());

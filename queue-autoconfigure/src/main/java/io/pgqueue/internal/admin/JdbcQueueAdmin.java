@@ -12,8 +12,10 @@ import java.util.TreeMap;
 import java.util.function.ToIntFunction;
 
 import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.persistence.JobAdminPort;
 import io.pgqueue.internal.persistence.Repositories;
+import io.pgqueue.internal.persistence.VacuumHorizonRepository;
 import io.pgqueue.internal.schedule.ScheduleOperations;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.model.BulkCancelResult;
@@ -31,6 +33,7 @@ import io.pgqueue.model.QueueListenerNode;
 import io.pgqueue.model.QueueNames;
 import io.pgqueue.model.QueueStats;
 import io.pgqueue.model.ScheduleInfo;
+import io.pgqueue.model.VacuumHold;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -55,10 +58,28 @@ public class JdbcQueueAdmin implements QueueAdmin {
 
     private final Wakeups wakeups;
 
+    private final @Nullable VacuumHorizonWatch vacuumHorizon;
+
     public JdbcQueueAdmin(Repositories repositories, Wakeups wakeups) {
+        this(repositories, wakeups, null);
+    }
+
+    /**
+     * @param vacuumHorizon the node's watch of what holds back vacuum, or null to look each time asked
+     */
+    public JdbcQueueAdmin(Repositories repositories, Wakeups wakeups, @Nullable VacuumHorizonWatch vacuumHorizon) {
+        this.vacuumHorizon = vacuumHorizon;
         this.repositories = repositories;
         this.wakeups = wakeups;
         this.schedules = new ScheduleOperations(repositories.schedules(), wakeups);
+    }
+
+    @Override
+    public Optional<VacuumHold> vacuumHold() {
+        if (vacuumHorizon != null) {
+            return vacuumHorizon.current();
+        }
+        return repositories.vacuumHorizon().oldest().map(VacuumHorizonRepository.Held::hold);
     }
 
     /** Every recurring job with its next and last tick. */

@@ -56,9 +56,12 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     private final ClaimRequest claimRequest;
 
+    private final ClaimPositions positions;
+
     LeaseQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobEnginePort jobs, NodeRuntime node,
-            IdleQueues idle) {
+            IdleQueues idle, ClaimPositions positions) {
         super(options, executor, idle);
+        this.positions = positions;
         this.jobs = jobs;
         this.node = node;
         this.claimRequest = new ClaimRequest(options.queue(), options.batchSize(), options.maxAttempts(),
@@ -185,11 +188,11 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     }
 
     private Claim claim(int requested) {
-        ClaimRequest request = claimRequest.withLimit(requested);
-        if (options.throttled()) {
-            return jobs.claimThrottled(request, options.maxRunning(), options.rate());
-        }
-        return jobs.claimLeased(request);
+        ClaimRequest request = positions.next(claimRequest.withLimit(requested));
+        Claim claim = options.throttled() ? jobs.claimThrottled(request, options.maxRunning(), options.rate())
+                : jobs.claimLeased(request);
+        positions.claimed(claim);
+        return claim;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.pgqueue.internal.listener;
 import java.time.Duration;
 
 import io.pgqueue.internal.node.NodeRuntime;
+import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.persistence.HistoryRepository;
 import io.pgqueue.internal.persistence.JobEnginePort;
@@ -40,8 +41,12 @@ public final class ListenerContainers {
 
     private final HistoryRepository history;
 
+    private final @Nullable VacuumHorizonWatch vacuumHorizon;
+
     public ListenerContainers(JobEnginePort jobs, HistoryRepository history, NodeRuntime node, JsonMapper mapper, QueueErrorHandler errorHandler,
-            JobObserver observer, ProcessObserver processObserver, @Nullable Duration maintenanceInterval) {
+            JobObserver observer, ProcessObserver processObserver, @Nullable Duration maintenanceInterval,
+            @Nullable VacuumHorizonWatch vacuumHorizon) {
+        this.vacuumHorizon = vacuumHorizon;
         this.idle = new IdleQueues(jobs, maintenanceInterval);
         this.jobs = jobs;
         this.history = history;
@@ -62,7 +67,7 @@ public final class ListenerContainers {
                 options.timeout(), processObserver, options.mode().name().toLowerCase(java.util.Locale.ROOT),
                 history.enabled());
         if (options.mode() == DeliveryMode.LEASE) {
-            return new LeaseQueueListenerContainer(options, executor, jobs, node, idle);
+            return new LeaseQueueListenerContainer(options, executor, jobs, node, idle, new ClaimPositions(vacuumHorizon));
         }
         if (transactionManager == null) {
             throw new IllegalStateException("@QueueListener method " + handler.describe()
@@ -71,6 +76,7 @@ public final class ListenerContainers {
         }
         return new TransactionalQueueListenerContainer(options, executor, jobs, history,
                 new TransactionTemplate(transactionManager),
-                node.settings().shutdownTimeout(), node.settings().interruptGrace(), idle);
+                node.settings().shutdownTimeout(), node.settings().interruptGrace(), idle,
+                new ClaimPositions(vacuumHorizon));
     }
 }

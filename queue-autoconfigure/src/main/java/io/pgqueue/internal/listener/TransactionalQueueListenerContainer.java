@@ -46,9 +46,13 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
 
     private final HistoryRepository history;
 
+    private final ClaimPositions positions;
+
     TransactionalQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobEnginePort jobs,
-            HistoryRepository history, TransactionTemplate transactions, Duration shutdownTimeout, Duration interruptGrace, IdleQueues idle) {
+            HistoryRepository history, TransactionTemplate transactions, Duration shutdownTimeout, Duration interruptGrace,
+            IdleQueues idle, ClaimPositions positions) {
         super(options, executor, idle);
+        this.positions = positions;
         this.jobs = jobs;
         this.history = history;
         this.claimRequest = new ClaimRequest(options.queue(), options.batchSize(), options.maxAttempts(),
@@ -126,7 +130,8 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 try {
                     promoted = lastClaimFull ? 0 : jobs.promoteDue(queue());
                     batch = transactions.execute((status) -> {
-                        Claim claim = jobs.claimAndDelete(claimRequest);
+                        Claim claim = jobs.claimAndDelete(positions.next(claimRequest));
+                        positions.claimed(claim);
                         List<JobExecutor.Outcome> failures;
                         inFlight.addAndGet(claim.jobs().size());
                         try {

@@ -49,7 +49,7 @@ final class JdbcJobRepository implements JobRepository {
      * group key is taken only when no job of its group is running and no earlier one is pending (a failed one
      * waiting for its retry counts as pending when failures block the group).
      */
-    private static final String READY_IDS = """
+    private static final String READY = """
             SELECT id FROM {schema}.job j
             WHERE j.queue = :queue AND j.state = 'ready'
               AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state s WHERE s.queue = :queue AND s.paused)
@@ -57,13 +57,33 @@ final class JdbcJobRepository implements JobRepository {
                     SELECT 1 FROM {schema}.job g
                     WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.id <> j.id
                       AND (g.state = 'running'
-                           OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+                           OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))""";
+
+    private static final String READY_IDS = READY + """
+
             ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED""";
+
+    /**
+     * The ready jobs past a cursor: any of a higher priority than the cursor's, then those of its priority after
+     * it in (run-at, id). Each branch is one range of the ready index (a row comparison on its trailing columns
+     * is an index condition), so neither reads the entries of jobs claimed before the cursor. Jobs that became
+     * ready behind it (rescued, released, a rolled-back claim, a group's next job) wait for the next claim that
+     * reads from the start.
+     */
+    private static final String READY_IDS_AFTER = "SELECT id FROM (SELECT id FROM (" + READY + """
+
+              AND j.priority > :after_priority
+            ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS higher
+            UNION ALL
+            SELECT id FROM (""" + READY + """
+
+              AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
+            ORDER BY j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT :limit""";
 
     /** The columns a claim returns. */
     private static final String CLAIMED_COLUMNS = """
             SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at,
-                   timeout_ms
+                   timeout_ms, priority
             FROM claimed""";
 
     /** What a statement that finishes jobs returns of each row, for the history (with the finished state). */
@@ -138,6 +158,10 @@ final class JdbcJobRepository implements JobRepository {
     private final Sql promoteDueOfQueue;
 
     private final Sql claimLeased;
+
+    private final Sql claimLeasedAfter;
+
+    private final Sql claimAndDeleteAfter;
 
     private final Sql claimAndDelete;
 
@@ -226,8 +250,10 @@ final class JdbcJobRepository implements JobRepository {
         this.lookups = new JobLookups(schema);
         this.promoteDue = schema.sql(promoteStatement(false));
         this.promoteDueOfQueue = schema.sql(promoteStatement(true));
-        this.claimLeased = schema.sql(promoteStatement(true) + ";\n" + claimLeasedStatement());
-        this.claimAndDelete = schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + claimAndDeleteStatement());
+        this.claimLeased = schema.sql(promoteStatement(true) + ";\n" + claimLeasedStatement(false));
+        this.claimLeasedAfter = schema.sql(promoteStatement(true) + ";\n" + claimLeasedStatement(true));
+        this.claimAndDelete = schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + claimAndDeleteStatement(false));
+        this.claimAndDeleteAfter = schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + claimAndDeleteStatement(true));
         this.undoClaimThenFail = schema.sql("ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n"
                 + failStatement(Transition.FAIL_AFTER_ROLLBACK));
         this.complete = schema.sql(completeStatement());
@@ -378,7 +404,7 @@ final class JdbcJobRepository implements JobRepository {
                 + counters.deltaCte(Transition.PROMOTE, "promoted", Counters.Rows.MANY) + "\nSELECT count(*) FROM promoted";
     }
 
-    private String claimLeasedStatement() {
+    private String claimLeasedStatement(boolean after) {
         return Transition.CLAIM_LEASE.tag() + """
                 WITH claimed AS (
                     UPDATE {schema}.job j
@@ -390,12 +416,13 @@ final class JdbcJobRepository implements JobRepository {
                       AND %s
                       AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
                     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-                              j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms
-                )""".formatted(READY_IDS, Transition.CLAIM_LEASE.guard("j")) + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)
+                              j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
+                              j.priority
+                )""".formatted(after ? READY_IDS_AFTER : READY_IDS, Transition.CLAIM_LEASE.guard("j")) + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)
                 + "\n" + CLAIMED_COLUMNS;
     }
 
-    private String claimAndDeleteStatement() {
+    private String claimAndDeleteStatement(boolean after) {
         return Transition.CLAIM_DELETE.tag() + """
                 WITH claimed AS (
                     DELETE FROM {schema}.job j
@@ -403,8 +430,8 @@ final class JdbcJobRepository implements JobRepository {
                     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
                               j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
                               j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
-                              now() AS attempted_at, j.last_error, 'completed' AS state
-                )""".formatted(READY_IDS) + history.archiveCte("claimed", false)
+                              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority
+                )""".formatted(after ? READY_IDS_AFTER : READY_IDS) + history.archiveCte("claimed", false)
                 + counters.deltaCte(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY) + "\n" + CLAIMED_COLUMNS;
     }
 
@@ -630,7 +657,8 @@ final class JdbcJobRepository implements JobRepository {
     public Claim claimLeased(ClaimRequest request) {
         UUID node = Objects.requireNonNull(request.node(), "A LEASE claim needs a node");
         return jdbc.execute((Connection connection) -> {
-            try (PreparedStatement statement = jdbc.statement(connection, claimLeased, (params) -> {
+            try (PreparedStatement statement = jdbc.statement(connection,
+                    (request.after() != null) ? claimLeasedAfter : claimLeased, (params) -> {
                 bindClaim(params, request);
                 params.int4("promote_limit", PROMOTE_PER_CLAIM).uuid("node", node).int8("lease_ms", request.leaseMillis());
             })) {
@@ -644,7 +672,7 @@ final class JdbcJobRepository implements JobRepository {
                     throw new IllegalStateException("A claim returned no claimed rows");
                 }
                 try (ResultSet rows = statement.getResultSet()) {
-                    return new Claim(claimedJobs(rows), promoted);
+                    return claimed(rows, promoted);
                 }
             }
         });
@@ -681,15 +709,15 @@ final class JdbcJobRepository implements JobRepository {
     @Override
     public Claim claimAndDelete(ClaimRequest request) {
         return jdbc.execute((Connection connection) -> {
-            try (PreparedStatement statement = jdbc.statement(connection, claimAndDelete,
-                    (params) -> bindClaim(params, request))) {
+            try (PreparedStatement statement = jdbc.statement(connection,
+                    (request.after() != null) ? claimAndDeleteAfter : claimAndDelete, (params) -> bindClaim(params, request))) {
                 // the savepoint, then the claimed rows
                 statement.execute();
                 if (!statement.getMoreResults()) {
                     throw new IllegalStateException("A claim returned no claimed rows");
                 }
                 try (ResultSet rows = statement.getResultSet()) {
-                    return new Claim(claimedJobs(rows), 0);
+                    return claimed(rows, 0);
                 }
             }
         });
@@ -700,18 +728,29 @@ final class JdbcJobRepository implements JobRepository {
             .int4("limit", request.limit())
             .int4("default_max_attempts", request.defaultMaxAttempts())
             .bool("failures_block", request.groupFailuresBlock());
+        ClaimCursor after = request.after();
+        if (after != null) {
+            params.int4("after_priority", after.priority())
+                .timestamp("after_run_at", after.runAt())
+                .int8("after_id", after.id());
+        }
     }
 
-    private static List<ClaimedJob> claimedJobs(ResultSet rows) throws SQLException {
+    /** The claimed rows, and the last of them in claim order. */
+    private static Claim claimed(ResultSet rows, long promoted) throws SQLException {
         List<ClaimedJob> jobs = new ArrayList<>();
+        ClaimCursor last = null;
         while (rows.next()) {
+            ClaimCursor position = new ClaimCursor(rows.getInt("priority"), rows.getTimestamp("run_at").toInstant(),
+                    rows.getLong("id"));
+            last = (last == null) ? position : ClaimCursor.later(last, position);
             jobs.add(new ClaimedJob(rows.getLong("id"), rows.getString("queue"), rows.getString("payload"),
                     rows.getString("payload_type"), rows.getString("headers"), rows.getInt("attempts"),
                     rows.getInt("max_attempts"), rows.getTimestamp("created_at").toInstant(),
                     rows.getTimestamp("run_at").toInstant(), rows.getTimestamp("claimed_at").toInstant(),
                     rows.getObject("timeout_ms", Long.class)));
         }
-        return jobs;
+        return new Claim(jobs, promoted, last);
     }
 
     @Override

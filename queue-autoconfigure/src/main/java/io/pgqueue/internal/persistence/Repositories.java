@@ -26,6 +26,8 @@ public final class Repositories {
 
     private final JdbcNotificationRepository notifications;
 
+    private final JdbcVacuumHorizonRepository vacuumHorizon;
+
     /**
      * @param dataSource the application's DataSource
      * @param schema the schema holding pgqueue's tables
@@ -45,6 +47,7 @@ public final class Repositories {
         this.stats = new JdbcQueueStatsRepository(jdbc, schema, counterDeltas);
         this.schemaInfo = new JdbcSchemaRepository(jdbc, schema, historyTable);
         this.notifications = new JdbcNotificationRepository(jdbc, schema);
+        this.vacuumHorizon = new JdbcVacuumHorizonRepository(jdbc, schema);
     }
 
     public Schema schema() {
@@ -58,6 +61,10 @@ public final class Repositories {
 
     public HistoryRepository history() {
         return history;
+    }
+
+    public VacuumHorizonRepository vacuumHorizon() {
+        return vacuumHorizon;
     }
 
     public JobPublishPort publishing() {
