@@ -79,7 +79,9 @@ final class LongTransactionScenario {
 
         HeldSnapshot(Database database) throws Exception {
             this.database = database;
-            this.connection = database.pool.getConnection();
+            // a connection of its own: the drain's pool is sized for the drain
+            this.connection = java.sql.DriverManager.getConnection(database.url, database.pool.getUsername(),
+                    database.pool.getPassword());
             connection.setAutoCommit(false);
             connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             try (Statement statement = connection.createStatement()) {
@@ -112,8 +114,6 @@ final class LongTransactionScenario {
             }
             finally {
                 connection.rollback();
-                connection.setAutoCommit(true);
-                connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
                 connection.close();
             }
         }

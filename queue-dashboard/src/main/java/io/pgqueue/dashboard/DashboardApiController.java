@@ -1,5 +1,6 @@
 package io.pgqueue.dashboard;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
@@ -53,8 +54,12 @@ class DashboardApiController {
 
     private final boolean showPayloads;
 
+    /** How long a hold on vacuum lasts before the overview warns about it. */
+    private final Duration vacuumHoldWarning;
+
     DashboardApiController(QueueAdmin admin, DashboardAccess access, ThroughputHistory throughput,
-            boolean showPayloads) {
+            boolean showPayloads, Duration vacuumHoldWarning) {
+        this.vacuumHoldWarning = vacuumHoldWarning;
         this.admin = admin;
         this.access = access;
         this.throughput = throughput;
@@ -65,7 +70,10 @@ class DashboardApiController {
     Overview overview() {
         List<QueueStats> queues = admin.queues();
         Instant now = Instant.now();
-        return Overview.of(now, queues, throughput.record(now, queues), admin.nodes().size());
+        return Overview.of(now, queues, throughput.record(now, queues), admin.nodes().size(), admin.vacuumHold()
+            .filter((hold) -> hold.age(now).compareTo(vacuumHoldWarning) >= 0)
+            .map((hold) -> hold.describe(now) + ": vacuum can remove no dead row of the queue tables until it ends")
+            .orElse(null));
     }
 
     @GetMapping("/queues/{queue}")

@@ -51,14 +51,19 @@ final class DashboardViews {
      * @param nodes nodes in the cluster
      * @param rates the cluster's throughput history, oldest first
      */
-    record Overview(Instant at, QueueView cluster, List<QueueView> queues, int nodes, List<RatePoint> rates) {
+    record Overview(Instant at, QueueView cluster, List<QueueView> queues, int nodes, List<RatePoint> rates,
+            @Nullable String vacuumHold) {
 
-        /** The overview of these queues: the cluster's whole rate history, each queue's sparkline points. */
-        static Overview of(Instant now, List<QueueStats> queues, ThroughputHistory.Rates rates, int nodes) {
+        /**
+         * The overview of these queues: the cluster's whole rate history, each queue's sparkline points, and
+         * what holds back vacuum, when it has held longer than the warning threshold.
+         */
+        static Overview of(Instant now, List<QueueStats> queues, ThroughputHistory.Rates rates, int nodes,
+                @Nullable String vacuumHold) {
             QueueView cluster = QueueView.cluster(queues, rates);
             return new Overview(now, cluster,
                     queues.stream().map((stats) -> QueueView.of(stats, rates, QueueView.SPARK_POINTS)).toList(), nodes,
-                    cluster.rates());
+                    cluster.rates(), vacuumHold);
         }
     }
 

@@ -2,8 +2,10 @@ package io.pgqueue.dashboard;
 
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.autoconfigure.PgQueueAutoConfiguration;
+import io.pgqueue.autoconfigure.PgQueueProperties;
 
 import org.springframework.beans.factory.BeanClassLoaderAware;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -45,8 +47,9 @@ public final class PgQueueDashboardAutoConfiguration implements BeanClassLoaderA
 
     @Bean
     DashboardApiController pgqueueDashboardApiController(QueueAdmin admin, DashboardAccess access,
-            PgQueueDashboardProperties properties) {
-        return new DashboardApiController(admin, access, new ThroughputHistory(), properties.isShowPayloads());
+            PgQueueDashboardProperties properties, ObjectProvider<PgQueueProperties> queueProperties) {
+        return new DashboardApiController(admin, access, new ThroughputHistory(), properties.isShowPayloads(),
+                queueProperties.getIfAvailable(PgQueueProperties::new).getHealth().getVacuumHoldWarning());
     }
 
     @Bean

@@ -36,6 +36,7 @@ import static org.awaitility.Awaitility.await;
         properties = { "pgqueue.dashboard.read-only=false", "pgqueue.dashboard.show-payloads=true",
                 "pgqueue.dashboard.refresh-interval=300ms", "pgqueue.listener.poll-interval=200ms",
                 "pgqueue.history.enabled=true", "pgqueue.schedules.nightly-report.queue=reports",
+                "pgqueue.health.vacuum-hold-warning=2s", "pgqueue.health.vacuum-check-interval=200ms",
                 "pgqueue.schedules.nightly-report.cron=0 0 2 * * *",
                 "pgqueue.schedules.nightly-report.payload={\"kind\":\"nightly\"}" })
 class DashboardBrowserTests {
@@ -94,6 +95,29 @@ class DashboardBrowserTests {
         queues.send("inbox", Map.of("n", 6), SendOptions.builder().delay(Duration.ofHours(1)).build());
         page.waitForText(cell("inbox", "scheduled"), "1");
         assertThat(Long.parseLong(page.text(By.id("cluster-ready")).replace(",", ""))).isGreaterThanOrEqualTo(5);
+    }
+
+    @Test
+    void aTransactionHoldingBackVacuumIsNamedOnTheOverviewUntilItEnds() throws Exception {
+        Browser page = browser().open("#/");
+        page.waitFor((driver) -> driver.findElement(By.id("cluster-ready")));
+        assertThat(page.driver().findElement(By.id("vacuum-hold")).isDisplayed()).isFalse();
+        try (java.sql.Connection report = database.connect()) {
+            report.setAutoCommit(false);
+            report.setTransactionIsolation(java.sql.Connection.TRANSACTION_REPEATABLE_READ);
+            int pid;
+            try (java.sql.Statement statement = report.createStatement();
+                    java.sql.ResultSet rows = statement.executeQuery("SELECT pg_backend_pid()")) {
+                rows.next();
+                pid = rows.getInt(1);
+            }
+            page.waitFor((driver) -> driver.findElement(By.id("vacuum-hold")).isDisplayed());
+            assertThat(page.text(By.id("vacuum-hold"))).contains("transaction", "(pid " + pid + ")",
+                    "has held back vacuum for");
+            page.screenshot("vacuum-hold");
+            report.rollback();
+        }
+        page.waitFor((driver) -> !driver.findElement(By.id("vacuum-hold")).isDisplayed());
     }
 
     @Test

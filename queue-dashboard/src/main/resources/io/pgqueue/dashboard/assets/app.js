@@ -197,8 +197,11 @@
         const chartBox = el('div');
         const caption = el('span', { class: 'muted' });
         const body = el('tbody');
+        const vacuumHold = el('div', { class: 'banner', id: 'vacuum-hold', role: 'alert' });
+        vacuumHold.hidden = true;
         main.replaceChildren(
             el('h1', {}, 'Overview'),
+            vacuumHold,
             cards,
             el('div', { class: 'panel' },
                 el('div', { class: 'legend' }, el('span', {}, el('i', { style: 'background:#336791' }), 'completed / min'),
@@ -218,6 +221,8 @@
                 return;
             }
             const c = overview.cluster;
+            vacuumHold.textContent = overview.vacuumHold || '';
+            vacuumHold.hidden = !overview.vacuumHold;
             cards.replaceChildren(
                 ...LIVE_STATES.map((s) => card(s, count(c.jobs[s]), 'cluster-' + s)),
                 card('completed / min', perMinute(c.completedPerMinute), 'cluster-completed-rate'),
