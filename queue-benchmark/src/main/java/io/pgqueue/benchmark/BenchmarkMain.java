@@ -27,7 +27,7 @@ public final class BenchmarkMain {
             "memory", "peer", "queues", "payloads", "nodes", "work");
 
     /** Scenarios that run only when named. */
-    private static final List<String> EXTRA = List.of("churn", "long-transaction", "history");
+    private static final List<String> EXTRA = List.of("churn", "long-transaction", "long-transaction-steady", "history");
 
     private static final String USAGE = """
             java -jar queue-benchmark.jar [options]
@@ -101,6 +101,7 @@ public final class BenchmarkMain {
                             (int) (sizes.pickup().toMillis() / 40));
                     case "history" -> HistoryScenario.run(server, smoke ? 20_000 : quick ? 1_000_000 : 10_000_000);
                     case "long-transaction" -> LongTransactionScenario.run(run, sizes.drainJobs());
+                    case "long-transaction-steady" -> LongTransactionScenario.steady(run, sizes.steady());
                     case "churn" -> ChurnScenario.run(server,
                             Duration.parse("PT" + option(arguments, "--duration", "30m").toUpperCase(Locale.ROOT)),
                             Integer.parseInt(option(arguments, "--rate", "1000")));

@@ -25,6 +25,25 @@ final class LongTransactionScenario {
     private LongTransactionScenario() {
     }
 
+    /** A steady offered rate with and without the snapshot: enqueue-to-start latency and jobs handled. */
+    static List<Result> steady(Scenarios run, java.time.Duration steady) throws Exception {
+        List<Result> results = new ArrayList<>();
+        Scenarios.SteadyRun free = run.steadyPgqueue(steady, Scenarios.Beside.NOTHING);
+        Scenarios.SteadyRun held = run.steadyPgqueue(steady, HeldSnapshot::new);
+        String steadyNotes = "the steady scenario's LEASE listener, " + Scenarios.STEADY_SETTING + ", "
+                + Scenarios.STEADY_PRODUCERS + " producers for " + steady.toSeconds() + " s; baseline column = the same "
+                + "run without the snapshot";
+        for (double p : new double[] { 50, 99 }) {
+            results.add(new Result("long transaction", "steady state enqueue-to-start p" + (int) p + ", held vs not",
+                    held.latencies().percentileMillis(p), free.latencies().percentileMillis(p), "ms", false,
+                    steadyNotes));
+        }
+        results.add(new Result("long transaction", "steady state jobs handled, held vs not", held.done(), free.done(),
+                "jobs", true, steadyNotes));
+        return results;
+    }
+
+    /** Drains with and without the snapshot, pgqueue and the raw consumer. */
     static List<Result> run(Scenarios run, int jobs) throws Exception {
         List<Result> results = new ArrayList<>();
         for (String mode : List.of("TRANSACTIONAL", "LEASE")) {
@@ -52,10 +71,10 @@ final class LongTransactionScenario {
             results.add(new Result("long transaction", mode + " job table + indexes after a held drain (kB)",
                     last.tableBytes / 1024.0, lastRaw.tableBytes / 1024.0, "kB", false,
                     "baseline column = the raw consumer's table after its held drain"));
-            results.add(new Result("long transaction", mode + " claim read with one job ready after a held drain",
-                    last.claimBuffers, lastRaw.claimBuffers, "buffers", false,
-                    "EXPLAIN (ANALYZE, BUFFERS) of the claim's read of ready jobs, snapshot still held; "
-                            + "baseline column = the raw consumer's table"));
+            results.add(new Result("long transaction", mode + " read of ready jobs after a held drain, from the "
+                    + "last claimed position vs from the start", last.afterCursorBuffers, last.fromStartBuffers,
+                    "buffers", false, "EXPLAIN (ANALYZE, BUFFERS) with one job ready behind the drained ones, snapshot "
+                            + "still held: what pgqueue's claims read under a hold, and what every claim read before"));
         }
         return results;
     }
@@ -75,7 +94,23 @@ final class LongTransactionScenario {
 
         long tableBytes;
 
-        long claimBuffers;
+        long fromStartBuffers;
+
+        long afterCursorBuffers;
+
+        /** The buffers of the statement's execution: the first line that has them is the top node's. */
+        private static long buffers(Statement statement, String query) throws Exception {
+            try (ResultSet rows = statement.executeQuery("EXPLAIN (ANALYZE, BUFFERS) " + query)) {
+                while (rows.next()) {
+                    Matcher matcher = BUFFERS.matcher(rows.getString(1));
+                    if (matcher.find()) {
+                        return Long.parseLong(matcher.group(1))
+                                + ((matcher.group(2) != null) ? Long.parseLong(matcher.group(2)) : 0);
+                    }
+                }
+            }
+            return 0;
+        }
 
         HeldSnapshot(Database database) throws Exception {
             this.database = database;
@@ -94,23 +129,26 @@ final class LongTransactionScenario {
 
         @Override
         public void close() throws Exception {
+            String lastRunAt;
+            long lastId;
+            // the snapshot still sees the drained jobs: where the last of them stands in claim order
+            try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(
+                    "SELECT run_at::text, id FROM pgqueue.job ORDER BY run_at DESC, id DESC LIMIT 1")) {
+                rows.next();
+                lastRunAt = rows.getString(1);
+                lastId = rows.getLong(2);
+            }
             try (Connection other = database.pool.getConnection(); Statement statement = other.createStatement()) {
                 statement.execute("INSERT INTO pgqueue.job (queue, state, payload) VALUES ('bench', 'ready', '{}')");
                 try (ResultSet rows = statement.executeQuery("SELECT pg_total_relation_size('pgqueue.job')")) {
                     rows.next();
                     tableBytes = rows.getLong(1);
                 }
-                try (ResultSet rows = statement.executeQuery("EXPLAIN (ANALYZE, BUFFERS) SELECT id FROM pgqueue.job "
-                        + "WHERE queue = 'bench' AND state = 'ready' ORDER BY priority DESC, run_at, id LIMIT 50")) {
-                    // the first buffers line is the top node's, the execution's total (planning comes after)
-                    while (rows.next() && claimBuffers == 0) {
-                        Matcher matcher = BUFFERS.matcher(rows.getString(1));
-                        if (matcher.find()) {
-                            claimBuffers = Long.parseLong(matcher.group(1))
-                                    + ((matcher.group(2) != null) ? Long.parseLong(matcher.group(2)) : 0);
-                        }
-                    }
-                }
+                fromStartBuffers = buffers(statement, "SELECT id FROM pgqueue.job "
+                        + "WHERE queue = 'bench' AND state = 'ready' ORDER BY priority DESC, run_at, id LIMIT 50");
+                afterCursorBuffers = buffers(statement, "SELECT id FROM pgqueue.job WHERE queue = 'bench' "
+                        + "AND state = 'ready' AND priority = 0 AND (run_at, id) > ('" + lastRunAt + "'::timestamptz, "
+                        + lastId + ") ORDER BY run_at, id LIMIT 50");
             }
             finally {
                 connection.rollback();

@@ -25,6 +25,7 @@ import java.util.stream.IntStream;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.benchmark.BenchServer.Database;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -376,19 +377,31 @@ final class Scenarios {
 
     // ---------------------------------------------------------------- steady state
 
-    List<Result> steady() throws Exception {
-        Setting setting = new Setting(8, 10);
-        int producers = 4;
-        List<Result> results = new ArrayList<>();
-        Latencies ours;
-        long oursDone;
-        long oursSent;
-        long maxBacklog;
-        java.nio.file.Path dump;
+    /**
+     * What a steady-state run of pgqueue measured.
+     *
+     * @param latencies enqueue-to-start of every job handled
+     * @param done jobs handled by the end of sending
+     * @param sent jobs sent
+     * @param maxBacklog the largest backlog sampled
+     * @param dump threads at 2 s of backlog, or null
+     */
+    record SteadyRun(Latencies latencies, long done, long sent, long maxBacklog, java.nio.file.@Nullable Path dump) {
+    }
+
+    static final Setting STEADY_SETTING = new Setting(8, 10);
+
+    static final int STEADY_PRODUCERS = 4;
+
+    /** pgqueue at the steady rate for the steady duration, with something else running in the database. */
+    SteadyRun steadyPgqueue(Duration duration, Beside beside) throws Exception {
+        Setting setting = STEADY_SETTING;
+        int producers = STEADY_PRODUCERS;
         try (Database database = server.createDatabase("steady", setting.concurrency() + producers + 4);
                 PgQueueApp app = PgQueueApp.start(database, setting.concurrency() + producers + 4,
                         Map.of("bench.timed", "true", "bench.timed-queue", QUEUE, "bench.concurrency",
-                                String.valueOf(setting.concurrency()), "bench.batch", String.valueOf(setting.batch())))) {
+                                String.valueOf(setting.concurrency()), "bench.batch", String.valueOf(setting.batch())));
+                AutoCloseable running = beside.open(database)) {
             app.startListeners();
             PgQueueApp.TimedListener listener = app.bean(PgQueueApp.TimedListener.class);
             QueueTemplate template = app.template();
@@ -396,17 +409,26 @@ final class Scenarios {
             // a consumer keeping up holds a backlog of a few batches; two seconds of work means it fell behind
             try (BacklogWatch watch = BacklogWatch.start(sent::get, listener.handled::get, 2L * sizes.steadyRate(),
                     out, () -> sessions(database))) {
-                paced(producers, sizes.steadyRate(), sizes.steady(), () -> {
+                paced(producers, sizes.steadyRate(), duration, () -> {
                     template.send(QUEUE, new PgQueueApp.Tick(System.nanoTime()));
                     sent.incrementAndGet();
                 });
-                oursDone = listener.handled.get();
-                oursSent = sent.get();
-                maxBacklog = watch.maxBacklog();
-                dump = watch.dump();
+                return new SteadyRun(listener.latencies, listener.handled.get(), sent.get(), watch.maxBacklog(),
+                        watch.dump());
             }
-            ours = listener.latencies;
         }
+    }
+
+    List<Result> steady() throws Exception {
+        Setting setting = STEADY_SETTING;
+        int producers = STEADY_PRODUCERS;
+        List<Result> results = new ArrayList<>();
+        SteadyRun run = steadyPgqueue(sizes.steady(), Beside.NOTHING);
+        Latencies ours = run.latencies();
+        long oursDone = run.done();
+        long oursSent = run.sent();
+        long maxBacklog = run.maxBacklog();
+        java.nio.file.Path dump = run.dump();
         Latencies raw = new Latencies(2_000_000);
         AtomicLong rawDone = new AtomicLong();
         try (Database database = server.createDatabase("steadyraw", setting.concurrency() + producers)) {
