@@ -155,6 +155,21 @@ class PgQueueAutoConfigurationTests {
     }
 
     @Test
+    void aHistoryPartitionIntervalThatDoesNotTileDaysFailsStartupNamingTheProperty() {
+        for (String interval : new String[] { "5h", "90m", "36h" }) {
+            runner.withPropertyValues("pgqueue.history.partition-interval=" + interval).run((context) -> {
+                assertThat(context).hasFailed();
+                assertThat(context.getStartupFailure()).rootCause()
+                    .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                    .hasMessageStartingWith("Property pgqueue.history.partition-interval with value")
+                    .hasMessageContaining("must be whole hours dividing a day");
+            });
+        }
+        runner.withPropertyValues("pgqueue.history.partition-interval=6h", "pgqueue.history.partitions-ahead=2")
+            .run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void withMigrationOffMissingTablesFailStartupWithInstructions() {
         runner.withPropertyValues("pgqueue.schema.migrate=false", "pgqueue.schema.name=not_migrated").run((context) -> {
             assertThat(context).hasFailed();

@@ -20,6 +20,9 @@ import io.pgqueue.benchmark.BenchServer.Database;
  */
 final class LongTransactionScenario {
 
+    /** How long before the drain the snapshot is taken (pgqueue looks every 5 s and reacts to holds of 5 s). */
+    private static final java.time.Duration SETTLE = java.time.Duration.ofSeconds(11);
+
     private static final Pattern BUFFERS = Pattern.compile("Buffers: shared hit=(\\d+)(?: read=(\\d+))?");
 
     private LongTransactionScenario() {
@@ -28,7 +31,7 @@ final class LongTransactionScenario {
     /** A steady offered rate with and without the snapshot: enqueue-to-start latency and jobs handled. */
     static List<Result> steady(Scenarios run, java.time.Duration steady) throws Exception {
         List<Result> results = new ArrayList<>();
-        Scenarios.SteadyRun free = run.steadyPgqueue(steady, Scenarios.Beside.NOTHING);
+        Scenarios.SteadyRun free = run.steadyPgqueue(steady, LongTransactionScenario::settle);
         Scenarios.SteadyRun held = run.steadyPgqueue(steady, HeldSnapshot::new);
         String steadyNotes = "the steady scenario's LEASE listener, " + Scenarios.STEADY_SETTING + ", "
                 + Scenarios.STEADY_PRODUCERS + " producers for " + steady.toSeconds() + " s; baseline column = the same "
@@ -47,20 +50,20 @@ final class LongTransactionScenario {
     static List<Result> run(Scenarios run, int jobs) throws Exception {
         List<Result> results = new ArrayList<>();
         for (String mode : List.of("TRANSACTIONAL", "LEASE")) {
-            Scenarios.Setting setting = mode.equals("LEASE") ? new Scenarios.Setting(64, 50)
-                    : new Scenarios.Setting(8, 50);
+            // the listener defaults (4 handlers, claims of 10): many claims, each of which used to re-read the drain
+            Scenarios.Setting setting = new Scenarios.Setting(4, 10);
             Scenarios.Setting rawSetting = mode.equals("LEASE")
-                    ? new Scenarios.Setting(Scenarios.LEASE_BASELINE_CONNECTIONS, 50) : setting;
+                    ? new Scenarios.Setting(Scenarios.LEASE_BASELINE_CONNECTIONS, 10) : setting;
             List<HeldSnapshot> ours = new ArrayList<>();
             List<HeldSnapshot> raws = new ArrayList<>();
             Scenarios.Pair pgqueue = Scenarios.interleaved(
                     () -> run.drainPgqueue(mode, setting, jobs, true, true, 0, (database) -> remember(ours, database)),
-                    () -> run.drainPgqueue(mode, setting, jobs, true, true, 0, Scenarios.Beside.NOTHING));
+                    () -> run.drainPgqueue(mode, setting, jobs, true, true, 0, LongTransactionScenario::settle));
             Scenarios.Pair raw = Scenarios.interleaved(
                     () -> run.drainRaw(mode, rawSetting, jobs, 0, (database) -> remember(raws, database)),
-                    () -> run.drainRaw(mode, rawSetting, jobs, 0, Scenarios.Beside.NOTHING));
+                    () -> run.drainRaw(mode, rawSetting, jobs, 0, LongTransactionScenario::settle));
             String notes = jobs + " no-op jobs preloaded, " + setting + "; baseline column = the same drain without "
-                    + "the snapshot; " + Scenarios.Pair.METHOD;
+                    + "the snapshot, started as long after the application as the held one; " + Scenarios.Pair.METHOD;
             results.add(new Result("long transaction", "pgqueue " + mode + " drain, snapshot held vs not",
                     pgqueue.pgqueue(), pgqueue.baseline(), "jobs/s", true, notes));
             results.add(new Result("long transaction", "raw SKIP LOCKED " + mode + " drain, snapshot held vs not",
@@ -77,6 +80,13 @@ final class LongTransactionScenario {
                             + "still held: what pgqueue's claims read under a hold, and what every claim read before"));
         }
         return results;
+    }
+
+    /** The drain without a snapshot starts as late as the one with it: the application has settled alike. */
+    private static AutoCloseable settle(Database database) {
+        java.util.concurrent.locks.LockSupport.parkNanos(SETTLE.toNanos());
+        return () -> {
+        };
     }
 
     private static AutoCloseable remember(List<HeldSnapshot> held, Database database) throws Exception {
@@ -124,7 +134,7 @@ final class LongTransactionScenario {
             }
             // a report that started before the drain, as reports do: pgqueue looks every 5 s and reacts to a hold
             // of 5 s or more, so the drain starts once it can have seen it (the raw consumer waits as long)
-            java.util.concurrent.locks.LockSupport.parkNanos(java.time.Duration.ofSeconds(11).toNanos());
+            java.util.concurrent.locks.LockSupport.parkNanos(SETTLE.toNanos());
         }
 
         @Override
