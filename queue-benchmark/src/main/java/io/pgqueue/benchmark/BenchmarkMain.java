@@ -100,7 +100,8 @@ public final class BenchmarkMain {
                     case "queues" -> QueuesScenario.run(server, sizes.drainJobs() / 10,
                             (int) (sizes.pickup().toMillis() / 40));
                     case "history" -> HistoryScenario.run(server, smoke ? 20_000 : quick ? 1_000_000 : 10_000_000);
-                    case "long-transaction" -> LongTransactionScenario.run(run, sizes.drainJobs());
+                    case "long-transaction" -> LongTransactionScenario.run(run,
+                            Integer.getInteger("bench.long-transaction.jobs", sizes.drainJobs() / 2));
                     case "long-transaction-steady" -> LongTransactionScenario.steady(run, sizes.steady());
                     case "churn" -> ChurnScenario.run(server,
                             Duration.parse("PT" + option(arguments, "--duration", "30m").toUpperCase(Locale.ROOT)),

@@ -139,14 +139,16 @@ final class LongTransactionScenario {
 
         @Override
         public void close() throws Exception {
-            String lastRunAt;
-            long lastId;
-            // the snapshot still sees the drained jobs: where the last of them stands in claim order
+            String lastRunAt = "-infinity";
+            long lastId = 0;
+            // the snapshot still sees the drained jobs, if it began after they were sent: where the last of them
+            // stands in claim order
             try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(
                     "SELECT run_at::text, id FROM pgqueue.job ORDER BY run_at DESC, id DESC LIMIT 1")) {
-                rows.next();
-                lastRunAt = rows.getString(1);
-                lastId = rows.getLong(2);
+                if (rows.next()) {
+                    lastRunAt = rows.getString(1);
+                    lastId = rows.getLong(2);
+                }
             }
             try (Connection other = database.pool.getConnection(); Statement statement = other.createStatement()) {
                 statement.execute("INSERT INTO pgqueue.job (queue, state, payload) VALUES ('bench', 'ready', '{}')");
