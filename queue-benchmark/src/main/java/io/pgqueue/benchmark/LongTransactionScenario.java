@@ -31,6 +31,8 @@ final class LongTransactionScenario {
     /** A steady offered rate with and without the snapshot: enqueue-to-start latency and jobs handled. */
     static List<Result> steady(Scenarios run, java.time.Duration steady) throws Exception {
         List<Result> results = new ArrayList<>();
+        // a discarded warm-up run first: the first run of a JVM pays for its compilation
+        run.steadyPgqueue(steady.dividedBy(4), Scenarios.Beside.NOTHING);
         Scenarios.SteadyRun free = run.steadyPgqueue(steady, LongTransactionScenario::settle);
         Scenarios.SteadyRun held = run.steadyPgqueue(steady, HeldSnapshot::new);
         String steadyNotes = "the steady scenario's LEASE listener, " + Scenarios.STEADY_SETTING + ", "

@@ -188,10 +188,10 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     }
 
     private Claim claim(int requested) {
-        ClaimRequest request = positions.next(claimRequest.withLimit(requested));
-        Claim claim = options.throttled() ? jobs.claimThrottled(request, options.maxRunning(), options.rate())
-                : jobs.claimLeased(request);
-        positions.claimed(claim);
+        ClaimPositions.Ticket ticket = positions.next(claimRequest.withLimit(requested));
+        Claim claim = options.throttled() ? jobs.claimThrottled(ticket.request(), options.maxRunning(), options.rate())
+                : jobs.claimLeased(ticket.request());
+        positions.claimed(ticket, claim);
         return claim;
     }
 

@@ -130,8 +130,9 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 try {
                     promoted = lastClaimFull ? 0 : jobs.promoteDue(queue());
                     batch = transactions.execute((status) -> {
-                        Claim claim = jobs.claimAndDelete(positions.next(claimRequest));
-                        positions.claimed(claim);
+                        ClaimPositions.Ticket ticket = positions.next(claimRequest);
+                        Claim claim = jobs.claimAndDelete(ticket.request());
+                        positions.claimed(ticket, claim);
                         List<JobExecutor.Outcome> failures;
                         inFlight.addAndGet(claim.jobs().size());
                         try {
