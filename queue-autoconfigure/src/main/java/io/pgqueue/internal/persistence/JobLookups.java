@@ -131,7 +131,15 @@ final class JobLookups {
                 String columns = columns(state.isFinished() ? JdbcHistoryRepository.FINISHED_COLUMNS : LIVE_COLUMNS, content);
                 String value = "'" + state.value() + "'";
                 String conditions = this.conditions(state, filters, base);
-                if (keyed) {
+                if (state.isFinished()) {
+                    // the history is partitioned: with the state as a range and a row comparison, the planner
+                    // estimates each partition's rows from "state < value" alone (none), and sorts every row of the
+                    // queue instead of merging the partitions' index ranges (90 ms against 1 ms for a page of 50 at
+                    // a million rows); with the state as an equality the estimate holds and the order is the index's
+                    branches.add("(" + columns + "\n    WHERE " + conditions + " AND state = " + value
+                            + " AND id < :before ORDER BY id DESC LIMIT :limit)");
+                }
+                else if (keyed) {
                     // a group or dedup key has an index of its own, on (queue, key, id): ordered by id, it is
                     // the shortest way to the key's newest jobs
                     branches.add("(" + columns + "\n    WHERE " + conditions + " AND state = " + value
