@@ -197,7 +197,8 @@
         const chartBox = el('div');
         const caption = el('span', { class: 'muted' });
         const body = el('tbody');
-        const vacuumHold = el('div', { class: 'banner', id: 'vacuum-hold', role: 'alert' });
+        // in the page's column, not the header's: the banner's own margins are for the top of the page
+        const vacuumHold = el('div', { class: 'banner', id: 'vacuum-hold', role: 'alert', style: 'margin: 0 0 12px' });
         vacuumHold.hidden = true;
         main.replaceChildren(
             el('h1', {}, 'Overview'),
