@@ -55,12 +55,12 @@ public class VacuumHorizonWatch extends PeriodicLifecycle {
     }
 
     /** Looks once: reads the oldest hold and keeps it. */
-    public synchronized Optional<VacuumHold> check() {
+    public synchronized void check() {
         Optional<VacuumHorizonRepository.Held> found = repository.oldest();
         if (found.isEmpty()) {
             current = null;
             seenHorizon = null;
-            return Optional.empty();
+            return;
         }
         VacuumHorizonRepository.Held held = found.get();
         if (!held.horizon().equals(seenHorizon)) {
@@ -77,17 +77,11 @@ public class VacuumHorizonWatch extends PeriodicLifecycle {
             logger.warn("pgqueue: " + seen.describe(now) + ". Until it ends, vacuum can remove none of the row "
                     + "versions the queues leave behind (while it holds, claims read on from where the last one stopped).");
         }
-        return Optional.of(seen);
     }
 
     /** The oldest hold at the last look, if any. */
     public Optional<VacuumHold> current() {
         return Optional.ofNullable(current);
-    }
-
-    /** The threshold past which a hold is warned about. */
-    public Duration warnAfter() {
-        return warnAfter;
     }
 
     /** Whether the horizon has been held for at least {@code age} as of the last look. */

@@ -65,10 +65,8 @@ public interface HistoryRepository {
      * @param name the table's name
      * @param from the first finish time it holds, or null for the first partition (everything before) and the default
      * @param to the finish time it holds rows up to (exclusive), or null for the default partition
-     * @param rows the planner's estimate of its rows
-     * @param bytes its size, indexes included
      */
-    record HistoryPartition(String name, @Nullable Instant from, @Nullable Instant to, long rows, long bytes) {
+    record HistoryPartition(String name, @Nullable Instant from, @Nullable Instant to) {
 
         public boolean isDefault() {
             return to == null;

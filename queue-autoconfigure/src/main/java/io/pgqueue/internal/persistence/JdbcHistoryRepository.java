@@ -1,8 +1,5 @@
 package io.pgqueue.internal.persistence;
 
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -40,9 +37,8 @@ final class JdbcHistoryRepository implements HistoryRepository {
     /** The partitions with their bounds, read back from the catalogue (bounds print with their offset). */
     private static final String PARTITIONS = """
             SELECT name, CASE WHEN m[1] = 'MINVALUE' THEN NULL ELSE btrim(m[1], '''')::timestamptz END AS from_bound,
-                   btrim(m[2], '''')::timestamptz AS to_bound, rows, bytes
-            FROM (SELECT c.relname AS name, greatest(c.reltuples, 0)::bigint AS rows,
-                         pg_total_relation_size(c.oid) AS bytes,
+                   btrim(m[2], '''')::timestamptz AS to_bound
+            FROM (SELECT c.relname AS name,
                          regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\((.+)\\) TO \\((.+)\\)') AS m
                   FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
                   WHERE i.inhparent = to_regclass(:parent)) AS p
@@ -153,8 +149,8 @@ final class JdbcHistoryRepository implements HistoryRepository {
     @Override
     public List<HistoryPartition> partitions() {
         return jdbc.query(partitions, (params) -> params.text("parent", parent()),
-                (row) -> new HistoryPartition(row.getString("name"), instant(row, "from_bound"),
-                        instant(row, "to_bound"), row.getLong("rows"), row.getLong("bytes")));
+                (row) -> new HistoryPartition(row.getString("name"), JobLookups.instant(row.getTimestamp("from_bound")),
+                        JobLookups.instant(row.getTimestamp("to_bound"))));
     }
 
     @Override
@@ -271,10 +267,5 @@ final class JdbcHistoryRepository implements HistoryRepository {
 
     private String parent() {
         return schema.name() + ".job_history";
-    }
-
-    private static @Nullable Instant instant(ResultSet row, String column) throws SQLException {
-        Timestamp timestamp = row.getTimestamp(column);
-        return (timestamp != null) ? timestamp.toInstant() : null;
     }
 }

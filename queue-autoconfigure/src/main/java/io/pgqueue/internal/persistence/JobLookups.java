@@ -220,7 +220,7 @@ final class JobLookups {
         return headers;
     }
 
-    private static @Nullable Instant instant(@Nullable Timestamp timestamp) {
+    static @Nullable Instant instant(@Nullable Timestamp timestamp) {
         return (timestamp != null) ? timestamp.toInstant() : null;
     }
 }
