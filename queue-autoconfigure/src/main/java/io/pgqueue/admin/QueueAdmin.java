@@ -18,6 +18,9 @@ import io.pgqueue.model.QueueCounts;
 import io.pgqueue.model.QueueStats;
 import io.pgqueue.model.ScheduleInfo;
 import io.pgqueue.model.VacuumHold;
+import io.pgqueue.model.WorkflowInfo;
+import io.pgqueue.model.WorkflowNodeInfo;
+import io.pgqueue.model.WorkflowQuery;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -161,4 +164,20 @@ public interface QueueAdmin {
      */
     List<QueueCounts> reconcile();
 
+    /** A workflow with its state and counts (read from its aggregate, whatever its size), if it exists. */
+    Optional<WorkflowInfo> workflow(long workflowId);
+
+    /** Workflows by name and state, newest first, keyset-paged. */
+    List<WorkflowInfo> workflows(WorkflowQuery query);
+
+    /** A page of a workflow's nodes (with their states and parents) in job id order, after the given job id. */
+    List<WorkflowNodeInfo> workflowNodes(long workflowId, long afterJobId, int limit);
+
+    /**
+     * Cancels a workflow: its waiting, scheduled and ready nodes finish as cancelled, and the cancellation of its
+     * running LEASE nodes is requested (as {@link #cancel(long)}); dead nodes stay dead. Waiting nodes go
+     * first, so that no parent's cancellation releases a dependant (under {@code RUN}) before it is cancelled.
+     * An unknown workflow gives an all-zero result.
+     */
+    BulkCancelResult cancelWorkflow(long workflowId);
 }

@@ -16,6 +16,7 @@ import io.pgqueue.internal.persistence.HistoryRepository;
 import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.internal.persistence.Schema;
 import io.pgqueue.internal.publish.JdbcQueueTemplate;
+import io.pgqueue.internal.workflow.JdbcWorkflows;
 import io.pgqueue.internal.schedule.RecurringJobRunner;
 import io.pgqueue.internal.schema.QueueFlywayConfigurationCustomizer;
 import io.pgqueue.internal.schema.QueueSchemaInitializer;
@@ -23,6 +24,7 @@ import io.pgqueue.internal.schema.QueueSchemaValidator;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.schedule.QueueScheduler;
 import io.pgqueue.schedule.RecurringJob;
+import io.pgqueue.workflow.WorkflowOperations;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -103,6 +105,14 @@ public final class PgQueueAutoConfiguration {
         return template;
     }
 
+    /** Workflows: {@link WorkflowOperations} for applications, and the workflow context of nodes' handlers. */
+    @Bean
+    @ConditionalOnMissingBean(WorkflowOperations.class)
+    @DependsOnDatabaseInitialization
+    JdbcWorkflows pgqueueWorkflows(Repositories repositories, JobPayloadCodec codec, Wakeups wakeups) {
+        return new JdbcWorkflows(repositories.workflows(), codec, wakeups);
+    }
+
     @Bean
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
@@ -129,8 +139,8 @@ public final class PgQueueAutoConfiguration {
         return new QueueMaintenance(repositories, queueAdmin, maintenance.getInterval(),
                 maintenance.getReconcileInterval(),
                 new QueueMaintenance.RetentionSettings(retention.getDead(),
-                        history.isEnabled() ? history.getRetention() : null, retention.getInterval(),
-                        retention.getBatchSize()),
+                        history.isEnabled() ? history.getRetention() : null, retention.getWorkflows(),
+                        retention.getInterval(), retention.getBatchSize()),
                 history.isEnabled() ? new HistoryRepository.PartitionPlan(history.getPartitionInterval(),
                         history.getPartitionsAhead(), history.getRetention(), QueueMaintenance.ANALYZE_HISTORY_EVERY)
                         : null);

@@ -108,6 +108,7 @@ public class PgQueueProperties implements InitializingBean {
         }
         atLeast("pgqueue.history.partitions-ahead", history.getPartitionsAhead(), 1);
         positive("pgqueue.retention.dead", retention.getDead());
+        positive("pgqueue.retention.workflows", retention.getWorkflows());
         positive("pgqueue.retention.interval", retention.getInterval());
         atLeast("pgqueue.retention.batch-size", retention.getBatchSize(), 1);
         positive("pgqueue.scheduler.poll-interval", scheduler.getPollInterval());
@@ -979,6 +980,20 @@ public class PgQueueProperties implements InitializingBean {
          * Most rows deleted by one statement, so that no delete runs long.
          */
         private int batchSize = 1000;
+
+        /**
+         * How long a finished (completed or cancelled) workflow is kept, with its nodes' outputs and states,
+         * before it is deleted.
+         */
+        private Duration workflows = Duration.ofDays(7);
+
+        public Duration getWorkflows() {
+            return workflows;
+        }
+
+        public void setWorkflows(Duration workflows) {
+            this.workflows = workflows;
+        }
 
         public Duration getDead() {
             return dead;

@@ -13,6 +13,7 @@ import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.internal.wakeup.Wakeups;
+import io.pgqueue.internal.workflow.JdbcWorkflows;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.error.DefaultQueueErrorHandler;
 import io.pgqueue.listener.error.QueueErrorHandler;
@@ -57,14 +58,16 @@ class QueueListenerConfiguration {
             NodeRuntime nodeRuntime, JobPayloadCodec codec, QueueErrorHandler errorHandler,
             ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JobObserver> observers,
             ObjectProvider<ProcessObserver> processObserver, PgQueueProperties properties,
-            ObjectProvider<VacuumHorizonWatch> vacuumHorizon) {
+            ObjectProvider<VacuumHorizonWatch> vacuumHorizon, ObjectProvider<JdbcWorkflows> workflows,
+            Wakeups wakeups) {
         // idle containers park with one poll for all when this node's maintenance makes due jobs ready
         PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
         return new QueueListenerContainerFactoryConfigurer(repositories, nodeRuntime, codec, errorHandler,
                 JobObserver.composite(observers.orderedStream().toList()),
                 processObserver.getIfAvailable(() -> ProcessObserver.NONE),
                 maintenance.isEnabled() ? maintenance.getInterval() : null, transactionManager::getIfUnique,
-                vacuumHorizon.getIfAvailable());
+                vacuumHorizon.getIfAvailable(),
+                workflows.getIfAvailable(() -> new JdbcWorkflows(repositories.workflows(), codec, wakeups)));
     }
 
     @Bean

@@ -11,6 +11,7 @@ import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.persistence.Repositories;
+import io.pgqueue.internal.workflow.JdbcWorkflows;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.error.QueueErrorHandler;
 import org.jspecify.annotations.Nullable;
@@ -51,11 +52,14 @@ public final class QueueListenerContainerFactoryConfigurer {
 
     private final @Nullable VacuumHorizonWatch vacuumHorizon;
 
+    private final JdbcWorkflows workflows;
+
     QueueListenerContainerFactoryConfigurer(Repositories repositories, NodeRuntime node, JobPayloadCodec codec,
             QueueErrorHandler errorHandler, JobObserver observer, ProcessObserver processObserver,
             @Nullable Duration maintenanceInterval, Supplier<@Nullable PlatformTransactionManager> transactionManager,
-            @Nullable VacuumHorizonWatch vacuumHorizon) {
+            @Nullable VacuumHorizonWatch vacuumHorizon, JdbcWorkflows workflows) {
         this.vacuumHorizon = vacuumHorizon;
+        this.workflows = workflows;
         this.repositories = repositories;
         this.node = node;
         this.codec = codec;
@@ -69,6 +73,6 @@ public final class QueueListenerContainerFactoryConfigurer {
     /** A new factory of pgqueue's LEASE and TRANSACTIONAL containers, configured as the auto-configuration's. */
     public QueueListenerContainerFactory createFactory() {
         return new JdbcListenerContainerFactory(new ListenerContainers(repositories.engine(), repositories.history(), node, codec.mapper(),
-                errorHandler, observer, processObserver, maintenanceInterval, vacuumHorizon), transactionManager);
+                errorHandler, observer, processObserver, maintenanceInterval, vacuumHorizon, workflows), transactionManager);
     }
 }

@@ -3,6 +3,9 @@ package io.pgqueue.listener;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
+
+import io.pgqueue.workflow.WorkflowContext;
 
 import org.jspecify.annotations.Nullable;
 
@@ -67,4 +70,31 @@ public interface JobContext {
      * a TRANSACTIONAL job's row is held by its transaction, and its progress is not recorded).
      */
     void progress(int percent, @Nullable String message);
+
+    /** The workflow this job is a node of, or null for a plain job. */
+    default @Nullable WorkflowContext workflow() {
+        return null;
+    }
+
+    /**
+     * The output of one of this node's parents, read as the type (see {@link WorkflowContext#parentOutput}).
+     *
+     * @throws IllegalStateException when this job is not a workflow node
+     */
+    default <T> Optional<T> parentOutput(String parent, Class<T> type) {
+        return node().parentOutput(parent, type);
+    }
+
+    /** The outputs of this node's parents that completed with one, by name (a fan-in reads them all). */
+    default <T> Map<String, T> parentOutputs(Class<T> type) {
+        return node().parentOutputs(type);
+    }
+
+    private WorkflowContext node() {
+        WorkflowContext workflow = workflow();
+        if (workflow == null) {
+            throw new IllegalStateException("Job " + id() + " of queue '" + queue() + "' is not a workflow node");
+        }
+        return workflow;
+    }
 }

@@ -10,6 +10,9 @@ import java.util.Locale;
  */
 public enum JobState {
 
+    /** A workflow node waiting for its parents: outside the claim index until the last of them finishes. */
+    WAITING,
+
     /** Waiting for its run-at: a delay, or the backoff before a retry. */
     SCHEDULED,
 
@@ -30,7 +33,7 @@ public enum JobState {
 
     private static final List<JobState> ALL = List.of(values());
 
-    private static final List<JobState> LIVE = List.of(SCHEDULED, READY, RUNNING, DEAD);
+    private static final List<JobState> LIVE = List.of(WAITING, SCHEDULED, READY, RUNNING, DEAD);
 
     private final String sqlValue = name().toLowerCase(Locale.ROOT);
 
@@ -61,7 +64,7 @@ public enum JobState {
                 return state;
             }
         }
-        throw new IllegalArgumentException("Unknown job state '" + value + "': use one of scheduled, ready, "
-                + "running, dead, completed, cancelled");
+        throw new IllegalArgumentException("Unknown job state '" + value + "': use one of waiting, scheduled, "
+                + "ready, running, dead, completed, cancelled");
     }
 }

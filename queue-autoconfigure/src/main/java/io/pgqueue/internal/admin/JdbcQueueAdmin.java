@@ -34,6 +34,9 @@ import io.pgqueue.model.QueueNames;
 import io.pgqueue.model.QueueStats;
 import io.pgqueue.model.ScheduleInfo;
 import io.pgqueue.model.VacuumHold;
+import io.pgqueue.model.WorkflowInfo;
+import io.pgqueue.model.WorkflowNodeInfo;
+import io.pgqueue.model.WorkflowQuery;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -51,6 +54,9 @@ public class JdbcQueueAdmin implements QueueAdmin {
 
     /** Attempts to cancel a job a transaction holds, before saying it runs in a TRANSACTIONAL listener. */
     private static final int CANCEL_TRIES = 6;
+
+    /** Nodes cancelled per statement when a workflow is cancelled. */
+    private static final int WORKFLOW_CANCEL_CHUNK = 10_000;
 
     private final Repositories repositories;
 
@@ -447,6 +453,47 @@ public class JdbcQueueAdmin implements QueueAdmin {
      * Recomputes the state counts from the job table and repairs any drift (a full scan of the job table).
      * @return the drift found per queue, empty when the counters were exact
      */
+    @Override
+    public Optional<WorkflowInfo> workflow(long workflowId) {
+        return Optional.ofNullable(repositories.workflows().workflow(workflowId));
+    }
+
+    @Override
+    public List<WorkflowInfo> workflows(WorkflowQuery query) {
+        return repositories.workflows().workflows(query);
+    }
+
+    @Override
+    public List<WorkflowNodeInfo> workflowNodes(long workflowId, long afterJobId, int limit) {
+        if (limit < 1 || limit > 10_000) {
+            throw new IllegalArgumentException("limit must be between 1 and 10000: " + limit);
+        }
+        return repositories.workflows().nodePage(workflowId, afterJobId, limit);
+    }
+
+    @Override
+    public BulkCancelResult cancelWorkflow(long workflowId) {
+        List<Long> ids = repositories.workflows().unfinishedJobIds(workflowId);
+        long cancelled = 0;
+        long requested = 0;
+        List<Long> announced = new ArrayList<>();
+        for (int from = 0; from < ids.size(); from += WORKFLOW_CANCEL_CHUNK) {
+            long[] chunk = ids.subList(from, Math.min(ids.size(), from + WORKFLOW_CANCEL_CHUNK)).stream()
+                .mapToLong(Long::longValue)
+                .toArray();
+            JobAdminPort.Cancellation cancellation = repositories.admin().cancel(chunk);
+            cancelled += cancellation.cancelled().size();
+            requested += cancellation.requested().size();
+            announced.addAll(cancellation.requested());
+        }
+        if (!announced.isEmpty()) {
+            wakeups.cancelRequested((announced.size() == 1) ? announced.get(0) : null);
+        }
+        logger.info("Workflow " + workflowId + " cancelled: " + cancelled + " node(s) cancelled, " + requested
+                + " running node(s) asked to cancel");
+        return new BulkCancelResult(cancelled, requested, ids.size() - cancelled - requested);
+    }
+
     @Override
     public List<QueueCounts> reconcile() {
         repositories.stats().squeeze();

@@ -45,7 +45,7 @@ final class AckBatcher {
      * A finished job: what its acknowledgement needs (id, attempt) and what its handler returned (JSON), if
      * anything; never the claimed job itself, whose payload would otherwise stay in memory until the flush.
      */
-    private record Ack(long id, int attempt, @Nullable String outputJson) {
+    private record Ack(long id, int attempt, @Nullable String outputJson, boolean inWorkflow) {
     }
 
     private volatile boolean running;
@@ -68,7 +68,7 @@ final class AckBatcher {
     /** Queues a finished job for deletion; waits while the pending list is full. */
     void acknowledge(ClaimedJob job, @Nullable String outputJson) {
         try {
-            pending.put(new Ack(job.id(), job.attempt(), outputJson));
+            pending.put(new Ack(job.id(), job.attempt(), outputJson, job.inWorkflow()));
         }
         catch (InterruptedException ex) {
             // shutting down: the job keeps its lease and is rescued if nobody acknowledges it
@@ -147,7 +147,29 @@ final class AckBatcher {
         flush(batch.subList(half, batch.size()));
     }
 
+    /**
+     * Deletes the batch's jobs: plain jobs by the plain statement, workflow nodes by its workflow variant (which
+     * releases their dependants in the same statement); a batch without nodes never pays for the variant.
+     */
     private void complete(List<Ack> batch) {
+        List<Ack> nodes = null;
+        List<Ack> plain = batch;
+        for (Ack ack : batch) {
+            if (ack.inWorkflow()) {
+                nodes = batch.stream().filter(Ack::inWorkflow).toList();
+                plain = batch.stream().filter((a) -> !a.inWorkflow()).toList();
+                break;
+            }
+        }
+        if (!plain.isEmpty()) {
+            complete(plain, false);
+        }
+        if (nodes != null) {
+            complete(nodes, true);
+        }
+    }
+
+    private void complete(List<Ack> batch, boolean nodes) {
         long[] ids = new long[batch.size()];
         int[] attempts = new int[batch.size()];
         String[] outputs = new String[batch.size()];
@@ -156,6 +178,11 @@ final class AckBatcher {
             attempts[i] = batch.get(i).attempt();
             outputs[i] = batch.get(i).outputJson();
         }
-        jobs.complete(node, ids, attempts, outputs);
+        if (nodes) {
+            jobs.completeNodes(node, ids, attempts, outputs);
+        }
+        else {
+            jobs.complete(node, ids, attempts, outputs);
+        }
     }
 }

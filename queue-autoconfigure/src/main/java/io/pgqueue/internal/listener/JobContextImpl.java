@@ -9,6 +9,7 @@ import io.pgqueue.internal.persistence.ClaimedJob;
 import io.pgqueue.internal.persistence.PostgresText;
 import io.pgqueue.listener.JobCancelledException;
 import io.pgqueue.listener.JobContext;
+import io.pgqueue.workflow.WorkflowContext;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -43,16 +44,46 @@ final class JobContextImpl implements JobContext {
 
     private volatile @Nullable Duration snoozedFor;
 
-    JobContextImpl(HandlerRun run, JsonMapper mapper, LeaseExtender leaseExtender) {
-        this(run.job(), run, mapper, leaseExtender);
+    private final WorkflowContexts workflows;
+
+    private volatile @Nullable WorkflowContext workflow;
+
+    /** Makes the workflow context of a node's job. */
+    @FunctionalInterface
+    interface WorkflowContexts {
+
+        WorkflowContexts NONE = (job) -> {
+            throw new IllegalStateException("Workflows are not available to job " + job.id());
+        };
+
+        WorkflowContext of(ClaimedJob job);
+    }
+
+    JobContextImpl(HandlerRun run, JsonMapper mapper, LeaseExtender leaseExtender, WorkflowContexts workflows) {
+        this(run.job(), run, mapper, leaseExtender, workflows);
     }
 
     /** The context of one job of a batch run. */
-    JobContextImpl(ClaimedJob job, HandlerRun run, JsonMapper mapper, LeaseExtender leaseExtender) {
+    JobContextImpl(ClaimedJob job, HandlerRun run, JsonMapper mapper, LeaseExtender leaseExtender,
+            WorkflowContexts workflows) {
+        this.workflows = workflows;
         this.job = job;
         this.run = run;
         this.mapper = mapper;
         this.leaseExtender = leaseExtender;
+    }
+
+    @Override
+    public @Nullable WorkflowContext workflow() {
+        if (!job.inWorkflow()) {
+            return null;
+        }
+        WorkflowContext current = workflow;
+        if (current == null) {
+            current = workflows.of(job);
+            workflow = current;
+        }
+        return current;
     }
 
     /** The delay the handler asked for with {@link #snooze(Duration)}, or null. */

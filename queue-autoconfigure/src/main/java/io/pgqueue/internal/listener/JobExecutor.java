@@ -53,11 +53,14 @@ final class JobExecutor {
     /** Whether outputs are kept (in the job history): if not, return values are not written at all. */
     private final boolean keepOutputs;
 
+    private final JobContextImpl.WorkflowContexts workflows;
+
     private final HandlerPipeline pipeline;
 
     JobExecutor(MethodJobHandler handler, QueueErrorHandler errorHandler, ExponentialBackoff backoff, JsonMapper mapper,
             JobObserver observer, @Nullable Duration timeout, ProcessObserver processObserver, String mode,
-            boolean keepOutputs) {
+            boolean keepOutputs, JobContextImpl.WorkflowContexts workflows) {
+        this.workflows = workflows;
         this.handler = handler;
         this.errorHandler = errorHandler;
         this.backoff = backoff;
@@ -100,7 +103,7 @@ final class JobExecutor {
      */
     Outcome run(HandlerRun run, JobContextImpl.LeaseExtender leaseExtender) {
         ClaimedJob job = run.job();
-        JobContextImpl context = new JobContextImpl(run, mapper, leaseExtender);
+        JobContextImpl context = new JobContextImpl(run, mapper, leaseExtender, workflows);
         observer.started(context);
         return pipeline.run(new HandlerPipeline.Invocation(List.of(context), List.of(job), List.of(), run,
                 timeoutOf(job), false, System.nanoTime())).get(0);
@@ -169,12 +172,12 @@ final class JobExecutor {
     }
 
     /**
-     * The handler's return value as the JSON the job's history keeps, or null when history keeps none (then it
-     * is not even written). The work is done whatever its output: a value that cannot be written as JSON is
+     * The handler's return value as the JSON the job's history or its workflow keeps, or null when neither
+     * keeps one (then it is not even written). The work is done whatever its output: a value that cannot be written as JSON is
      * logged and left out, never a failure of the run.
      */
     private @Nullable String output(ClaimedJob job, @Nullable Object result) {
-        if (result == null || !keepOutputs) {
+        if (result == null || !(keepOutputs || job.inWorkflow())) {
             return null;
         }
         try {
@@ -204,7 +207,7 @@ final class JobExecutor {
         List<JobContextImpl> readable = new ArrayList<>(jobs.size());
         List<@Nullable Object> payloads = new ArrayList<>(jobs.size());
         for (ClaimedJob job : jobs) {
-            JobContextImpl context = new JobContextImpl(job, run, mapper, JobContextImpl.LeaseExtender.NONE);
+            JobContextImpl context = new JobContextImpl(job, run, mapper, JobContextImpl.LeaseExtender.NONE, workflows);
             observer.started(context);
             try {
                 payloads.add(handler.readPayload(job.id(), job.payloadJson(), job.payloadType()));
@@ -228,7 +231,8 @@ final class JobExecutor {
 
     /** The failure of a job whose handler succeeded but whose outcome could not be committed. */
     Failure failed(ClaimedJob job, Throwable error) {
-        return failure(new JobContextImpl(new HandlerRun(job, false), mapper, JobContextImpl.LeaseExtender.NONE), error,
+        return failure(new JobContextImpl(new HandlerRun(job, false), mapper, JobContextImpl.LeaseExtender.NONE,
+                workflows), error,
                 System.nanoTime());
     }
 

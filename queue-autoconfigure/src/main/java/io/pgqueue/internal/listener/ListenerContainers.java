@@ -7,6 +7,7 @@ import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.persistence.HistoryRepository;
 import io.pgqueue.internal.persistence.JobEnginePort;
+import io.pgqueue.internal.workflow.JdbcWorkflows;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.QueueListenerContainer;
@@ -43,10 +44,13 @@ public final class ListenerContainers {
 
     private final @Nullable VacuumHorizonWatch vacuumHorizon;
 
+    private final JdbcWorkflows workflows;
+
     public ListenerContainers(JobEnginePort jobs, HistoryRepository history, NodeRuntime node, JsonMapper mapper, QueueErrorHandler errorHandler,
             JobObserver observer, ProcessObserver processObserver, @Nullable Duration maintenanceInterval,
-            @Nullable VacuumHorizonWatch vacuumHorizon) {
+            @Nullable VacuumHorizonWatch vacuumHorizon, JdbcWorkflows workflows) {
         this.vacuumHorizon = vacuumHorizon;
+        this.workflows = workflows;
         this.idle = new IdleQueues(jobs, maintenanceInterval);
         this.jobs = jobs;
         this.history = history;
@@ -65,7 +69,7 @@ public final class ListenerContainers {
             @Nullable PlatformTransactionManager transactionManager) {
         JobExecutor executor = new JobExecutor(handler, errorHandler, options.backoff(), mapper, observer,
                 options.timeout(), processObserver, options.mode().name().toLowerCase(java.util.Locale.ROOT),
-                history.enabled());
+                history.enabled(), (job) -> workflows.context(job.id(), java.util.Objects.requireNonNull(job.workflowId())));
         if (options.mode() == DeliveryMode.LEASE) {
             return new LeaseQueueListenerContainer(options, executor, jobs, node, idle, new ClaimPositions(vacuumHorizon));
         }

@@ -1,6 +1,7 @@
 package io.pgqueue.internal.listener;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -196,9 +197,15 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
             return List.of();
         }
         if (executor.isBatch()) {
-            return List.copyOf(tracked(new HandlerRun(jobs.get(0), false, interruptGrace),
+            List<JobExecutor.Outcome> failures = List.copyOf(tracked(new HandlerRun(jobs.get(0), false, interruptGrace),
                     (run) -> executor.runBatch(jobs, run)));
+            if (failures.isEmpty()) {
+                nodesSucceeded(jobs.stream().filter(ClaimedJob::inWorkflow)
+                    .map((job) -> new JobExecutor.Succeeded(job, null)).toList());
+            }
+            return failures;
         }
+        List<JobExecutor.Succeeded> nodes = new ArrayList<>();
         for (ClaimedJob job : jobs) {
             JobExecutor.Outcome outcome = tracked(new HandlerRun(job, false, interruptGrace),
                     (run) -> executor.run(run, JobContextImpl.LeaseExtender.NONE));
@@ -206,11 +213,30 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 // the rest of the batch rolls back with it and runs again later, uncounted
                 return List.of(outcome);
             }
-            if (outcome instanceof JobExecutor.Succeeded succeeded && succeeded.outputJson() != null) {
-                history.recordOutput(job.id(), succeeded.outputJson());
+            if (outcome instanceof JobExecutor.Succeeded succeeded) {
+                if (succeeded.outputJson() != null) {
+                    history.recordOutput(job.id(), succeeded.outputJson());
+                }
+                if (job.inWorkflow()) {
+                    nodes.add(succeeded);
+                }
             }
         }
+        nodesSucceeded(nodes);
         return List.of();
+    }
+
+    /**
+     * Releases the dependants of the workflow nodes whose handlers succeeded, last in their transaction: the
+     * dependants' rows stay locked only from here to the commit, and commit (or roll back) with the handlers'
+     * writes.
+     */
+    private void nodesSucceeded(List<JobExecutor.Succeeded> nodes) {
+        if (nodes.isEmpty()) {
+            return;
+        }
+        jobs.nodesSucceeded(nodes.stream().mapToLong((node) -> node.job().id()).toArray(),
+                nodes.stream().map(JobExecutor.Succeeded::outputJson).toArray(String[]::new));
     }
 
     /**

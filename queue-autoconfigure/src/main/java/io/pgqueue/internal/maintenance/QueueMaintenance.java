@@ -45,10 +45,12 @@ public class QueueMaintenance extends PeriodicLifecycle {
      *
      * @param dead how long dead jobs are kept
      * @param history how long finished jobs stay in job_history, or null when history is off
+     * @param workflows how long finished workflows (their nodes and outputs) are kept
      * @param interval how often old rows are deleted
      * @param batchSize most rows per delete statement
      */
-    public record RetentionSettings(Duration dead, @Nullable Duration history, Duration interval, int batchSize) {
+    public record RetentionSettings(Duration dead, @Nullable Duration history, Duration workflows, Duration interval,
+            int batchSize) {
     }
 
     public QueueMaintenance(Repositories repositories, QueueAdmin admin, Duration interval, Duration reconcileInterval,
@@ -87,6 +89,7 @@ public class QueueMaintenance extends PeriodicLifecycle {
             // a large backlog of due jobs: keep going in bounded statements
         }
         long folded = repositories.stats().squeeze();
+        repositories.workflows().squeeze();
         // the heap grows only with traffic, which leaves counter deltas: an idle node looks only now and then
         if (folded > 0 || passes.getAndIncrement() % IDLE_STATISTICS_CHECK_EVERY == 0) {
             repositories.maintenance().refreshStatisticsIfGrown();
@@ -113,6 +116,11 @@ public class QueueMaintenance extends PeriodicLifecycle {
             }
             while (batch == retention.batchSize());
         }
+        do {
+            batch = repositories.workflows().expire(retention.workflows(), retention.batchSize());
+            deleted += batch;
+        }
+        while (batch == retention.batchSize());
         do {
             batch = repositories.maintenance().expireDedupWindows(retention.batchSize());
             deleted += batch;

@@ -18,8 +18,15 @@ import org.jspecify.annotations.Nullable;
  * @param dueAt when the job became runnable (its run-at)
  * @param claimedAt when this attempt was claimed (database clock)
  * @param timeoutMillis the job's own timeout, or null for the listener's
+ * @param workflowId the workflow the job is a node of, or null for a plain job (whose acknowledgement has no
+ * workflow cascade)
  */
 public record ClaimedJob(long id, String queue, String payloadJson, @Nullable String payloadType,
         @Nullable String headersJson, int attempt, int maxAttempts, Instant enqueuedAt, Instant dueAt, Instant claimedAt,
-        @Nullable Long timeoutMillis) {
+        @Nullable Long timeoutMillis, @Nullable Long workflowId) {
+
+    /** Whether the job is a workflow's node. */
+    public boolean inWorkflow() {
+        return workflowId != null;
+    }
 }

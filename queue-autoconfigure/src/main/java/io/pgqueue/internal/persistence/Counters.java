@@ -23,15 +23,24 @@ final class Counters {
      * @param table the folded counts, keyed by {@code key}
      * @param deltaTable the deltas not folded yet
      * @param key the key column, which the changed rows of a statement return too
+     * @param columns the counted columns of both tables
      */
-    record Aggregate(String table, String deltaTable, String key) {
+    record Aggregate(String table, String deltaTable, String key, List<String> columns) {
 
         /** The counts per queue behind the gauges, the endpoint and health. */
-        static final Aggregate QUEUE = new Aggregate("queue_counter", "queue_counter_delta", "queue");
+        static final Aggregate QUEUE = new Aggregate("queue_counter", "queue_counter_delta", "queue", COLUMNS);
+
+        /**
+         * The counts per workflow: nodes waiting, active (scheduled, ready or running: a claim does not change
+         * them), dead, completed and cancelled; appended by {@link WorkflowCascade}'s statements.
+         */
+        static final Aggregate WORKFLOW = new Aggregate("workflow_counter", "workflow_counter_delta", "workflow_id",
+                WorkflowCascade.STANDINGS);
     }
 
-    /** The counter tables: the folded counts, and the deltas not folded yet. */
-    static final List<String> TABLES = List.of(Aggregate.QUEUE.table(), Aggregate.QUEUE.deltaTable());
+    /** The counter tables: the folded counts, and the deltas not folded yet, per queue and per workflow. */
+    static final List<String> TABLES = List.of("queue_counter", "queue_counter_delta", "workflow_counter",
+            "workflow_counter_delta");
 
     /** Columns of both counter tables: one per job state, then the totals. */
     static final List<String> COLUMNS;
@@ -130,11 +139,18 @@ final class Counters {
 
     /** Every key's counts (every queue's): the folded counters plus the deltas not folded yet. */
     String countsQuery() {
+        return countsQuery("");
+    }
+
+    /** The counts of the keys the condition (on the key column) selects, as {@link #countsQuery()}. */
+    String countsQuery(String keyCondition) {
         String key = aggregate.key();
-        return "SELECT " + key + ", " + sums(COLUMNS) + "\nFROM (SELECT " + key + ", " + String.join(", ", COLUMNS)
-                + " FROM {schema}." + aggregate.table() + "\n      UNION ALL\n      SELECT " + key + ", "
-                + String.join(", ", COLUMNS) + " FROM {schema}." + aggregate.deltaTable() + ") AS counts\nGROUP BY "
-                + key + " ORDER BY " + key;
+        String where = keyCondition.isEmpty() ? "" : " WHERE " + keyCondition;
+        List<String> columns = aggregate.columns();
+        return "SELECT " + key + ", " + sums(columns) + "\nFROM (SELECT " + key + ", " + String.join(", ", columns)
+                + " FROM {schema}." + aggregate.table() + where + "\n      UNION ALL\n      SELECT " + key + ", "
+                + String.join(", ", columns) + " FROM {schema}." + aggregate.deltaTable() + where
+                + ") AS counts\nGROUP BY " + key + " ORDER BY " + key;
     }
 
     /** The keys (queues) the counters know. */
@@ -148,8 +164,17 @@ final class Counters {
      * lock), others skip. Writers never touch queue_counter, so they never wait for this.
      */
     String squeezeStatement() {
+        return squeezeStatement("");
+    }
+
+    /**
+     * As {@link #squeezeStatement()}, with further CTEs that may read {@code folded}: each key whose deltas were
+     * folded, with its new counts.
+     */
+    String squeezeStatement(String afterFolded) {
         StringJoiner increments = new StringJoiner(", ");
-        COLUMNS.forEach((column) -> increments.add(column + " = c." + column + " + excluded." + column));
+        List<String> columns = aggregate.columns();
+        columns.forEach((column) -> increments.add(column + " = c." + column + " + excluded." + column));
         return """
                 WITH squeezer AS (
                     SELECT pg_try_advisory_xact_lock(hashtext(:lock)) AS granted
@@ -162,11 +187,11 @@ final class Counters {
                     INSERT INTO {schema}.%4$s AS c (%6$s, %1$s)
                     SELECT %6$s, %1$s FROM summed
                     ON CONFLICT (%6$s) DO UPDATE SET %3$s, updated_at = now()
-                    RETURNING %6$s
-                )
+                    RETURNING %6$s, %1$s
+                )%7$s
                 SELECT count(*) FROM moved
-                """.formatted(String.join(", ", COLUMNS), sums(COLUMNS), increments, aggregate.table(),
-                aggregate.deltaTable(), aggregate.key());
+                """.formatted(String.join(", ", columns), sums(columns), increments, aggregate.table(),
+                aggregate.deltaTable(), aggregate.key(), afterFolded);
     }
 
     /**

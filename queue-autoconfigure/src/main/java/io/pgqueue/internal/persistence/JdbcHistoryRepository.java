@@ -119,17 +119,22 @@ final class JdbcHistoryRepository implements HistoryRepository {
      * as the parameter {@code outputs}, aligned with {@code ids}.
      */
     String archiveCte(String finished, boolean outputs) {
+        return archiveCte(finished, outputs, "archived");
+    }
+
+    /** As {@link #archiveCte(String, boolean)}, named {@code alias} (a statement may archive twice). */
+    String archiveCte(String finished, boolean outputs, String alias) {
         if (!enabled) {
             return "";
         }
         return """
-                , archived AS (
+                , %s AS (
                     INSERT INTO {schema}.job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output)
                     SELECT f.id, f.queue, f.payload::jsonb, f.payload_type, f.headers::jsonb, f.attempts, f.group_key,
                            f.dedup_key, f.created_at, f.run_at, f.attempted_at, f.last_error, f.state, %s
                     FROM %s f%s
-                )""".formatted(outputs ? "o.output::jsonb" : "NULL::jsonb", finished, outputs
+                )""".formatted(alias, outputs ? "o.output::jsonb" : "NULL::jsonb", finished, outputs
                 ? " LEFT JOIN unnest(:ids::bigint[], :outputs::text[]) AS o(id, output) ON o.id = f.id" : "");
     }
 

@@ -55,7 +55,8 @@ final class JdbcJobRepository implements JobRepository {
               AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state s WHERE s.queue = :queue AND s.paused)
               AND (j.group_key IS NULL OR NOT EXISTS (
                     SELECT 1 FROM {schema}.job g
-                    WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.id <> j.id
+                    WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+                      AND g.id <> j.id
                       AND (g.state = 'running'
                            OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))""";
 
@@ -83,13 +84,13 @@ final class JdbcJobRepository implements JobRepository {
     /** The columns a claim returns. */
     private static final String CLAIMED_COLUMNS = """
             SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at,
-                   timeout_ms, priority
+                   timeout_ms, priority, workflow_id
             FROM claimed""";
 
     /** What a statement that finishes jobs returns of each row, for the history (with the finished state). */
-    private static final String FINISHED_COLUMNS = """
+    static final String FINISHED_COLUMNS = """
             j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-            j.run_at, j.attempted_at, j.last_error""";
+            j.run_at, j.attempted_at, j.last_error, j.workflow_id""";
 
     /**
      * Dedup windows of the input rows that have one: a key is taken again only once its window expired and no
@@ -167,6 +168,12 @@ final class JdbcJobRepository implements JobRepository {
 
     private final Sql complete;
 
+    private final Sql completeNodes;
+
+    private final Sql nodesSucceeded;
+
+    private final WorkflowCascade cascade;
+
     private final Sql fail;
 
     private final Sql failAfterRollback;
@@ -206,6 +213,7 @@ final class JdbcJobRepository implements JobRepository {
         this.schema = schema;
         this.counters = counters;
         this.history = history;
+        this.cascade = new WorkflowCascade(counters, history);
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
         for (RowShape shape : RowShape.values()) {
             enqueue.put(shape, new Sql[] { schema.sql(enqueueStatement(shape, false, false)),
@@ -256,7 +264,14 @@ final class JdbcJobRepository implements JobRepository {
         this.claimAndDeleteAfter = schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + claimAndDeleteStatement(true));
         this.undoClaimThenFail = schema.sql("ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n"
                 + failStatement(Transition.FAIL_AFTER_ROLLBACK));
-        this.complete = schema.sql(completeStatement());
+        this.complete = schema.sql(completeStatement(false));
+        this.completeNodes = schema.sql(completeStatement(true));
+        this.nodesSucceeded = schema.sql(WorkflowCascade.recursive("""
+                WITH succeeded AS (
+                    SELECT n.job_id AS id, n.workflow_id, 'completed' AS state
+                    FROM {schema}.workflow_node n WHERE n.job_id = ANY(:ids::bigint[])
+                )""" + cascade.completedCtes("succeeded") + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED
+                + " FROM succeeded"));
         this.fail = schema.sql(failStatement(Transition.FAIL) + ";\n" + cancelRunningStatement(leasedAttempt));
         this.failAfterRollback = schema.sql(failStatement(Transition.FAIL_AFTER_ROLLBACK));
         this.rescue = schema.sql(rescueStatement() + ";\n" + cancelRunningStatement("""
@@ -417,7 +432,7 @@ final class JdbcJobRepository implements JobRepository {
                       AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
                     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
                               j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
-                              j.priority
+                              j.priority, j.workflow_id
                 )""".formatted(after ? READY_IDS_AFTER : READY_IDS, Transition.CLAIM_LEASE.guard("j")) + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)
                 + "\n" + CLAIMED_COLUMNS;
     }
@@ -430,7 +445,7 @@ final class JdbcJobRepository implements JobRepository {
                     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
                               j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
                               j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
-                              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority
+                              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id
                 )""".formatted(after ? READY_IDS_AFTER : READY_IDS) + history.archiveCte("claimed", false)
                 + counters.deltaCte(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY) + "\n" + CLAIMED_COLUMNS;
     }
@@ -442,15 +457,19 @@ final class JdbcJobRepository implements JobRepository {
      * during a backlog). No {@code state = 'running'} either: only running jobs have an owner, and that
      * predicate would invite the partial lease index.
      */
-    private String completeStatement() {
-        return Transition.COMPLETE.tag() + """
+    private String completeStatement(boolean workflows) {
+        String statement = Transition.COMPLETE.tag() + """
                 WITH done AS (
                     DELETE FROM {schema}.job j
                     WHERE j.id = ANY(:ids::bigint[]) AND %s
                     RETURNING %s,
                               CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
                 )""".formatted(Transition.COMPLETE.guard("j"), FINISHED_COLUMNS) + history.archiveCte("done", true)
-                + counters.deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY) + "\nSELECT count(*) FROM done";
+                + counters.deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY);
+        return workflows
+                ? WorkflowCascade.recursive(statement + cascade.completedCtes("done") + "\nSELECT count(*)"
+                        + WorkflowCascade.NOTIFIED + " FROM done")
+                : statement + "\nSELECT count(*) FROM done";
     }
 
     /**
@@ -460,14 +479,15 @@ final class JdbcJobRepository implements JobRepository {
      * while they ran.
      */
     private String cancelRunningStatement(String filter) {
-        return Transition.CANCEL_RUNNING.tag() + """
+        return WorkflowCascade.recursive(Transition.CANCEL_RUNNING.tag() + """
                 WITH cancelled AS (
                     DELETE FROM {schema}.job j
                     WHERE %s AND j.state = 'running' AND %s
                     RETURNING %s, 'cancelled' AS state
                 )""".formatted(filter, Transition.CANCEL_RUNNING.guard("j"), FINISHED_COLUMNS) + history.archiveCte("cancelled", false)
                 + counters.deltaCte(Transition.CANCEL_RUNNING, "cancelled", Counters.Rows.MANY)
-                + "\nSELECT count(*) FROM cancelled";
+                + cascade.ctes(Transition.CANCEL_RUNNING, "cancelled", null)
+                + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM cancelled");
     }
 
     /**
@@ -477,12 +497,12 @@ final class JdbcJobRepository implements JobRepository {
      * did something to, with what.
      */
     private String cancelStatement() {
-        return Transition.CANCEL.tag() + """
+        return WorkflowCascade.recursive(Transition.CANCEL.tag() + """
                 WITH cancelled AS (
                     DELETE FROM {schema}.job j
                     WHERE j.id = ANY(ARRAY(SELECT id FROM {schema}.job WHERE id = ANY(:ids::bigint[])
-                                           AND state IN ('scheduled', 'ready') FOR UPDATE SKIP LOCKED))
-                      AND j.state IN ('scheduled', 'ready')
+                                           AND state IN ('waiting', 'scheduled', 'ready') FOR UPDATE SKIP LOCKED))
+                      AND j.state IN ('waiting', 'scheduled', 'ready')
                     RETURNING %s, j.state AS from_state, 'cancelled' AS state
                 ), windows_released AS (
                     DELETE FROM {schema}.dedup_window w USING cancelled c
@@ -492,9 +512,11 @@ final class JdbcJobRepository implements JobRepository {
                     WHERE id = ANY(:ids::bigint[]) AND state = 'running'
                     RETURNING id
                 )""".formatted(FINISHED_COLUMNS) + history.archiveCte("cancelled", false)
-                + counters.deltaCte(Transition.CANCEL, "cancelled", Counters.Rows.MANY) + """
+                + counters.deltaCte(Transition.CANCEL, "cancelled", Counters.Rows.MANY)
+                + cascade.ctes(Transition.CANCEL, "cancelled", null) + """
 
-                SELECT id, true AS finished FROM cancelled UNION ALL SELECT id, false FROM requested""";
+                SELECT id, true AS finished, (SELECT count(*) FROM wf_notified) AS wf_notified FROM cancelled
+                UNION ALL SELECT id, false, 0 FROM requested""");
     }
 
     /**
@@ -521,7 +543,7 @@ final class JdbcJobRepository implements JobRepository {
      * the attempt not yet counted.
      */
     private String failStatement(Transition transition) {
-        return transition.tag() + """
+        return WorkflowCascade.recursive(transition.tag() + """
                 WITH failed AS (
                     UPDATE {schema}.job
                     SET state = CASE WHEN :dead::boolean THEN 'dead'
@@ -532,9 +554,10 @@ final class JdbcJobRepository implements JobRepository {
                         locked_by = NULL, lease_until = NULL, last_error = :error, debounce_key = NULL,
                         dead_at = CASE WHEN :dead::boolean THEN now() END
                     WHERE id = :id AND %s
-                    RETURNING queue, state
+                    RETURNING id, queue, state, workflow_id
                 )""".formatted(transition.guard(""))
-                + counters.deltaCte(transition, "failed", Counters.Rows.MANY) + "\nSELECT count(*) FROM failed";
+                + counters.deltaCte(transition, "failed", Counters.Rows.MANY) + cascade.ctes(transition, "failed", null)
+                + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM failed");
     }
 
     /**
@@ -544,7 +567,7 @@ final class JdbcJobRepository implements JobRepository {
      * cannot deadlock, and a row being acknowledged right now is left to its owner.
      */
     private String rescueStatement() {
-        return Transition.RESCUE.tag() + """
+        return WorkflowCascade.recursive(Transition.RESCUE.tag() + """
                 WITH stale AS (
                     DELETE FROM {schema}.node
                     WHERE id = ANY(ARRAY(SELECT id FROM {schema}.node
@@ -565,9 +588,10 @@ final class JdbcJobRepository implements JobRepository {
                                OR NOT EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = r.locked_by
                                               AND n.id NOT IN (SELECT id FROM stale)))
                         ORDER BY r.id FOR UPDATE SKIP LOCKED))
-                    RETURNING j.queue, j.state
+                    RETURNING j.id, j.queue, j.state, j.workflow_id
                 )""".formatted(Transition.RESCUE.guard("r")) + counters.deltaCte(Transition.RESCUE, "rescued", Counters.Rows.MANY)
-                + "\nSELECT count(*) FROM rescued";
+                + cascade.ctes(Transition.RESCUE, "rescued", null)
+                + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM rescued");
     }
 
     private String releaseStatement() {
@@ -586,7 +610,7 @@ final class JdbcJobRepository implements JobRepository {
      * retried.
      */
     private String retryDeadStatement() {
-        return Transition.RETRY_DEAD.tag() + """
+        return WorkflowCascade.recursive(Transition.RETRY_DEAD.tag() + """
                 WITH retried AS (
                     UPDATE {schema}.job j SET state = 'ready', attempts = 0, run_at = now(), dead_at = NULL
                     WHERE j.id IN (
@@ -598,20 +622,23 @@ final class JdbcJobRepository implements JobRepository {
                                 WHERE live.queue = d.queue AND live.dedup_key = d.dedup_key AND live.state <> 'dead'))
                         ORDER BY d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END, d.id DESC)
                       AND j.state = 'dead'
-                    RETURNING j.queue
+                    RETURNING j.id, j.queue, j.workflow_id
                 )""" + counters.deltaCte(Transition.RETRY_DEAD, "retried", Counters.Rows.MANY)
-                + "\nSELECT count(*) FROM retried";
+                + cascade.ctes(Transition.RETRY_DEAD, "retried", null)
+                + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM retried");
     }
 
     /** Deletes up to a batch of dead jobs matching a filter (admin purge, retention). */
     private String deleteDeadStatement(Transition transition, String filter) {
-        return transition.tag() + """
+        return WorkflowCascade.recursive(transition.tag() + """
                 WITH deleted AS (
                     DELETE FROM {schema}.job WHERE id = ANY(ARRAY(
                         SELECT id FROM {schema}.job WHERE %s LIMIT :limit FOR UPDATE SKIP LOCKED))
-                    RETURNING queue
+                    RETURNING id, queue, workflow_id
                 )""".formatted(filter) + counters.deltaCte(transition, "deleted", Counters.Rows.MANY)
-                + "\nSELECT count(*) FROM deleted";
+                + cascade.ctes(transition, "deleted", (transition == Transition.PURGE) ? "purged while dead"
+                        : "expired while dead")
+                + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM deleted");
     }
 
     // ---- transitions ---------------------------------------------------------------------------------
@@ -748,7 +775,7 @@ final class JdbcJobRepository implements JobRepository {
                     rows.getString("payload_type"), rows.getString("headers"), rows.getInt("attempts"),
                     rows.getInt("max_attempts"), rows.getTimestamp("created_at").toInstant(),
                     rows.getTimestamp("run_at").toInstant(), rows.getTimestamp("claimed_at").toInstant(),
-                    rows.getObject("timeout_ms", Long.class)));
+                    rows.getObject("timeout_ms", Long.class), rows.getObject("workflow_id", Long.class)));
         }
         return new Claim(jobs, promoted, last);
     }
@@ -761,6 +788,19 @@ final class JdbcJobRepository implements JobRepository {
                 params.array("outputs", "text", outputs);
             }
         });
+    }
+
+    @Override
+    public int completeNodes(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs) {
+        return (int) jdbc.count(completeNodes, (params) -> params.int8Array("ids", ids)
+            .uuid("node", node)
+            .int4Array("attempts", attempts)
+            .array("outputs", "text", outputs));
+    }
+
+    @Override
+    public void nodesSucceeded(long[] ids, @Nullable String[] outputs) {
+        jdbc.count(nodesSucceeded, (params) -> params.int8Array("ids", ids).array("outputs", "text", outputs));
     }
 
     @Override

@@ -48,6 +48,20 @@ public interface JobEnginePort {
     int complete(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs);
 
     /**
+     * As {@link #complete} for jobs that are workflow nodes, with the {@link Transition.Cascade#WORKFLOW}
+     * cascade in the same statement: their outputs are kept for their dependants (whatever history says),
+     * dependants whose last parent this was become ready, and the queues of those are notified at commit.
+     */
+    int completeNodes(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs);
+
+    /**
+     * The workflow cascade of TRANSACTIONAL nodes whose handlers succeeded, in their transaction (the claim
+     * already deleted their rows): their outputs are kept and their dependants released as by
+     * {@link #completeNodes}, committed or rolled back with the handlers' writes.
+     */
+    void nodesSucceeded(long[] ids, @Nullable String[] outputs);
+
+    /**
      * {@link Transition#FAIL} of a LEASE attempt, if the node still owns the job in that attempt; a job whose
      * cancellation was requested finishes as cancelled instead ({@link Transition#CANCEL_RUNNING}).
      */

@@ -28,6 +28,8 @@ public final class Repositories {
 
     private final JdbcVacuumHorizonRepository vacuumHorizon;
 
+    private final JdbcWorkflowRepository workflows;
+
     /**
      * @param dataSource the application's DataSource
      * @param schema the schema holding pgqueue's tables
@@ -48,6 +50,7 @@ public final class Repositories {
         this.schemaInfo = new JdbcSchemaRepository(jdbc, schema, historyTable);
         this.notifications = new JdbcNotificationRepository(jdbc, schema);
         this.vacuumHorizon = new JdbcVacuumHorizonRepository(jdbc, schema);
+        this.workflows = new JdbcWorkflowRepository(jdbc, schema, counterDeltas);
     }
 
     public Schema schema() {
@@ -81,6 +84,10 @@ public final class Repositories {
 
     public JobAdminPort admin() {
         return jobs;
+    }
+
+    public WorkflowRepository workflows() {
+        return workflows;
     }
 
     public NodeRepository nodes() {

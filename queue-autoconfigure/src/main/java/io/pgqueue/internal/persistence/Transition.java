@@ -18,6 +18,9 @@ import org.jspecify.annotations.Nullable;
  * <pre>
  * transition            from             to                          totals               triggered by
  * ENQUEUE               -                scheduled | ready           enqueued             send, sendBatch, tick, pgqueue.send()
+ * SUBMIT                -                waiting | scheduled | ready enqueued             a workflow's submission, a node's addition
+ * UNBLOCK               waiting          waiting | ready | scheduled                      a parent finished (pending_parents - n)
+ * CANCEL_DEPENDANTS     waiting          cancelled                   cancelled            a parent ended dead or cancelled
  * PROMOTE               scheduled        ready                                            a claim of the queue, maintenance
  * CLAIM_LEASE           ready            running (attempts + 1)                           LEASE poller
  * CLAIM_DELETE          ready            completed                   completed            TRANSACTIONAL worker (commits with the handler)
@@ -26,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * FAIL_AFTER_ROLLBACK   ready            scheduled | ready | dead    failed, dead_lett.   TRANSACTIONAL handler failure (attempts + 1)
  * SNOOZE                running          scheduled | ready                                JobContext.snooze, LEASE (attempts - 1)
  * SNOOZE_AFTER_ROLLBACK ready            scheduled | ready                                JobContext.snooze, TRANSACTIONAL
- * CANCEL                scheduled|ready  cancelled                   cancelled            QueueAdmin.cancel
+ * CANCEL                waiting|sch.|rdy cancelled                   cancelled            QueueAdmin.cancel
  * CANCEL_RUNNING        running          cancelled                   cancelled            failure, snooze, release or rescue of a
  *                                                                                         job whose cancellation was requested
  * RESCUE                running          ready | dead                failed, dead_lett.   lease expired or node gone
@@ -42,6 +45,15 @@ public enum Transition {
 
     ENQUEUE(none(), of(JobState.SCHEDULED, JobState.READY), List.of(Total.ENQUEUED)),
 
+    SUBMIT(none(), of(JobState.WAITING, JobState.SCHEDULED, JobState.READY), List.of(Total.ENQUEUED), List.of(),
+            List.of(Cascade.WORKFLOW_GRAPH)),
+
+    UNBLOCK(of(JobState.WAITING), of(JobState.WAITING, JobState.READY, JobState.SCHEDULED), List.of(),
+            List.of(Guard.WAITING), List.of()),
+
+    CANCEL_DEPENDANTS(of(JobState.WAITING), of(JobState.CANCELLED), List.of(Total.CANCELLED), List.of(Guard.WAITING),
+            List.of(Cascade.HISTORY)),
+
     PROMOTE(of(JobState.SCHEDULED), of(JobState.READY), List.of()),
 
     CLAIM_LEASE(of(JobState.READY), of(JobState.RUNNING), List.of(), List.of(Guard.NODE_REGISTERED), List.of()),
@@ -54,10 +66,10 @@ public enum Transition {
 
     FAIL(of(JobState.RUNNING), of(JobState.SCHEDULED, JobState.READY, JobState.DEAD),
             List.of(Total.FAILED, Total.DEAD_LETTERED), List.of(Guard.OWNED_ATTEMPT, Guard.NOT_CANCEL_REQUESTED),
-            List.of()),
+            List.of(Cascade.WORKFLOW)),
 
     FAIL_AFTER_ROLLBACK(of(JobState.READY), of(JobState.SCHEDULED, JobState.READY, JobState.DEAD),
-            List.of(Total.FAILED, Total.DEAD_LETTERED), List.of(Guard.AFTER_ROLLBACK), List.of()),
+            List.of(Total.FAILED, Total.DEAD_LETTERED), List.of(Guard.AFTER_ROLLBACK), List.of(Cascade.WORKFLOW)),
 
     SNOOZE(of(JobState.RUNNING), of(JobState.SCHEDULED, JobState.READY), List.of(),
             List.of(Guard.OWNED_ATTEMPT, Guard.NOT_CANCEL_REQUESTED), List.of()),
@@ -65,23 +77,23 @@ public enum Transition {
     SNOOZE_AFTER_ROLLBACK(of(JobState.READY), of(JobState.SCHEDULED, JobState.READY), List.of(),
             List.of(Guard.AFTER_ROLLBACK), List.of()),
 
-    CANCEL(of(JobState.SCHEDULED, JobState.READY), of(JobState.CANCELLED), List.of(Total.CANCELLED), List.of(),
-            List.of(Cascade.HISTORY, Cascade.DEDUP_WINDOW_RELEASE)),
+    CANCEL(of(JobState.WAITING, JobState.SCHEDULED, JobState.READY), of(JobState.CANCELLED), List.of(Total.CANCELLED),
+            List.of(), List.of(Cascade.HISTORY, Cascade.DEDUP_WINDOW_RELEASE, Cascade.WORKFLOW)),
 
     CANCEL_RUNNING(of(JobState.RUNNING), of(JobState.CANCELLED), List.of(Total.CANCELLED),
-            List.of(Guard.CANCEL_REQUESTED), List.of(Cascade.HISTORY)),
+            List.of(Guard.CANCEL_REQUESTED), List.of(Cascade.HISTORY, Cascade.WORKFLOW)),
 
     RESCUE(of(JobState.RUNNING), of(JobState.READY, JobState.DEAD), List.of(Total.FAILED, Total.DEAD_LETTERED),
-            List.of(Guard.NOT_CANCEL_REQUESTED), List.of()),
+            List.of(Guard.NOT_CANCEL_REQUESTED), List.of(Cascade.WORKFLOW)),
 
     RELEASE(of(JobState.RUNNING), of(JobState.READY), List.of(), List.of(Guard.OWNED, Guard.NOT_CANCEL_REQUESTED),
             List.of()),
 
-    RETRY_DEAD(of(JobState.DEAD), of(JobState.READY), List.of()),
+    RETRY_DEAD(of(JobState.DEAD), of(JobState.READY), List.of(), List.of(), List.of(Cascade.WORKFLOW)),
 
-    PURGE(of(JobState.DEAD), none(), List.of()),
+    PURGE(of(JobState.DEAD), none(), List.of(), List.of(), List.of(Cascade.WORKFLOW)),
 
-    EXPIRE(of(JobState.DEAD), none(), List.of());
+    EXPIRE(of(JobState.DEAD), none(), List.of(), List.of(), List.of(Cascade.WORKFLOW));
 
     /**
      * A condition a transition's statement puts on the rows it changes: rows that fail it are left alone, so
@@ -113,6 +125,9 @@ public enum Transition {
 
         /** Asked to cancel while it ran. */
         CANCEL_REQUESTED("cancel_requested"),
+
+        /** A workflow node waiting for its parents. */
+        WAITING("state = 'waiting'"),
 
         /** The claiming node is registered: a node whose row was removed (judged gone) takes nothing more. */
         NODE_REGISTERED("EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = :node)");
@@ -148,7 +163,18 @@ public enum Transition {
         HISTORY,
 
         /** The dedup windows of the finished rows' keys are released. */
-        DEDUP_WINDOW_RELEASE
+        DEDUP_WINDOW_RELEASE,
+
+        /**
+         * The workflow nodes among the rows are counted per workflow; those that finish or die release, cancel
+         * or hold their dependants by the edges' policies ({@link #UNBLOCK}, {@link #CANCEL_DEPENDANTS},
+         * transitively), and finished ones record how (and their output). {@link #COMPLETE} and
+         * {@link #CLAIM_DELETE} have it in their workflow variants only: plain jobs' acknowledgements do not pay.
+         */
+        WORKFLOW,
+
+        /** The workflow's node rows and the dependency edges between the inserted jobs are written. */
+        WORKFLOW_GRAPH
     }
 
     /**

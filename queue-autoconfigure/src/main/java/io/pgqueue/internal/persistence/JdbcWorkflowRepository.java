@@ -1,0 +1,359 @@
+package io.pgqueue.internal.persistence;
+
+import java.sql.Array;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+import io.pgqueue.model.JobState;
+import io.pgqueue.model.WorkflowCounts;
+import io.pgqueue.model.WorkflowInfo;
+import io.pgqueue.model.WorkflowNodeInfo;
+import io.pgqueue.model.WorkflowQuery;
+import io.pgqueue.model.WorkflowState;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The workflow tables' one place. Counts per workflow are an aggregate like the queue counters (deltas
+ * appended by {@link WorkflowCascade} and by {@link Transition#SUBMIT}, folded by {@link #squeeze()}); a
+ * workflow's state is derived from them on every read, and stored by the squeeze for listing by state.
+ */
+final class JdbcWorkflowRepository implements WorkflowRepository {
+
+    /** The workflow state its counts mean, in SQL over a row of counts aliased {@code c} (as WorkflowCounts). */
+    private static final String STATE_OF_COUNTS = """
+            CASE WHEN c.active > 0 OR (c.waiting > 0 AND c.dead = 0) THEN 'running'
+                 WHEN c.dead > 0 OR c.waiting > 0 THEN 'failed'
+                 WHEN c.cancelled > 0 THEN 'cancelled' ELSE 'completed' END""";
+
+    private final Jdbc jdbc;
+
+    private final org.springframework.transaction.support.TransactionTemplate transactions;
+
+    private final Schema schema;
+
+    private final Counters workflowCounts;
+
+    private final Sql create;
+
+    private final Sql allocate;
+
+    private final Sql insert;
+
+    private final Sql lock;
+
+    private final Sql nodes;
+
+    private final Sql nodeOfJob;
+
+    private final Sql outputs;
+
+    private final Sql workflow;
+
+    private final Sql nodePage;
+
+    private final Sql unfinished;
+
+    private final Sql countsByState;
+
+    private final Sql squeeze;
+
+    private final Sql expire;
+
+    private final Map<String, Sql> pages = new java.util.concurrent.ConcurrentHashMap<>();
+
+    JdbcWorkflowRepository(Jdbc jdbc, Schema schema, Counters counters) {
+        this.jdbc = jdbc;
+        this.schema = schema;
+        this.transactions = new org.springframework.transaction.support.TransactionTemplate(
+                new org.springframework.jdbc.datasource.DataSourceTransactionManager(jdbc.dataSource()));
+        this.workflowCounts = new Counters(true, Counters.Aggregate.WORKFLOW);
+        this.create = schema.sql(
+                "INSERT INTO {schema}.workflow (name, default_policy) VALUES (:name, :policy) RETURNING id");
+        this.allocate = schema.sql("""
+                SELECT nextval(pg_get_serial_sequence('{schema}.job', 'id')) FROM generate_series(1, :count)""");
+        this.insert = schema.sql(Transition.SUBMIT.tag() + """
+                WITH input AS (
+                    SELECT n.id, n.queue, n.pending, n.name, n.parents, i.payload, i.payload_type, i.headers,
+                           i.priority, i.max_attempts, i.group_key, i.timeout_ms,
+                           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+                    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[],
+                                :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :group_key::text[],
+                                :timeout_ms::bigint[])
+                         WITH ORDINALITY AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms,
+                                              max_attempts, group_key, timeout_ms, ord)
+                    JOIN unnest(:ids::bigint[], :queues::text[], :pending::int[], :names::text[], :parents::text[])
+                         WITH ORDINALITY AS n(id, queue, pending, name, parents, ord) ON n.ord = i.ord
+                ), inserted AS (
+                    INSERT INTO {schema}.job (id, queue, state, priority, run_at, payload, payload_type, headers,
+                                              max_attempts, group_key, timeout_ms, workflow_id, pending_parents)
+                    OVERRIDING SYSTEM VALUE
+                    SELECT id, queue, CASE WHEN pending > 0 THEN 'waiting' WHEN due > now() THEN 'scheduled' ELSE 'ready' END,
+                           priority, due, payload::jsonb, payload_type, headers::jsonb, max_attempts, group_key,
+                           timeout_ms, :workflow_id, pending
+                    FROM input
+                    RETURNING id, queue, state, workflow_id
+                )""" + counters.deltaCte(Transition.SUBMIT, "inserted", Counters.Rows.MANY) + """
+                , nodes AS (
+                    INSERT INTO {schema}.workflow_node (workflow_id, name, job_id, queue, parents)
+                    SELECT :workflow_id, name, id, queue,
+                           ARRAY(SELECT jsonb_array_elements_text(parents::jsonb))
+                    FROM input
+                ), edges AS (
+                    INSERT INTO {schema}.job_dependency (parent_id, child_id, policy)
+                    SELECT * FROM unnest(:edge_parents::bigint[], :edge_children::bigint[], :edge_policies::text[])
+                ), counted_workflow AS (
+                    INSERT INTO {schema}.workflow_counter_delta (workflow_id, waiting, active)
+                    SELECT :workflow_id, count(*) FILTER (WHERE state = 'waiting'),
+                           count(*) FILTER (WHERE state <> 'waiting')
+                    FROM inserted
+                )
+                SELECT DISTINCT queue FROM inserted WHERE state = 'ready'""");
+        this.lock = schema.sql("SELECT name, default_policy FROM {schema}.workflow WHERE id = :id FOR UPDATE");
+        this.nodes = schema.sql("""
+                SELECT n.name, n.job_id, coalesce(n.state, j.state) AS state
+                FROM {schema}.workflow_node n LEFT JOIN {schema}.job j ON j.id = n.job_id
+                WHERE n.workflow_id = :workflow_id AND n.name = ANY(:names::text[])""");
+        this.nodeOfJob = schema.sql("""
+                SELECT n.workflow_id, w.name AS workflow_name, n.name, n.parents
+                FROM {schema}.workflow_node n JOIN {schema}.workflow w ON w.id = n.workflow_id
+                WHERE n.job_id = :job_id""");
+        this.outputs = schema.sql("""
+                SELECT name, output::text AS output FROM {schema}.workflow_node
+                WHERE workflow_id = :workflow_id AND name = ANY(:names::text[]) AND output IS NOT NULL""");
+        this.workflow = schema.sql("""
+                SELECT w.id, w.name, w.created_at, w.finished_at, c.*
+                FROM {schema}.workflow w
+                LEFT JOIN LATERAL (""" + workflowCounts.countsQuery("workflow_id = w.id") + """
+                ) AS c ON true
+                WHERE w.id = :id""");
+        this.nodePage = schema.sql("""
+                SELECT n.name, n.job_id, n.queue, n.parents, coalesce(n.state, j.state) AS state,
+                       coalesce(n.error, split_part(left(j.last_error, 1000), chr(10), 1)) AS error
+                FROM {schema}.workflow_node n LEFT JOIN {schema}.job j ON j.id = n.job_id
+                WHERE n.workflow_id = :workflow_id AND n.job_id > :after
+                ORDER BY n.job_id LIMIT :limit""");
+        this.unfinished = schema.sql("""
+                SELECT n.job_id FROM {schema}.workflow_node n JOIN {schema}.job j ON j.id = n.job_id
+                WHERE n.workflow_id = :workflow_id AND n.state IS NULL AND j.state <> 'dead'
+                ORDER BY (j.state = 'waiting') DESC, n.job_id""");
+        this.countsByState = schema.sql("SELECT state, count(*) FROM {schema}.workflow GROUP BY state");
+        this.squeeze = schema.sql(workflowCounts.squeezeStatement("""
+                , stated AS (
+                    UPDATE {schema}.workflow w
+                    SET state = s.state,
+                        finished_at = CASE WHEN s.state IN ('completed', 'cancelled') THEN coalesce(w.finished_at, now()) END
+                    FROM (SELECT c.workflow_id, %s AS state FROM folded c) AS s
+                    WHERE w.id = s.workflow_id AND (w.state <> s.state OR (w.finished_at IS NULL) = (s.state IN ('completed', 'cancelled')))
+                )""".formatted(STATE_OF_COUNTS)));
+        this.expire = schema.sql("""
+                WITH gone AS (
+                    DELETE FROM {schema}.workflow WHERE id = ANY(ARRAY(
+                        SELECT id FROM {schema}.workflow
+                        WHERE finished_at < now() - :retention_ms * interval '1 millisecond'
+                        ORDER BY finished_at LIMIT :limit FOR UPDATE SKIP LOCKED))
+                    RETURNING id
+                ), nodes AS (
+                    DELETE FROM {schema}.workflow_node n USING gone g WHERE n.workflow_id = g.id
+                ), counts AS (
+                    DELETE FROM {schema}.workflow_counter c USING gone g WHERE c.workflow_id = g.id
+                )
+                SELECT count(*) FROM gone""");
+    }
+
+    @Override
+    public long create(String name, String defaultPolicy) {
+        return jdbc.count(create, (params) -> params.text("name", name).text("policy", defaultPolicy));
+    }
+
+    @Override
+    public long[] allocateJobIds(int count) {
+        return jdbc.query(allocate, (params) -> params.int4("count", count), (row) -> row.getLong(1))
+            .stream()
+            .mapToLong(Long::longValue)
+            .toArray();
+    }
+
+    @Override
+    public List<String> insertNodes(long workflowId, List<NewNode> nodes, List<NewEdge> edges) {
+        return jdbc.query(insert, (params) -> {
+            params.int8("workflow_id", workflowId)
+                .array("payload", "text", column(nodes, (n) -> n.job().payloadJson()))
+                .array("payload_type", "text", column(nodes, (n) -> n.job().payloadType()))
+                .array("headers", "text", column(nodes, (n) -> n.job().headersJson()))
+                .array("priority", "int2", column(nodes, (n) -> n.job().priority()))
+                .array("run_at_ms", "int8", column(nodes, (n) -> n.job().runAtMillis()))
+                .array("delay_ms", "int8", column(nodes, (n) -> n.job().delayMillis()))
+                .array("max_attempts", "int4", column(nodes, (n) -> n.job().maxAttempts()))
+                .array("group_key", "text", column(nodes, (n) -> n.job().groupKey()))
+                .array("timeout_ms", "int8", column(nodes, (n) -> n.job().timeoutMillis()))
+                .int8Array("ids", nodes.stream().mapToLong(NewNode::jobId).toArray())
+                .array("queues", "text", column(nodes, NewNode::queue))
+                .array("pending", "int4", column(nodes, NewNode::pendingParents))
+                .array("names", "text", column(nodes, NewNode::name))
+                .array("parents", "text", column(nodes, (n) -> jsonArray(n.parents())))
+                .int8Array("edge_parents", edges.stream().mapToLong(NewEdge::parentId).toArray())
+                .int8Array("edge_children", edges.stream().mapToLong(NewEdge::childId).toArray())
+                .array("edge_policies", "text", edges.stream().map(NewEdge::policy).toArray());
+        }, (row) -> row.getString(1));
+    }
+
+    private static <T> @Nullable Object[] column(List<T> rows, java.util.function.Function<T, @Nullable Object> column) {
+        Object[] values = new Object[rows.size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = column.apply(rows.get(i));
+        }
+        return values;
+    }
+
+    @Override
+    public @Nullable LockedWorkflow lock(long workflowId) {
+        List<LockedWorkflow> found = jdbc.query(lock, (params) -> params.int8("id", workflowId),
+                (row) -> new LockedWorkflow(row.getString(1), row.getString(2)));
+        return found.isEmpty() ? null : found.get(0);
+    }
+
+    @Override
+    public <T> T inTransaction(java.util.function.Supplier<T> work) {
+        return java.util.Objects.requireNonNull(transactions.execute((status) -> work.get()));
+    }
+
+    @Override
+    public Map<String, StoredNode> nodes(long workflowId, Collection<String> names) {
+        Map<String, StoredNode> found = new HashMap<>();
+        jdbc.query(nodes, (params) -> params.int8("workflow_id", workflowId).array("names", "text", names.toArray()),
+                (row) -> {
+                    String state = row.getString("state");
+                    return found.put(row.getString("name"), new StoredNode(row.getString("name"), row.getLong("job_id"),
+                            (state != null) ? JobState.of(state) : null));
+                });
+        return found;
+    }
+
+    @Override
+    public @Nullable NodeOfJob nodeOfJob(long jobId) {
+        List<NodeOfJob> found = jdbc.query(nodeOfJob, (params) -> params.int8("job_id", jobId),
+                (row) -> new NodeOfJob(row.getLong("workflow_id"), row.getString("workflow_name"),
+                        row.getString("name"), strings(row.getArray("parents"))));
+        return found.isEmpty() ? null : found.get(0);
+    }
+
+    @Override
+    public Map<String, String> outputs(long workflowId, Collection<String> names) {
+        Map<String, String> found = new LinkedHashMap<>();
+        jdbc.query(outputs, (params) -> params.int8("workflow_id", workflowId).array("names", "text", names.toArray()),
+                (row) -> found.put(row.getString("name"), row.getString("output")));
+        return found;
+    }
+
+    @Override
+    public @Nullable WorkflowInfo workflow(long id) {
+        List<WorkflowInfo> found = jdbc.query(workflow, (params) -> params.int8("id", id), JdbcWorkflowRepository::info);
+        return found.isEmpty() ? null : found.get(0);
+    }
+
+    @Override
+    public List<WorkflowInfo> workflows(WorkflowQuery query) {
+        String key = ((query.name() != null) ? "n" : "") + ((query.state() != null) ? "s" : "");
+        Sql page = pages.computeIfAbsent(key, (k) -> schema.sql("""
+                SELECT w.id, w.name, w.created_at, w.finished_at, c.*
+                FROM (SELECT * FROM {schema}.workflow
+                      WHERE id < :before %s%s
+                      ORDER BY id DESC LIMIT :limit) AS w
+                LEFT JOIN LATERAL (%s) AS c ON true
+                ORDER BY w.id DESC""".formatted(k.contains("n") ? "AND name = :name " : "",
+                k.contains("s") ? "AND state = :state " : "", workflowCounts.countsQuery("workflow_id = w.id"))));
+        return jdbc.query(page, (params) -> {
+            params.int8("before", (query.beforeId() != null) ? query.beforeId() : Long.MAX_VALUE)
+                .int4("limit", query.limit());
+            if (query.name() != null) {
+                params.text("name", query.name());
+            }
+            if (query.state() != null) {
+                params.text("state", query.state().value());
+            }
+        }, JdbcWorkflowRepository::info);
+    }
+
+    private static WorkflowInfo info(ResultSet row) throws SQLException {
+        WorkflowCounts counts = new WorkflowCounts(row.getLong("waiting"), row.getLong("active"), row.getLong("dead"),
+                row.getLong("completed"), row.getLong("cancelled"));
+        WorkflowState state = counts.state();
+        return new WorkflowInfo(row.getLong("id"), row.getString("name"), state, counts,
+                Objects.requireNonNull(JobLookups.instant(row.getTimestamp("created_at"))),
+                state.isFinished() ? JobLookups.instant(row.getTimestamp("finished_at")) : null);
+    }
+
+    @Override
+    public List<WorkflowNodeInfo> nodePage(long workflowId, long afterJobId, int limit) {
+        return jdbc.query(nodePage, (params) -> params.int8("workflow_id", workflowId).int8("after", afterJobId)
+            .int4("limit", limit), (row) -> {
+                String state = row.getString("state");
+                return new WorkflowNodeInfo(row.getString("name"), row.getLong("job_id"), row.getString("queue"),
+                        (state != null) ? JobState.of(state) : JobState.CANCELLED, strings(row.getArray("parents")),
+                        row.getString("error"));
+            });
+    }
+
+    @Override
+    public List<Long> unfinishedJobIds(long workflowId) {
+        return jdbc.query(unfinished, (params) -> params.int8("workflow_id", workflowId), (row) -> row.getLong(1));
+    }
+
+    @Override
+    public Map<String, Long> countsByState() {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        jdbc.query(countsByState, Jdbc.Binder.NONE, (row) -> counts.put(row.getString(1), row.getLong(2)));
+        return counts;
+    }
+
+    @Override
+    public long squeeze() {
+        return jdbc.count(squeeze, (params) -> params.text("lock", "pgqueue.squeeze-workflows." + schema.name()));
+    }
+
+    @Override
+    public int expire(Duration retention, int limit) {
+        return (int) jdbc.count(expire, (params) -> params.int8("retention_ms", retention.toMillis()).int4("limit", limit));
+    }
+
+    /** The names as a JSON array of strings. */
+    static String jsonArray(List<String> names) {
+        StringBuilder json = new StringBuilder("[");
+        for (String name : names) {
+            if (json.length() > 1) {
+                json.append(',');
+            }
+            json.append('"');
+            for (char c : PostgresText.text(name).toCharArray()) {
+                if (c == '"' || c == '\\') {
+                    json.append('\\').append(c);
+                }
+                else if (c < 0x20) {
+                    json.append(String.format("\\u%04x", (int) c));
+                }
+                else {
+                    json.append(c);
+                }
+            }
+            json.append('"');
+        }
+        return json.append(']').toString();
+    }
+
+    private static List<String> strings(@Nullable Array array) throws SQLException {
+        if (array == null) {
+            return List.of();
+        }
+        Object[] values = (Object[]) array.getArray();
+        return new ArrayList<>(Arrays.stream(values).map(String::valueOf).toList());
+    }
+}

@@ -1,0 +1,174 @@
+package io.pgqueue.internal.persistence;
+
+import java.util.List;
+import java.util.StringJoiner;
+
+import io.pgqueue.model.JobState;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@link Transition.Cascade#WORKFLOW} cascade, generated once and appended to every statement that can
+ * finish, bury, cancel, retry or purge a workflow's node: in the same statement as the node's own change (so
+ * in the same transaction as a LEASE acknowledgement, or in a TRANSACTIONAL handler's), its dependants are
+ * released ({@link Transition#UNBLOCK}), cancelled ({@link Transition#CANCEL_DEPENDANTS}, transitively) or held
+ * by the policy of each edge, the edges it consumed are deleted, finished nodes record how they ended (and
+ * their output), the workflow's counts get their deltas, and the queues of released jobs are notified at
+ * commit. Every CTE runs on the statement's changed rows that have a workflow: for plain jobs it reads an
+ * empty set. The statement must start with {@code WITH RECURSIVE} ({@link #recursive}) and its final select
+ * must carry {@link #NOTIFIED}, without which PostgreSQL would not evaluate the notification.
+ *
+ * <p>Policies of an edge whose parent did not complete: {@code cancel} cancels the child; {@code run}
+ * counts the edge as satisfied (the child runs and can see which parent failed); {@code hold} keeps the
+ * child waiting while the parent is dead (retrying it and its success releases the child) and cancels it
+ * once the parent is cancelled or purged. A cancelled child is a cancelled parent for its own children.
+ * Children are locked in id order before they change, so that two statements releasing overlapping
+ * children cannot deadlock.
+ */
+final class WorkflowCascade {
+
+    /** A workflow's counted standings, the columns of {@link Counters.Aggregate#WORKFLOW}. */
+    static final List<String> STANDINGS = List.of("waiting", "active", "dead", "completed", "cancelled");
+
+    /** The column a statement's final select must carry, so that the notification CTE is evaluated. */
+    static final String NOTIFIED = ", (SELECT count(*) FROM wf_notified) AS wf_notified";
+
+    private final Counters counters;
+
+    private final JdbcHistoryRepository history;
+
+    WorkflowCascade(Counters counters, JdbcHistoryRepository history) {
+        this.counters = counters;
+        this.history = history;
+    }
+
+    /** The statement with its first {@code WITH} made recursive (the transitive cancellation needs it). */
+    static String recursive(String statement) {
+        int with = statement.indexOf("WITH ");
+        if (with < 0) {
+            throw new IllegalArgumentException("Not a WITH statement: " + statement);
+        }
+        return statement.substring(0, with) + "WITH RECURSIVE " + statement.substring(with + 5);
+    }
+
+    /**
+     * The cascade of a transition's statement, whose CTE {@code changed} returns {@code id}, {@code workflow_id}
+     * and, where the transition leaves or reaches several states, {@code from_state} or {@code state}.
+     *
+     * @param cause why rows that leave the job table without a finished state (purged, expired) ended, for
+     * their nodes; null for the other transitions
+     */
+    String ctes(Transition transition, String changed, @Nullable String cause) {
+        String from = (transition.from().size() == 1) ? literal(transition.from().iterator().next()) : "from_state";
+        String to = transition.to().isEmpty() ? "'cancelled'"
+                : (transition.to().size() == 1) ? literal(transition.to().iterator().next()) : "state";
+        return ctes(changed, from, to, false, cause);
+    }
+
+    /**
+     * The cascade of nodes that completed (or were cancelled while they ran): the LEASE acknowledgement's
+     * workflow variant, whose outputs are bound as {@code :ids} and {@code :outputs}, or a TRANSACTIONAL
+     * handler's success at the end of its transaction.
+     */
+    String completedCtes(String changed) {
+        return ctes(changed, "'running'", "state", true, null);
+    }
+
+    private String ctes(String changed, String from, String to, boolean outputs, @Nullable String cause) {
+        return """
+                , wf_moved AS (
+                    SELECT id, workflow_id, %1$s AS was, %2$s AS now_is
+                    FROM %3$s WHERE workflow_id IS NOT NULL
+                ), wf_ended AS (
+                    SELECT id, now_is AS outcome FROM wf_moved
+                    WHERE now_is IN ('completed', 'cancelled', 'dead') AND was <> now_is
+                ), wf_doomed (id, root) AS (
+                    SELECT d.child_id, e.id FROM {schema}.job_dependency d JOIN wf_ended e ON d.parent_id = e.id
+                    WHERE e.outcome <> 'completed' AND (d.policy = 'cancel' OR (d.policy = 'hold' AND e.outcome = 'cancelled'))
+                      AND d.child_id NOT IN (SELECT id FROM wf_moved)
+                    UNION
+                    SELECT d.child_id, x.root FROM {schema}.job_dependency d JOIN wf_doomed x ON d.parent_id = x.id
+                    WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
+                ), wf_sources AS (
+                    SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
+                ), wf_consumed AS (
+                    DELETE FROM {schema}.job_dependency d USING wf_sources s
+                    WHERE d.parent_id = s.id AND NOT (d.policy = 'hold' AND s.outcome = 'dead')
+                    RETURNING d.child_id, d.policy, s.outcome
+                ), wf_orphaned AS (
+                    DELETE FROM {schema}.job_dependency d USING wf_sources s
+                    WHERE d.child_id = s.id AND d.parent_id NOT IN (SELECT id FROM wf_sources)
+                    RETURNING d.child_id
+                ), wf_satisfied AS (
+                    SELECT child_id, count(*) AS n FROM wf_consumed
+                    WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
+                    GROUP BY child_id
+                ), wf_locked AS (
+                    SELECT j.id FROM {schema}.job j
+                    WHERE j.id IN (SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed) AND %4$s
+                    ORDER BY j.id FOR UPDATE
+                ), wf_cancelled AS (
+                    %5$s
+                    DELETE FROM {schema}.job j
+                    WHERE j.id IN (SELECT id FROM wf_locked) AND j.id IN (SELECT id FROM wf_doomed) AND %4$s
+                    RETURNING %6$s, 'cancelled' AS state
+                )""".formatted(standing(from), standing(to), changed, Transition.CANCEL_DEPENDANTS.guard("j"),
+                Transition.CANCEL_DEPENDANTS.tag(), JdbcJobRepository.FINISHED_COLUMNS)
+                + history.archiveCte("wf_cancelled", false, "wf_archived")
+                + counters.deltaCte(Transition.CANCEL_DEPENDANTS, "wf_cancelled", Counters.Rows.MANY) + """
+                , wf_released AS (
+                    %1$s
+                    UPDATE {schema}.job j
+                    SET pending_parents = j.pending_parents - s.n,
+                        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+                                     WHEN j.run_at > now() THEN 'scheduled' ELSE 'ready' END
+                    FROM wf_satisfied s
+                    WHERE j.id = s.child_id AND j.id IN (SELECT id FROM wf_locked) AND %2$s
+                    RETURNING j.id, j.queue, j.state, j.workflow_id
+                )""".formatted(Transition.UNBLOCK.tag(), Transition.UNBLOCK.guard("j"))
+                + counters.deltaCte(Transition.UNBLOCK, "wf_released", Counters.Rows.MANY) + """
+                , wf_nodes AS (
+                    UPDATE {schema}.workflow_node n
+                    SET state = f.state, finished_at = now(), error = f.error, output = f.output
+                    FROM (SELECT m.id, m.now_is AS state, %1$s AS error, %2$s AS output
+                          FROM wf_moved m%3$s
+                          WHERE m.now_is IN ('completed', 'cancelled') AND m.was <> m.now_is
+                          UNION ALL
+                          SELECT DISTINCT ON (c.id) c.id, 'cancelled',
+                                 'parent ' || coalesce(p.name, x.root::text) || ' ended ' || e.outcome, NULL::jsonb
+                          FROM wf_cancelled c JOIN wf_doomed x ON x.id = c.id JOIN wf_ended e ON e.id = x.root
+                               LEFT JOIN {schema}.workflow_node p ON p.job_id = x.root) AS f
+                    WHERE n.job_id = f.id
+                ), wf_counted AS (
+                    INSERT INTO {schema}.workflow_counter_delta (workflow_id, %4$s)
+                    SELECT workflow_id, %5$s
+                    FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
+                          UNION ALL
+                          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+                          UNION ALL
+                          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+                    GROUP BY workflow_id
+                ), wf_notified AS (
+                    SELECT pg_notify({channel}, queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+                )""".formatted((cause != null) ? "'" + cause.replace("'", "''") + "'" : "NULL::text",
+                outputs ? "o.output::jsonb" : "NULL::jsonb",
+                outputs ? " LEFT JOIN unnest(:ids::bigint[], :outputs::text[]) AS o(id, output) ON o.id = m.id" : "",
+                String.join(", ", STANDINGS), sums());
+    }
+
+    /** A state's standing in its workflow's counts: scheduled, ready and running are all 'active'. */
+    private static String standing(String state) {
+        return "CASE WHEN " + state + " IN ('scheduled', 'ready', 'running') THEN 'active' ELSE " + state + " END";
+    }
+
+    private static String literal(JobState state) {
+        return "'" + state.value() + "'";
+    }
+
+    private static String sums() {
+        StringJoiner sums = new StringJoiner(", ");
+        for (String standing : STANDINGS) {
+            sums.add("sum((now_is = '" + standing + "')::int - (was = '" + standing + "')::int)");
+        }
+        return sums.toString();
+    }
+}

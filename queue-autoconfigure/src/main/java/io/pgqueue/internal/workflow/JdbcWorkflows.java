@@ -1,0 +1,188 @@
+package io.pgqueue.internal.workflow;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.pgqueue.JobPayloadCodec;
+import io.pgqueue.SendOptions;
+import io.pgqueue.internal.persistence.NewJob;
+import io.pgqueue.internal.persistence.WorkflowRepository;
+import io.pgqueue.internal.persistence.WorkflowRepository.NewEdge;
+import io.pgqueue.internal.persistence.WorkflowRepository.NewNode;
+import io.pgqueue.internal.persistence.WorkflowRepository.StoredNode;
+import io.pgqueue.internal.wakeup.Wakeups;
+import io.pgqueue.model.JobState;
+import io.pgqueue.workflow.DependencyPolicy;
+import io.pgqueue.workflow.InvalidWorkflowException;
+import io.pgqueue.workflow.Workflow;
+import io.pgqueue.workflow.WorkflowContext;
+import io.pgqueue.workflow.WorkflowNode;
+import io.pgqueue.workflow.WorkflowOperations;
+import io.pgqueue.workflow.WorkflowSubmission;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * pgqueue's {@link WorkflowOperations}: submits a workflow in the caller's transaction (nodes inserted in
+ * bounded statements, edges named by job ids taken beforehand), adds nodes for a running node, and makes the
+ * {@link WorkflowContext} of a node's handler.
+ */
+public final class JdbcWorkflows implements WorkflowOperations {
+
+    /** Nodes per insert statement: a million-node workflow is two hundred statements in one transaction. */
+    static final int NODES_PER_STATEMENT = 5_000;
+
+    private final WorkflowRepository repository;
+
+    private final JobPayloadCodec codec;
+
+    private final Wakeups wakeups;
+
+    public JdbcWorkflows(WorkflowRepository repository, JobPayloadCodec codec, Wakeups wakeups) {
+        this.repository = repository;
+        this.codec = codec;
+        this.wakeups = wakeups;
+    }
+
+    @Override
+    public WorkflowSubmission submit(Workflow workflow) {
+        return repository.inTransaction(() -> {
+            long id = repository.create(workflow.name(), workflow.defaultPolicy().value());
+            Map<String, Long> jobIds = insert(id, workflow.nodes(), (child, parent) -> workflow.policy(child, parent),
+                    Map.of(), null);
+            return new WorkflowSubmission(id, jobIds);
+        });
+    }
+
+    /**
+     * Adds nodes to a workflow for its running node {@code adder}: nodes whose names exist are skipped; parents
+     * must be new nodes, the adder, or nodes that completed.
+     */
+    Map<String, Long> add(long workflowId, String adder, long adderJobId, List<WorkflowNode> nodes) {
+        return repository.inTransaction(() -> {
+            WorkflowRepository.LockedWorkflow locked = repository.lock(workflowId);
+            if (locked == null) {
+                throw new InvalidWorkflowException("Workflow " + workflowId + " no longer exists");
+            }
+            Set<String> names = new LinkedHashSet<>();
+            nodes.forEach((node) -> {
+                names.add(node.name());
+                names.addAll(node.parents().keySet());
+            });
+            Map<String, StoredNode> existing = repository.nodes(workflowId, names);
+            List<WorkflowNode> added = nodes.stream().filter((node) -> !existing.containsKey(node.name())).toList();
+            if (added.isEmpty()) {
+                return Map.of();
+            }
+            Map<String, Long> liveParents = new HashMap<>();
+            for (WorkflowNode node : added) {
+                for (String parent : node.parents().keySet()) {
+                    StoredNode stored = existing.get(parent);
+                    if (stored == null) {
+                        continue;
+                    }
+                    if (parent.equals(adder)) {
+                        liveParents.put(parent, adderJobId);
+                    }
+                    else if (stored.state() != JobState.COMPLETED) {
+                        throw new InvalidWorkflowException("Node '" + node.name() + "' cannot be added after '" + parent
+                                + "', which is " + ((stored.state() != null) ? stored.state().value() : "gone")
+                                + ": a node may be added after new nodes, the node adding it, or nodes that completed");
+                    }
+                }
+            }
+            return insert(workflowId, added, (child, parent) -> {
+                DependencyPolicy policy = child.parents().get(parent);
+                return (policy != null) ? policy : DependencyPolicy.valueOf(locked.defaultPolicy().toUpperCase(java.util.Locale.ROOT));
+            }, liveParents, existing.keySet());
+        });
+    }
+
+    /**
+     * Inserts nodes: edges to nodes among them and to {@code liveParents} wait; parents in {@code completed}
+     * (existing, completed nodes) are satisfied already.
+     */
+    private Map<String, Long> insert(long workflowId, List<WorkflowNode> nodes,
+            java.util.function.BiFunction<WorkflowNode, String, DependencyPolicy> policies, Map<String, Long> liveParents,
+            @Nullable Set<String> existing) {
+        if (existing != null) {
+            checkAdded(nodes, existing);
+        }
+        long[] allocated = repository.allocateJobIds(nodes.size());
+        Map<String, Long> ids = new LinkedHashMap<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            ids.put(nodes.get(i).name(), allocated[i]);
+        }
+        Set<String> readyQueues = new HashSet<>();
+        for (int from = 0; from < nodes.size(); from += NODES_PER_STATEMENT) {
+            List<WorkflowNode> chunk = nodes.subList(from, Math.min(nodes.size(), from + NODES_PER_STATEMENT));
+            List<NewNode> rows = new ArrayList<>(chunk.size());
+            List<NewEdge> edges = new ArrayList<>();
+            for (WorkflowNode node : chunk) {
+                long childId = ids.get(node.name());
+                int pending = 0;
+                for (String parent : node.parents().keySet()) {
+                    Long parentId = ids.get(parent);
+                    if (parentId == null) {
+                        parentId = liveParents.get(parent);
+                    }
+                    if (parentId != null) {
+                        pending++;
+                        edges.add(new NewEdge(parentId, childId, policies.apply(node, parent).value()));
+                    }
+                }
+                rows.add(new NewNode(childId, node.name(), node.queue(), newJob(node), pending,
+                        List.copyOf(node.parents().keySet())));
+            }
+            readyQueues.addAll(repository.insertNodes(workflowId, rows, edges));
+        }
+        readyQueues.forEach(wakeups::jobsReady);
+        return ids;
+    }
+
+    /** Checks added nodes as a graph whose outside parents are the existing nodes. */
+    private static void checkAdded(List<WorkflowNode> nodes, Set<String> existing) {
+        // a graph of the added nodes alone, with parents outside it removed, must be acyclic and well formed
+        List<WorkflowNode> inside = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        nodes.forEach((node) -> names.add(node.name()));
+        for (WorkflowNode node : nodes) {
+            WorkflowNode copy = WorkflowNode.of(node.name(), node.queue(), node.payload());
+            for (String parent : node.parents().keySet()) {
+                if (names.contains(parent)) {
+                    copy = copy.after(parent);
+                }
+                else if (!existing.contains(parent)) {
+                    throw new InvalidWorkflowException("Node '" + node.name() + "' depends on '" + parent
+                            + "', which is not a node of the workflow");
+                }
+            }
+            inside.add(copy);
+        }
+        Workflow.builder("added").nodes(inside).build();
+    }
+
+    private NewJob newJob(WorkflowNode node) {
+        SendOptions options = node.options();
+        Duration delay = options.delay();
+        return new NewJob(codec.writePayload(node.queue(), node.payload()), node.payload().getClass().getName(),
+                codec.writeHeaders(options.headers()), options.priority(), options.runAt(),
+                (delay != null) ? delay.toMillis() : 0L, options.maxAttempts(), null, options.groupKey(),
+                millis(options.timeout()), null, null);
+    }
+
+    private static @Nullable Long millis(@Nullable Duration duration) {
+        return (duration != null) ? duration.toMillis() : null;
+    }
+
+    /** The context of a node's handler, read on first use. */
+    public WorkflowContext context(long jobId, long workflowId) {
+        return new NodeContext(this, repository, codec, jobId, workflowId);
+    }
+}
