@@ -68,6 +68,19 @@ class TransitionTableTests {
                         assertThat(statement).as("history copy of %s in %s", transition, statement)
                             .contains("INSERT INTO \"pgqueue\".job_history");
                     }
+                    if (transition.cascades().contains(Transition.Cascade.WORKFLOW)) {
+                        assertThat(statement).as("workflow cascade of %s in %s", transition, statement)
+                            .startsWith(transition.tag() + "WITH RECURSIVE")
+                            .contains("DELETE FROM \"pgqueue\".job_dependency")
+                            .contains("INSERT INTO \"pgqueue\".workflow_counter_delta")
+                            .contains("(SELECT count(*) FROM wf_notified)");
+                    }
+                    if (transition.cascades().contains(Transition.Cascade.WORKFLOW_GRAPH)) {
+                        assertThat(statement).as("workflow graph of %s in %s", transition, statement)
+                            .contains("INSERT INTO \"pgqueue\".workflow_node")
+                            .contains("INSERT INTO \"pgqueue\".job_dependency")
+                            .contains("INSERT INTO \"pgqueue\".workflow_counter_delta");
+                    }
                     if (transition.cascades().contains(Transition.Cascade.DEDUP_WINDOW_RELEASE)) {
                         assertThat(statement).as("dedup window release of %s in %s", transition, statement)
                             .contains("DELETE FROM \"pgqueue\".dedup_window");
@@ -142,9 +155,15 @@ class TransitionTableTests {
             .contains("SELECT queue, -count(*), count(*) FILTER (WHERE state = 'completed'), "
                     + "count(*) FILTER (WHERE state = 'cancelled') FROM done");
         assertThat(counters.deltaCte(Transition.CANCEL, "cancelled", Counters.Rows.MANY))
-            .contains("(queue, scheduled, ready, cancelled)")
-            .contains("SELECT queue, -count(*) FILTER (WHERE from_state = 'scheduled'), "
+            .contains("(queue, waiting, scheduled, ready, cancelled)")
+            .contains("SELECT queue, -count(*) FILTER (WHERE from_state = 'waiting'), "
+                    + "-count(*) FILTER (WHERE from_state = 'scheduled'), "
                     + "-count(*) FILTER (WHERE from_state = 'ready'), count(*) FROM cancelled");
+        assertThat(counters.deltaCte(Transition.UNBLOCK, "wf_released", Counters.Rows.MANY))
+            .contains("(queue, waiting, scheduled, ready)")
+            .contains("SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), "
+                    + "count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') "
+                    + "FROM wf_released");
         assertThat(new Counters(false).deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY)).isEmpty();
     }
 
