@@ -24,7 +24,7 @@ public enum AdminAction {
     RESUME(Target.QUEUE, "resume"),
 
     /** Scheduled and ready jobs finish as cancelled at once; a running LEASE job's cancellation is requested. */
-    CANCEL(Target.JOB, "cancel", EnumSet.of(JobState.SCHEDULED, JobState.READY, JobState.RUNNING)),
+    CANCEL(Target.JOB, "cancel", EnumSet.of(JobState.WAITING, JobState.SCHEDULED, JobState.READY, JobState.RUNNING)),
 
     /** Dead jobs run again with fresh attempts. */
     RETRY(Target.JOB, "retry", EnumSet.of(JobState.DEAD), "retry-dead"),

@@ -3,6 +3,7 @@ package io.pgqueue.admin;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -21,6 +22,7 @@ import io.pgqueue.model.VacuumHold;
 import io.pgqueue.model.WorkflowInfo;
 import io.pgqueue.model.WorkflowNodeInfo;
 import io.pgqueue.model.WorkflowQuery;
+import io.pgqueue.model.WorkflowState;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -166,6 +168,9 @@ public interface QueueAdmin {
 
     /** A workflow with its state and counts (read from its aggregate, whatever its size), if it exists. */
     Optional<WorkflowInfo> workflow(long workflowId);
+
+    /** How many workflows are in each state (as stored by the last counter squeeze), for gauges. */
+    Map<WorkflowState, Long> workflowsByState();
 
     /** Workflows by name and state, newest first, keyset-paged. */
     List<WorkflowInfo> workflows(WorkflowQuery query);

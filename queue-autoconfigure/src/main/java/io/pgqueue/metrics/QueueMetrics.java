@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.model.JobState;
 import io.pgqueue.model.QueueStats;
+import io.pgqueue.model.WorkflowState;
 import io.pgqueue.support.PeriodicLifecycle;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -43,6 +44,8 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
 
     private volatile double vacuumHoldSeconds;
 
+    private volatile Map<WorkflowState, Long> workflows = Map.of();
+
     public QueueMetrics(QueueAdmin admin, Duration refreshInterval) {
         super("pgqueue-metrics");
         this.admin = admin;
@@ -60,6 +63,12 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
                 .description("Time since the oldest ready job of the queue became due")
                 .baseUnit("seconds")
                 .register(registry));
+        }
+        for (WorkflowState state : WorkflowState.values()) {
+            Gauge.builder("pgqueue.workflows", this, (metrics) -> metrics.workflows.getOrDefault(state, 0L))
+                .description("Workflows in the state (as stored by the last counter squeeze)")
+                .tag("state", state.value())
+                .register(registry);
         }
         Gauge.builder("pgqueue.vacuum.hold", this, (metrics) -> metrics.vacuumHoldSeconds)
             .description("How long the oldest transaction, prepared transaction or replication slot has held back "
@@ -80,6 +89,7 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
             snapshot = admin.queues().stream().collect(Collectors.toMap(QueueStats::queue, Function.identity()));
             Instant now = Instant.now();
             vacuumHoldSeconds = admin.vacuumHold().map((hold) -> hold.age(now).toMillis() / 1000.0).orElse(0.0);
+            workflows = admin.workflowsByState();
         }
         catch (RuntimeException ex) {
             logger.warn("Could not refresh pgqueue metrics: " + ex.getMessage());

@@ -21,7 +21,12 @@ public class DefaultProcessObservationConvention implements ProcessObservationCo
 
     @Override
     public KeyValues getHighCardinalityKeyValues(ProcessContext context) {
-        return KeyValues.of(PgQueueObservation.ProcessHighCardinalityTags.JOB_ID.withValue(Long.toString(context.jobId())),
+        KeyValues values = KeyValues.of(
+                PgQueueObservation.ProcessHighCardinalityTags.JOB_ID.withValue(Long.toString(context.jobId())),
                 PgQueueObservation.ProcessHighCardinalityTags.ATTEMPT.withValue(Integer.toString(context.attempt())));
+        Long workflowId = context.workflowId();
+        return (workflowId != null)
+                ? values.and(PgQueueObservation.ProcessHighCardinalityTags.WORKFLOW_ID.withValue(workflowId.toString()))
+                : values;
     }
 }

@@ -124,6 +124,14 @@ public enum PgQueueObservation implements ObservationDocumentation {
             public String asString() {
                 return "pgqueue.job.attempt";
             }
+        },
+
+        /** The workflow the job is a node of (only on nodes' runs). */
+        WORKFLOW_ID {
+            @Override
+            public String asString() {
+                return "pgqueue.workflow.id";
+            }
         }
     }
 }

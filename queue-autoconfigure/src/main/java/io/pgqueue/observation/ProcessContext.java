@@ -25,6 +25,8 @@ public class ProcessContext extends ReceiverContext<Map<String, String>> {
 
     private final List<Map<String, String>> batch;
 
+    private final @Nullable Long workflowId;
+
     private String outcome = "success";
 
     public ProcessContext(String queue, String mode, long jobId, int attempt, Map<String, String> headers) {
@@ -36,6 +38,15 @@ public class ProcessContext extends ReceiverContext<Map<String, String>> {
      */
     public ProcessContext(String queue, String mode, long jobId, int attempt, Map<String, String> headers,
             List<Map<String, String>> batch) {
+        this(queue, mode, jobId, attempt, headers, batch, null);
+    }
+
+    /**
+     * @param batch the headers of each job of a batch listener's run (linked from its span); empty for one job
+     * @param workflowId the workflow the job is a node of, or null
+     */
+    public ProcessContext(String queue, String mode, long jobId, int attempt, Map<String, String> headers,
+            List<Map<String, String>> batch, @Nullable Long workflowId) {
         super((carrier, key) -> (carrier != null) ? carrier.get(key) : null, Kind.CONSUMER);
         this.queue = queue;
         this.mode = mode;
@@ -44,6 +55,12 @@ public class ProcessContext extends ReceiverContext<Map<String, String>> {
         setCarrier(headers);
         setRemoteServiceName("pgqueue");
         this.batch = List.copyOf(batch);
+        this.workflowId = workflowId;
+    }
+
+    /** The workflow the job is a node of, or null. */
+    public @Nullable Long workflowId() {
+        return workflowId;
     }
 
     /** The headers of each job of a batch listener's run; empty for one job. */

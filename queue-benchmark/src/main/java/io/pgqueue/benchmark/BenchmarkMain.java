@@ -27,7 +27,8 @@ public final class BenchmarkMain {
             "memory", "peer", "queues", "payloads", "nodes", "work");
 
     /** Scenarios that run only when named. */
-    private static final List<String> EXTRA = List.of("churn", "long-transaction", "long-transaction-steady", "history");
+    private static final List<String> EXTRA = List.of("churn", "long-transaction", "long-transaction-steady", "history",
+            "workflows");
 
     private static final String USAGE = """
             java -jar queue-benchmark.jar [options]
@@ -100,6 +101,8 @@ public final class BenchmarkMain {
                     case "queues" -> QueuesScenario.run(server, sizes.drainJobs() / 10,
                             (int) (sizes.pickup().toMillis() / 40));
                     case "history" -> HistoryScenario.run(server, smoke ? 20_000 : quick ? 1_000_000 : 10_000_000);
+                    case "workflows" -> WorkflowsScenario.run(server, smoke ? 200 : 10_000,
+                            smoke ? 1_000 : quick ? 100_000 : 1_000_000);
                     case "long-transaction" -> LongTransactionScenario.run(run,
                             Integer.getInteger("bench.long-transaction.jobs", sizes.drainJobs() / 2));
                     case "long-transaction-steady" -> LongTransactionScenario.steady(run, sizes.steady());

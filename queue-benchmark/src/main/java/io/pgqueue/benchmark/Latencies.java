@@ -23,6 +23,11 @@ final class Latencies {
         }
     }
 
+    /** Forgets the samples recorded so far (after a warm-up). */
+    void clear() {
+        count.set(0);
+    }
+
     int size() {
         return Math.min(count.get(), samples.length);
     }

@@ -144,5 +144,23 @@ final class PgQueueApp implements AutoCloseable {
         TimedListener timedListener() {
             return new TimedListener();
         }
+
+        @Bean
+        @ConditionalOnBooleanProperty("bench.workflow-nodes")
+        WorkflowsScenario.Nodes workflowNodes() {
+            return new WorkflowsScenario.Nodes();
+        }
+
+        @Bean
+        @ConditionalOnBooleanProperty("bench.workflow-parent")
+        WorkflowsScenario.Parent workflowParent() {
+            return new WorkflowsScenario.Parent();
+        }
+
+        @Bean
+        @ConditionalOnBooleanProperty("bench.workflow-child")
+        WorkflowsScenario.Child workflowChild() {
+            return new WorkflowsScenario.Child();
+        }
     }
 }

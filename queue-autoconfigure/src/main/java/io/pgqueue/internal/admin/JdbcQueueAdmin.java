@@ -37,6 +37,7 @@ import io.pgqueue.model.VacuumHold;
 import io.pgqueue.model.WorkflowInfo;
 import io.pgqueue.model.WorkflowNodeInfo;
 import io.pgqueue.model.WorkflowQuery;
+import io.pgqueue.model.WorkflowState;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -456,6 +457,16 @@ public class JdbcQueueAdmin implements QueueAdmin {
     @Override
     public Optional<WorkflowInfo> workflow(long workflowId) {
         return Optional.ofNullable(repositories.workflows().workflow(workflowId));
+    }
+
+    @Override
+    public Map<WorkflowState, Long> workflowsByState() {
+        Map<WorkflowState, Long> counts = new java.util.EnumMap<>(WorkflowState.class);
+        for (WorkflowState state : WorkflowState.values()) {
+            counts.put(state, 0L);
+        }
+        repositories.workflows().countsByState().forEach((state, count) -> counts.put(WorkflowState.of(state), count));
+        return counts;
     }
 
     @Override

@@ -6,8 +6,9 @@ import io.pgqueue.internal.persistence.ClaimedJob;
 import org.slf4j.MDC;
 
 /**
- * The MDC keys a handler's log lines carry while it runs: {@value #QUEUE}, {@value #JOB_ID} and
- * {@value #ATTEMPT} (for a batch listener, the first job's id and the batch size in {@value #BATCH_SIZE}).
+ * The MDC keys a handler's log lines carry while it runs: {@value #QUEUE}, {@value #JOB_ID}, {@value #ATTEMPT}
+ * and, for a workflow node, {@value #WORKFLOW_ID} (for a batch listener, the first job's, with the batch size in
+ * {@value #BATCH_SIZE}).
  * They are removed when the handler returns, so a pooled worker thread never logs another job's keys.
  */
 final class JobLogContext implements AutoCloseable {
@@ -20,7 +21,9 @@ final class JobLogContext implements AutoCloseable {
 
     static final String BATCH_SIZE = "pgqueue.batchSize";
 
-    private static final List<String> KEYS = List.of(QUEUE, JOB_ID, ATTEMPT, BATCH_SIZE);
+    static final String WORKFLOW_ID = "pgqueue.workflowId";
+
+    private static final List<String> KEYS = List.of(QUEUE, JOB_ID, ATTEMPT, BATCH_SIZE, WORKFLOW_ID);
 
     private JobLogContext() {
     }
@@ -29,6 +32,10 @@ final class JobLogContext implements AutoCloseable {
         MDC.put(QUEUE, job.queue());
         MDC.put(JOB_ID, Long.toString(job.id()));
         MDC.put(ATTEMPT, Integer.toString(job.attempt()));
+        Long workflowId = job.workflowId();
+        if (workflowId != null) {
+            MDC.put(WORKFLOW_ID, workflowId.toString());
+        }
         return new JobLogContext();
     }
 
