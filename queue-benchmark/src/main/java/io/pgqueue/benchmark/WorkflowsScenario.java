@@ -224,7 +224,7 @@ final class WorkflowsScenario {
      * the parent's handler returning to the child's starting, one workflow at a time.
      */
     private static List<Result> acrossApplications(BenchServer server) throws Exception {
-        try (Database database = server.createDatabase("workflows-apps", 4);
+        try (Database database = server.createDatabase("workflows_apps", 4);
                 PgQueueApp a = PgQueueApp.start(database, 4, Map.of("bench.workflow-parent", "true"));
                 PgQueueApp b = PgQueueApp.start(database, 4, Map.of("bench.workflow-child", "true"))) {
             a.startListeners();

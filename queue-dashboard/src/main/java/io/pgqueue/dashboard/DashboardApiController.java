@@ -20,12 +20,20 @@ import io.pgqueue.dashboard.DashboardViews.Overview;
 import io.pgqueue.dashboard.DashboardViews.QueueView;
 import io.pgqueue.dashboard.DashboardViews.Refusal;
 import io.pgqueue.dashboard.DashboardViews.ScheduleView;
+import io.pgqueue.dashboard.DashboardViews.WorkflowDetail;
+import io.pgqueue.dashboard.DashboardViews.WorkflowNodeView;
+import io.pgqueue.dashboard.DashboardViews.WorkflowView;
+import io.pgqueue.model.BulkCancelResult;
 import io.pgqueue.model.CancelResult;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobQuery;
 import io.pgqueue.model.NoSuchJobException;
 import io.pgqueue.model.QueueStats;
+import io.pgqueue.model.WorkflowNodeInfo;
+import io.pgqueue.model.WorkflowQuery;
+import io.pgqueue.model.WorkflowState;
 import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -95,6 +103,34 @@ class DashboardApiController {
     @GetMapping("/jobs/{id}")
     JobView job(@PathVariable long id) {
         return JobView.of(admin.job(id), showPayloads);
+    }
+
+    /** Workflows newest first, by name and state, keyset-paged by {@code before}. */
+    @GetMapping("/workflows")
+    List<WorkflowView> workflows(@RequestParam(required = false) @Nullable String name,
+            @RequestParam(required = false) @Nullable String state, @RequestParam(required = false) @Nullable Long before) {
+        WorkflowQuery query = new WorkflowQuery((name != null && !name.isBlank()) ? name : null,
+                (state != null && !state.isBlank()) ? WorkflowState.of(state) : null, before, WORKFLOW_PAGE);
+        return admin.workflows(query).stream().map(WorkflowView::of).toList();
+    }
+
+    /** A workflow with its first {@value #WORKFLOW_NODES} nodes, for its graph. */
+    @GetMapping("/workflows/{id}")
+    ResponseEntity<WorkflowDetail> workflow(@PathVariable long id) {
+        return admin.workflow(id).map((workflow) -> {
+            List<WorkflowNodeInfo> nodes = admin.workflowNodes(id, 0, WORKFLOW_NODES + 1);
+            return ResponseEntity.ok(new WorkflowDetail(WorkflowView.of(workflow),
+                    nodes.stream().limit(WORKFLOW_NODES).map((node) -> WorkflowNodeView.of(node, showPayloads)).toList(),
+                    nodes.size() > WORKFLOW_NODES));
+        }).orElseGet(() -> ResponseEntity.notFound().build());
+    }
+
+    @PostMapping("/workflows/{id}/cancel")
+    ActionResult cancelWorkflow(HttpServletRequest request, @PathVariable long id) {
+        access.authorize(request, "cancel", "workflow " + id);
+        BulkCancelResult result = admin.cancelWorkflow(id);
+        return new ActionResult("cancel", "workflow " + id, result.cancelled() + result.cancelRequested(),
+                result.cancelled() + " cancelled, " + result.cancelRequested() + " asked to cancel");
     }
 
     @GetMapping("/schedules")
@@ -177,6 +213,10 @@ class DashboardApiController {
     }
 
     private static final int MAX_SELECTION_BYTES = 256 * 1024;
+
+    private static final int WORKFLOW_PAGE = 50;
+
+    private static final int WORKFLOW_NODES = 500;
 
     private static final int MAX_SELECTED_IDS = 1000;
 

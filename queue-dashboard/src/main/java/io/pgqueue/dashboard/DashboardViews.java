@@ -18,6 +18,9 @@ import io.pgqueue.model.NodeContainer;
 import io.pgqueue.model.QueueListenerNode;
 import io.pgqueue.model.QueueStats;
 import io.pgqueue.model.ScheduleInfo;
+import io.pgqueue.model.WorkflowCounts;
+import io.pgqueue.model.WorkflowInfo;
+import io.pgqueue.model.WorkflowNodeInfo;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -218,7 +221,7 @@ final class DashboardViews {
             @Nullable Long timeoutMillis, @Nullable UUID lockedBy, @Nullable Instant leaseUntil, boolean cancelRequested,
             @Nullable Integer progressPercent, @Nullable String progressMessage, @Nullable String payload,
             @Nullable String payloadType, @Nullable String lastError, @Nullable String output, boolean masked,
-            List<Event> history, List<String> actions) {
+            List<Event> history, List<String> actions, @Nullable Long workflowId) {
 
         static JobView of(JobInfo job, boolean show) {
             return new JobView(job.id(), job.queue(), job.state().value(), job.attempts(), job.maxAttempts(),
@@ -228,7 +231,7 @@ final class DashboardViews {
                     job.cancelRequested(), (job.progress() != null) ? job.progress().percent() : null,
                     (job.progress() != null) ? mask(job.progress().message(), show) : null, mask(job.payload(), show),
                     job.payloadType(), mask(job.lastError(), show), mask(job.output(), show), !show, history(job),
-                    actions(job.state()));
+                    actions(job.state()), job.workflowId());
         }
 
         private static List<Event> history(JobInfo job) {
@@ -327,6 +330,64 @@ final class DashboardViews {
      * @param result a word on the outcome (e.g. cancelled, cancel_requested), or null
      */
     record ActionResult(String action, String target, long affected, @Nullable String result) {
+    }
+
+    /**
+     * A workflow's row: its counts by standing and what an operator can do to it.
+     *
+     * @param id its id
+     * @param name its name
+     * @param state running, failed, completed or cancelled
+     * @param counts nodes waiting, active, dead, completed, cancelled, and in all
+     * @param createdAt when it was submitted
+     * @param finishedAt when it finished, or null
+     * @param actions cancel while it has not finished
+     */
+    record WorkflowView(long id, String name, String state, Map<String, Long> counts, Instant createdAt,
+            @Nullable Instant finishedAt, List<String> actions) {
+
+        static WorkflowView of(WorkflowInfo workflow) {
+            Map<String, Long> counts = new LinkedHashMap<>();
+            WorkflowCounts c = workflow.counts();
+            counts.put("waiting", c.waiting());
+            counts.put("active", c.active());
+            counts.put("dead", c.dead());
+            counts.put("completed", c.completed());
+            counts.put("cancelled", c.cancelled());
+            counts.put("total", c.total());
+            return new WorkflowView(workflow.id(), workflow.name(), workflow.state().value(), counts,
+                    workflow.createdAt(), workflow.finishedAt(),
+                    workflow.state().isFinished() ? List.of() : List.of(AdminAction.CANCEL.verb()));
+        }
+    }
+
+    /**
+     * One node of a workflow's graph.
+     *
+     * @param name its name
+     * @param jobId its job
+     * @param queue its queue
+     * @param state its job's state
+     * @param parents its parents' names
+     * @param error why it was cancelled or its last error's first line, or the mask
+     */
+    record WorkflowNodeView(String name, long jobId, String queue, String state, List<String> parents,
+            @Nullable String error) {
+
+        static WorkflowNodeView of(WorkflowNodeInfo node, boolean show) {
+            return new WorkflowNodeView(node.name(), node.jobId(), node.queue(), node.state().value(), node.parents(),
+                    mask(node.error(), show));
+        }
+    }
+
+    /**
+     * A workflow with the first of its nodes.
+     *
+     * @param workflow the workflow
+     * @param nodes its first nodes in job id order
+     * @param more whether it has more nodes than shown
+     */
+    record WorkflowDetail(WorkflowView workflow, List<WorkflowNodeView> nodes, boolean more) {
     }
 
     /**

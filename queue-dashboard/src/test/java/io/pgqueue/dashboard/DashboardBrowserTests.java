@@ -12,6 +12,10 @@ import io.pgqueue.model.JobQuery;
 import io.pgqueue.model.JobState;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
+import io.pgqueue.workflow.Workflow;
+import io.pgqueue.workflow.WorkflowNode;
+import io.pgqueue.workflow.WorkflowOperations;
+import io.pgqueue.workflow.WorkflowSubmission;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -53,6 +57,9 @@ class DashboardBrowserTests {
 
     @Autowired
     QueueAdmin admin;
+
+    @Autowired
+    WorkflowOperations workflows;
 
     @Autowired
     DashboardTestApplication.Listeners listeners;
@@ -237,6 +244,34 @@ class DashboardBrowserTests {
         String row = page.text(By.cssSelector("tr[data-container='work-1']"));
         assertThat(row).contains("work").contains("LEASE").contains("2");
         assertThat(page.text(By.cssSelector("tr[data-container='flaky-1']"))).contains("flaky");
+    }
+
+    @Test
+    void aWorkflowIsDrawnWithItsNodesStatesAndCancelledFromItsPage() {
+        WorkflowSubmission order = workflows.submit(Workflow.builder("order-77")
+            .node(WorkflowNode.of("charge", "orders-wf", Map.of("order", 77)))
+            .node(WorkflowNode.of("reserve", "orders-wf", Map.of("order", 77)))
+            .node(WorkflowNode.of("ship", "shipping-wf", Map.of("order", 77)).after("charge", "reserve"))
+            .node(WorkflowNode.of("invoice", "billing-wf", Map.of("order", 77)).after("charge"))
+            .node(WorkflowNode.of("notify", "mail-wf", Map.of("order", 77)).after("ship", "invoice"))
+            .build());
+        Browser page = browser().open("#/workflows/" + order.id());
+        page.waitFor((driver) -> driver.findElement(By.cssSelector("[data-graph-node='ship']")).getAttribute("data-state")
+            .equals("ready"));
+        assertThat(page.all(By.cssSelector("#workflow-graph .wf-edge"))).hasSize(5);
+        assertThat(page.text(By.cssSelector("[data-count='completed'] .value"))).isEqualTo("2");
+        assertThat(page.all(By.cssSelector("[data-graph-node='notify'][data-state='waiting']"))).hasSize(1);
+        assertThat(page.screenshot("workflow")).exists();
+
+        page.open("#/jobs/" + order.jobId("notify"));
+        page.click(By.cssSelector("[data-workflow-link]"));
+        page.waitForText(By.cssSelector("h1 [data-badge]"), "running");
+        page.click(By.cssSelector("button[data-action='cancel-workflow']"));
+        page.confirm();
+        page.waitForText(By.cssSelector("h1 [data-badge]"), "cancelled");
+        assertThat(admin.workflow(order.id()).orElseThrow().counts().cancelled()).isEqualTo(3);
+        page.open("#/workflows?state=cancelled");
+        page.waitFor((driver) -> !driver.findElements(By.cssSelector("tr[data-workflow='" + order.id() + "']")).isEmpty());
     }
 
     /** The dashboard guide's pictures: the overview with throughput, and a job page; look at them in target/screenshots. */

@@ -63,6 +63,11 @@ class DashboardTestApplication {
             work.incrementAndGet();
         }
 
+        /** The first steps of the browser test's workflow. */
+        @QueueListener(queue = "orders-wf", concurrency = "2")
+        void orders(Map<String, Object> payload) {
+        }
+
         /** A queue no job is sent to: the overview shows it anyway, with its listener. */
         @QueueListener(queue = "idle", mode = "TRANSACTIONAL", concurrency = "3")
         void idle(Map<String, Object> payload) {

@@ -50,7 +50,7 @@ final class JdbcHistoryRepository implements HistoryRepository {
                    0::smallint AS priority, coalesce(run_at, created_at) AS run_at, created_at, attempted_at,
                    finished_at, {error} AS last_error, {output} AS output, NULL::smallint AS progress_percent,
                    NULL::text AS progress_message, false AS cancel_requested, group_key, dedup_key,
-                   NULL::bigint AS timeout_ms, NULL::uuid AS locked_by, NULL::timestamptz AS lease_until
+                   NULL::bigint AS timeout_ms, NULL::uuid AS locked_by, NULL::timestamptz AS lease_until, workflow_id
             FROM {schema}.job_history""";
 
     private final Jdbc jdbc;
@@ -130,9 +130,10 @@ final class JdbcHistoryRepository implements HistoryRepository {
         return """
                 , %s AS (
                     INSERT INTO {schema}.job_history (id, queue, payload, payload_type, headers, attempts, group_key,
-                                                      dedup_key, created_at, run_at, attempted_at, last_error, state, output)
+                                                      dedup_key, created_at, run_at, attempted_at, last_error, state, output,
+                                                      workflow_id)
                     SELECT f.id, f.queue, f.payload::jsonb, f.payload_type, f.headers::jsonb, f.attempts, f.group_key,
-                           f.dedup_key, f.created_at, f.run_at, f.attempted_at, f.last_error, f.state, %s
+                           f.dedup_key, f.created_at, f.run_at, f.attempted_at, f.last_error, f.state, %s, f.workflow_id
                     FROM %s f%s
                 )""".formatted(alias, outputs ? "o.output::jsonb" : "NULL::jsonb", finished, outputs
                 ? " LEFT JOIN unnest(:ids::bigint[], :outputs::text[]) AS o(id, output) ON o.id = f.id" : "");

@@ -14,6 +14,9 @@ ALTER TABLE job VALIDATE CONSTRAINT job_state_check;
 ALTER TABLE job ADD COLUMN workflow_id bigint;
 ALTER TABLE job ADD COLUMN pending_parents integer;
 
+-- A finished node's history row names its workflow (the partitions follow their parent; no rewrite).
+ALTER TABLE job_history ADD COLUMN workflow_id bigint;
+
 -- Waiting jobs are counted per queue like every live state.
 ALTER TABLE queue_counter ADD COLUMN waiting bigint NOT NULL DEFAULT 0;
 ALTER TABLE queue_counter_delta ADD COLUMN waiting bigint NOT NULL DEFAULT 0;

@@ -14,7 +14,8 @@
     const USER = meta('user');
     const CSRF_HEADER = meta('csrf-header');
     const CSRF_TOKEN = meta('csrf-token');
-    const LIVE_STATES = ['scheduled', 'ready', 'running', 'dead'];
+    const LIVE_STATES = ['waiting', 'scheduled', 'ready', 'running', 'dead'];
+    const WORKFLOW_STATES = ['running', 'failed', 'completed', 'cancelled'];
     const ALL_STATES = LIVE_STATES.concat(['completed', 'cancelled']);
     const main = document.getElementById('main');
 
@@ -46,6 +47,11 @@
             }
         }
         return node;
+    }
+
+    /** Shows a page: its parts in order, the absent ones (null) left out rather than written as "null". */
+    function render(...children) {
+        main.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
     }
 
     function svg(tag, attributes) {
@@ -200,7 +206,7 @@
         // in the page's column, not the header's: the banner's own margins are for the top of the page
         const vacuumHold = el('div', { class: 'banner', id: 'vacuum-hold', role: 'alert', style: 'margin: 0 0 12px' });
         vacuumHold.hidden = true;
-        main.replaceChildren(
+        render(
             el('h1', {}, 'Overview'),
             vacuumHold,
             cards,
@@ -355,7 +361,7 @@
         const cards = el('div', { class: 'cards' });
         const list = el('div');
         const path = '#/queues/' + encodeURIComponent(queue);
-        main.replaceChildren(header, cards,
+        render(header, cards,
             filterForm(params, [['state', 'state', null, [['', 'every live state']].concat(ALL_STATES.map((s) => [s, s]))]]
                 .concat(JOB_FILTERS), (values) => navigate(path, values)),
             list);
@@ -385,7 +391,7 @@
     function deadPage(state, queue, params) {
         const path = '#/queues/' + encodeURIComponent(queue) + '/dead';
         const list = el('div');
-        main.replaceChildren(
+        render(
             el('h1', {}, 'Dead jobs of ', el('a', { href: '#/queues/' + encodeURIComponent(queue), text: queue })),
             filterForm(params, JOB_FILTERS, (values) => navigate(path, values)),
             list);
@@ -481,7 +487,7 @@
                 job = await get('/jobs/' + encodeURIComponent(id));
             } catch (error) {
                 if (!state.stale()) {
-                    main.replaceChildren(el('h1', { text: 'Job #' + id }), el('p', { class: 'flash error', text: error.message }));
+                    render(el('h1', { text: 'Job #' + id }), el('p', { class: 'flash error', text: error.message }));
                 }
                 return;
             }
@@ -491,6 +497,9 @@
             }
             last = text;
             const queueLink = el('a', { href: '#/queues/' + encodeURIComponent(job.queue), text: job.queue });
+            const workflowLink = job.workflowId !== null
+                ? el('a', { href: '#/workflows/' + job.workflowId, 'data-workflow-link': job.workflowId, text: '#' + job.workflowId })
+                : el('span', { class: 'muted', text: '–' });
             const actions = el('div', { class: 'actions' },
                 job.actions.includes('cancel') ? actionButton('Cancel', { 'data-action': 'cancel' },
                     () => post('/jobs/' + job.id + '/cancel'), 'Cancel job #' + job.id + '?') : null,
@@ -499,7 +508,7 @@
                 job.actions.includes('purge') ? actionButton('Delete', { 'data-action': 'purge', class: 'danger' },
                     () => post('/jobs/' + job.id + '/purge'), 'Delete job #' + job.id + ' for good?') : null);
             const fields = [
-                ['Queue', queueLink], ['State', el('span', {}, badge(job.state), job.cancelRequested ? ' cancellation requested' : '')],
+                ['Queue', queueLink], ['Workflow', workflowLink], ['State', el('span', {}, badge(job.state), job.cancelRequested ? ' cancellation requested' : '')],
                 ['Attempts', job.attempts + (job.maxAttempts ? ' of ' + job.maxAttempts : '')], ['Priority', job.priority],
                 ['Run at', when(job.runAt)], ['Enqueued', when(job.enqueuedAt)], ['Last attempt', when(job.attemptedAt)],
                 ['Finished', when(job.finishedAt)], ['Lease owner', job.lockedBy || '–'], ['Lease until', when(job.leaseUntil)],
@@ -509,7 +518,7 @@
             const progress = job.progressPercent !== null ? el('div', {},
                 el('span', { class: 'progress' }, el('span', { style: 'width:' + job.progressPercent + '%' })),
                 ' ' + job.progressPercent + ' % ', el('span', { class: 'muted', text: job.progressMessage || '' })) : null;
-            main.replaceChildren(
+            render(
                 el('h1', {}, 'Job #' + job.id, badge(job.state)),
                 actions,
                 el('div', { class: 'grid2' },
@@ -561,11 +570,142 @@
                     () => post('/schedules/' + encodeURIComponent(s.name) + '/' + (s.paused ? 'resume' : 'pause'))),
                 ' ', actionButton('Trigger now', { 'data-action': 'trigger' },
                     () => post('/schedules/' + encodeURIComponent(s.name) + '/trigger')))));
-            main.replaceChildren(el('h1', { text: 'Schedules' }),
+            render(el('h1', { text: 'Schedules' }),
                 el('table', { id: 'schedules' }, el('thead', {}, el('tr', {}, ['Name', 'Queue', 'Every', 'Zone', 'Next tick',
                     'Last tick', 'Status', ''].map((h) => el('th', { text: h })))),
                 el('tbody', {}, rows.length ? rows : el('tr', {}, el('td', { colspan: 8, class: 'muted', text: 'No recurring jobs.' })))));
         };
+    }
+
+    // ---- workflows ------------------------------------------------------------------------------------
+
+    function workflowsPage(state, params) {
+        let last = null;
+        return async function refresh() {
+            const query = new URLSearchParams();
+            ['name', 'state', 'before'].forEach((key) => params.get(key) && query.set(key, params.get(key)));
+            const workflows = await get('/workflows' + (query.toString() ? '?' + query : ''));
+            const text = JSON.stringify(workflows);
+            if (state.stale() || text === last) {
+                return;
+            }
+            last = text;
+            const name = el('input', { name: 'name', placeholder: 'name', value: params.get('name') || '' });
+            const states = el('select', { name: 'state' }, el('option', { value: '', text: 'any state' }),
+                WORKFLOW_STATES.map((s) => el('option', { value: s, text: s, selected: params.get('state') === s })));
+            const filter = el('form', { class: 'filters', onsubmit: (event) => {
+                event.preventDefault();
+                navigate('#/workflows', Object.fromEntries(Object.entries({ name: name.value, state: states.value }).filter(([, v]) => v)));
+            } }, name, states, el('button', { type: 'submit', text: 'Filter' }));
+            const rows = workflows.map((w) => el('tr', { 'data-workflow': w.id },
+                el('td', {}, el('a', { href: '#/workflows/' + w.id, text: '#' + w.id })), el('td', { text: w.name }),
+                el('td', {}, badge(w.state)), el('td', {}, progressBar(w.counts)),
+                el('td', { class: 'num', text: count(w.counts.total) }), el('td', {}, when(w.createdAt))));
+            const next = workflows.length === 50 ? el('a', { href: '#/workflows?' + new URLSearchParams(Object.assign(
+                Object.fromEntries(query), { before: workflows[workflows.length - 1].id })), text: 'Older' }) : null;
+            render(el('h1', { text: 'Workflows' }), filter,
+                workflows.length ? el('table', { id: 'workflows' },
+                    el('thead', {}, el('tr', {}, ['Id', 'Name', 'State', 'Progress', 'Nodes', 'Submitted'].map((h) => el('th', { text: h })))),
+                    el('tbody', {}, rows)) : el('p', { class: 'muted', text: 'No workflow matches.' }),
+                next);
+        };
+    }
+
+    /** Completed, cancelled, dead, active and waiting nodes as one bar. */
+    function progressBar(counts) {
+        const total = Math.max(1, counts.total);
+        return el('span', { class: 'wf-progress', title: ['completed', 'active', 'waiting', 'dead', 'cancelled']
+            .map((k) => k + ' ' + counts[k]).join(', ') },
+        ['completed', 'active', 'waiting', 'dead', 'cancelled'].map((k) => counts[k] > 0
+            ? el('span', { class: 'wf-' + k, style: 'width:' + (100 * counts[k] / total) + '%' }) : null));
+    }
+
+    function workflowPage(state, id) {
+        let last = null;
+        return async function refresh() {
+            const detail = await get('/workflows/' + encodeURIComponent(id));
+            const text = JSON.stringify(detail);
+            if (state.stale() || text === last) {
+                return;
+            }
+            last = text;
+            const w = detail.workflow;
+            const actions = el('div', { class: 'actions' }, w.actions.includes('cancel')
+                ? actionButton('Cancel workflow', { 'data-action': 'cancel-workflow', class: 'danger' },
+                    () => post('/workflows/' + w.id + '/cancel'), 'Cancel every pending node of workflow #' + w.id + '?')
+                : null);
+            const counts = el('div', { class: 'cards' }, ['waiting', 'active', 'dead', 'completed', 'cancelled', 'total']
+                .map((k) => el('div', { class: 'card', 'data-count': k }, el('div', { class: 'label', text: k }),
+                    el('div', { class: 'value', text: count(w.counts[k]) }))));
+            render(
+                el('h1', {}, 'Workflow #' + w.id + ' ', el('span', { class: 'muted', text: w.name }), ' ', badge(w.state)),
+                actions, counts, el('p', {}, progressBar(w.counts)),
+                el('h2', { text: 'Graph' }), graph(detail.nodes),
+                detail.more ? el('p', { class: 'muted', text: 'Showing the first ' + detail.nodes.length + ' nodes.' }) : null,
+                el('h2', { text: 'Nodes' }),
+                el('table', { id: 'workflow-nodes' },
+                    el('thead', {}, el('tr', {}, ['Node', 'Job', 'Queue', 'State', 'After', 'Error'].map((h) => el('th', { text: h })))),
+                    el('tbody', {}, detail.nodes.map((n) => el('tr', { 'data-node-name': n.name },
+                        el('td', { text: n.name }),
+                        el('td', {}, el('a', { href: '#/jobs/' + n.jobId, text: '#' + n.jobId })),
+                        el('td', {}, el('a', { href: '#/queues/' + encodeURIComponent(n.queue), text: n.queue })),
+                        el('td', {}, badge(n.state)), el('td', { class: 'wrap', text: n.parents.join(', ') }),
+                        el('td', { class: 'wrap muted', text: n.error || '' }))))));
+        };
+    }
+
+    /**
+     * The graph as layers: a node's layer is one more than its deepest parent's; edges are drawn from each
+     * parent to its child, nodes coloured by state and linked to their jobs.
+     */
+    function graph(nodes) {
+        const byName = new Map(nodes.map((n) => [n.name, n]));
+        const depth = new Map();
+        const depthOf = (name) => {
+            if (depth.has(name)) {
+                return depth.get(name);
+            }
+            depth.set(name, 0);
+            const node = byName.get(name);
+            const d = node ? node.parents.filter((p) => byName.has(p)).reduce((max, p) => Math.max(max, depthOf(p) + 1), 0) : 0;
+            depth.set(name, d);
+            return d;
+        };
+        const layers = [];
+        nodes.forEach((n) => {
+            const d = depthOf(n.name);
+            (layers[d] = layers[d] || []).push(n);
+        });
+        const W = 150;
+        const H = 30;
+        const GX = 24;
+        const GY = 40;
+        const widest = Math.max(1, ...layers.map((l) => l.length));
+        const width = widest * (W + GX) + GX;
+        const height = layers.length * (H + GY) + GY;
+        const at = new Map();
+        layers.forEach((layer, y) => layer.forEach((n, x) => {
+            const offset = (width - layer.length * (W + GX) - GX) / 2;
+            at.set(n.name, { x: GX + offset + x * (W + GX), y: GY / 2 + y * (H + GY) });
+        }));
+        const chart = svg('svg', { id: 'workflow-graph', viewBox: '0 0 ' + width + ' ' + height, width: width, height: height });
+        nodes.forEach((n) => n.parents.filter((p) => at.has(p)).forEach((p) => {
+            const from = at.get(p);
+            const to = at.get(n.name);
+            chart.append(svg('line', { x1: from.x + W / 2, y1: from.y + H, x2: to.x + W / 2, y2: to.y, class: 'wf-edge' }));
+        }));
+        nodes.forEach((n) => {
+            const p = at.get(n.name);
+            const link = svg('a', { href: '#/jobs/' + n.jobId, 'data-graph-node': n.name, 'data-state': n.state });
+            link.append(svg('rect', { x: p.x, y: p.y, width: W, height: H, rx: 6, class: 'wf-node ' + n.state }));
+            const label = svg('text', { x: p.x + W / 2, y: p.y + H / 2 + 4, 'text-anchor': 'middle' });
+            label.textContent = n.name.length > 20 ? n.name.substring(0, 19) + '…' : n.name;
+            const title = svg('title', {});
+            title.textContent = n.name + ' (' + n.state + ')';
+            link.append(label, title);
+            chart.append(link);
+        });
+        return el('div', { class: 'graph-box' }, chart);
     }
 
     function nodesPage(state) {
@@ -574,7 +714,7 @@
             if (state.stale()) {
                 return;
             }
-            main.replaceChildren(el('h1', {}, 'Nodes ', el('span', { class: 'muted', text: '(' + nodes.length + ')' })),
+            render(el('h1', {}, 'Nodes ', el('span', { class: 'muted', text: '(' + nodes.length + ')' })),
                 ...nodes.map((node) => el('div', { class: 'panel', 'data-node': node.id },
                     el('dl', { class: 'fields' },
                         el('dt', { text: 'Node' }), el('dd', { text: node.id }),
@@ -624,6 +764,11 @@
             refresh = deadPage(state, parts[1], params);
         } else if (parts[0] === 'jobs' && parts.length === 2) {
             refresh = jobPage(state, parts[1]);
+        } else if (parts[0] === 'workflows' && parts.length === 2) {
+            refresh = workflowPage(state, parts[1]);
+        } else if (parts[0] === 'workflows') {
+            refresh = workflowsPage(state, params);
+            nav = 'workflows';
         } else if (parts[0] === 'schedules') {
             refresh = schedulesPage(state);
             nav = 'schedules';
@@ -631,7 +776,7 @@
             refresh = nodesPage(state);
             nav = 'nodes';
         } else {
-            main.replaceChildren(el('h1', { text: 'Not found' }), el('a', { href: '#/', text: 'Overview' }));
+            render(el('h1', { text: 'Not found' }), el('a', { href: '#/', text: 'Overview' }));
             return;
         }
         document.querySelectorAll('[data-nav]').forEach((a) => a.classList.toggle('active', a.dataset.nav === nav));
