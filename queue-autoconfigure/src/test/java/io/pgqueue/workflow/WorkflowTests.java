@@ -94,7 +94,6 @@ class WorkflowTests {
                 .node(WorkflowNode.of("ship", "wf-ship", "42").after("charge", "reserve"))
                 .node(WorkflowNode.of("notify", "wf-notify", "42").after("ship"))
                 .build());
-            assertThat(jobs.row(submitted.jobId("ship")).get("state")).isIn("waiting", null);
             QueueAdmin admin = context.getBean(QueueAdmin.class);
             await().atMost(Duration.ofSeconds(20))
                 .until(() -> admin.workflow(submitted.id()).orElseThrow().state() == WorkflowState.COMPLETED);
@@ -343,6 +342,44 @@ class WorkflowTests {
             assertThat(admin.workflows(new WorkflowQuery("to-cancel", WorkflowState.CANCELLED, null, 10)))
                 .extracting(WorkflowInfo::id).containsExactly(submitted.id());
             assertThat(admin.workflows(new WorkflowQuery("to-cancel", WorkflowState.RUNNING, null, 10))).isEmpty();
+            assertNothingLeftBehind(admin);
+        });
+    }
+
+    /** A LEASE node that runs until told, ignoring its cancellation, then returns as if it had succeeded. */
+    static class Stubborn {
+
+        final CountDownLatch running = new CountDownLatch(1);
+
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @QueueListener(queue = "wf-stubborn")
+        void run(String payload) throws InterruptedException {
+            running.countDown();
+            while (!release.await(10, TimeUnit.MILLISECONDS)) {
+                Thread.interrupted();
+            }
+        }
+    }
+
+    @Test
+    void aRunningNodeCancelledWithItsWorkflowFinishesAsCancelledAndCancelsItsDependants() {
+        Stubborn handler = new Stubborn();
+        runner.withBean(Stubborn.class, () -> handler).run((context) -> {
+            WorkflowSubmission submitted = operations(context).submit(Workflow.builder("stubborn")
+                .node(WorkflowNode.of("long", "wf-stubborn", "x"))
+                .node(WorkflowNode.of("after", "wf-idle", "y").after("long", DependencyPolicy.RUN))
+                .build());
+            assertThat(handler.running.await(20, TimeUnit.SECONDS)).isTrue();
+            QueueAdmin admin = context.getBean(QueueAdmin.class);
+            assertThat(admin.cancelWorkflow(submitted.id()).cancelRequested()).isEqualTo(1);
+            handler.release.countDown();
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> admin.workflow(submitted.id()).orElseThrow().state() == WorkflowState.CANCELLED);
+            // its success did not count: it ended cancelled, and its dependant (waiting first) was cancelled too
+            Map<String, WorkflowNodeInfo> nodes = byName(admin.workflowNodes(submitted.id(), 0, 10));
+            assertThat(nodes.get("long").state()).isEqualTo(JobState.CANCELLED);
+            assertThat(nodes.get("after").state()).isEqualTo(JobState.CANCELLED);
             assertNothingLeftBehind(admin);
         });
     }

@@ -95,6 +95,10 @@ final class WorkflowsScenario {
             app.startListeners();
             for (String queue : List.of("wf-bench-lease", "wf-bench-tx")) {
                 String mode = queue.endsWith("lease") ? "LEASE" : "TRANSACTIONAL";
+                // warm-up: the first drain of a JVM measures its compiler
+                drain(jobs, () -> template.sendBatch(queue, range(jobs)));
+                drain(jobs / 10 + 1, () -> workflows.submit(fanOut(queue, jobs / 10)));
+                drain(jobs / 10 + 1, () -> workflows.submit(fanIn(queue, jobs / 10)));
                 double plain = drain(jobs, () -> template.sendBatch(queue, range(jobs)));
                 double fanOut = drain(jobs + 1, () -> workflows.submit(fanOut(queue, jobs)));
                 double fanIn = drain(jobs + 1, () -> workflows.submit(fanIn(queue, jobs)));

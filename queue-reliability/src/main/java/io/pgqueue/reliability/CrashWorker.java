@@ -2,10 +2,14 @@ package io.pgqueue.reliability;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.listener.JobContext;
+import io.pgqueue.workflow.WorkflowContext;
+import io.pgqueue.workflow.WorkflowNode;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -44,6 +48,29 @@ public class CrashWorker {
             )
             """;
 
+    /** SQL of the table where workflow nodes record their runs, created by whoever starts the workers. */
+    public static final String NODE_RUN_TABLE = """
+            CREATE TABLE IF NOT EXISTS node_run (
+                job_id       bigint      NOT NULL,
+                workflow_id  bigint      NOT NULL,
+                node         text        NOT NULL,
+                queue        text        NOT NULL,
+                pid          bigint      NOT NULL,
+                attempt      integer     NOT NULL,
+                parents      integer     NOT NULL,
+                parents_done integer     NOT NULL,
+                at           timestamptz NOT NULL DEFAULT clock_timestamp()
+            )
+            """;
+
+    /**
+     * A workflow node's work: a splitter adds {@code fanOut} chunks and a merge after them.
+     *
+     * @param fanOut chunks a splitter adds, 0 for other nodes
+     */
+    public record NodeWork(int fanOut) {
+    }
+
     /**
      * A unit of work.
      *
@@ -74,6 +101,46 @@ public class CrashWorker {
         void lease(Work work, JobContext job) {
             LockSupport.parkNanos(WORK.toNanos());
             record(job);
+        }
+
+        /** A workflow node whose run commits with its acknowledgement: exactly once. */
+        @QueueListener(queue = "wf-crash-tx", mode = "TRANSACTIONAL", concurrency = "3")
+        void transactionalNode(NodeWork work, JobContext job) {
+            node(work, job);
+            LockSupport.parkNanos(WORK.toNanos());
+        }
+
+        /** A workflow node acknowledged after its run: at least once. */
+        @QueueListener(queue = "wf-crash-lease", concurrency = "6", batchSize = "4")
+        void leaseNode(NodeWork work, JobContext job) {
+            LockSupport.parkNanos(WORK.toNanos());
+            node(work, job);
+        }
+
+        /**
+         * Records the run with how many of the node's parents had completed as this run saw it (committed, so
+         * visible): a child that started before its parents committed would see fewer.
+         */
+        private void node(NodeWork work, JobContext job) {
+            WorkflowContext workflow = java.util.Objects.requireNonNull(job.workflow());
+            List<String> parents = workflow.parents();
+            Integer done = jdbc.queryForObject("SELECT count(*) FROM pgqueue.workflow_node WHERE workflow_id = ? "
+                    + "AND name = ANY(?) AND state = 'completed'", Integer.class, workflow.id(), parents.toArray(String[]::new));
+            jdbc.update("INSERT INTO node_run (job_id, workflow_id, node, queue, pid, attempt, parents, parents_done) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", job.id(), workflow.id(), workflow.node(), job.queue(), PID,
+                    job.attempt(), parents.size(), done);
+            if (work.fanOut() > 0) {
+                List<WorkflowNode> chunks = new ArrayList<>();
+                WorkflowNode merge = WorkflowNode.of(workflow.node() + "-merge", "wf-crash-tx", new NodeWork(0));
+                for (int i = 0; i < work.fanOut(); i++) {
+                    String name = workflow.node() + "-chunk-" + i;
+                    chunks.add(WorkflowNode.of(name, (i % 2 == 0) ? "wf-crash-lease" : "wf-crash-tx", new NodeWork(0))
+                        .after(workflow.node()));
+                    merge = merge.after(name);
+                }
+                chunks.add(merge);
+                workflow.add(chunks);
+            }
         }
 
         private void record(JobContext job) {

@@ -172,6 +172,8 @@ final class JdbcJobRepository implements JobRepository {
 
     private final Sql nodesSucceeded;
 
+    private final Sql cancelRunningNodes;
+
     private final WorkflowCascade cascade;
 
     private final Sql fail;
@@ -266,6 +268,8 @@ final class JdbcJobRepository implements JobRepository {
                 + failStatement(Transition.FAIL_AFTER_ROLLBACK));
         this.complete = schema.sql(completeStatement(false));
         this.completeNodes = schema.sql(completeStatement(true));
+        this.cancelRunningNodes = schema.sql(cancelRunningStatement("id = ANY(:ids::bigint[]) AND "
+                + Transition.COMPLETE.guard("")));
         this.nodesSucceeded = schema.sql(WorkflowCascade.recursive("""
                 WITH succeeded AS (
                     SELECT n.job_id AS id, n.workflow_id, 'completed' AS state
@@ -458,13 +462,16 @@ final class JdbcJobRepository implements JobRepository {
      * predicate would invite the partial lease index.
      */
     private String completeStatement(boolean workflows) {
+        // a workflow node whose cancellation was requested is left to CANCEL_RUNNING (completeNodes runs it):
+        // this variant's cascade is the light one of parents that completed
         String statement = Transition.COMPLETE.tag() + """
                 WITH done AS (
                     DELETE FROM {schema}.job j
-                    WHERE j.id = ANY(:ids::bigint[]) AND %s
+                    WHERE j.id = ANY(:ids::bigint[]) AND %s%s
                     RETURNING %s,
                               CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
-                )""".formatted(Transition.COMPLETE.guard("j"), FINISHED_COLUMNS) + history.archiveCte("done", true)
+                )""".formatted(Transition.COMPLETE.guard("j"), workflows ? " AND NOT j.cancel_requested" : "",
+                FINISHED_COLUMNS) + history.archiveCte("done", true)
                 + counters.deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY);
         return workflows
                 ? WorkflowCascade.recursive(statement + cascade.completedCtes("done") + "\nSELECT count(*)"
@@ -792,10 +799,16 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public int completeNodes(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs) {
-        return (int) jdbc.count(completeNodes, (params) -> params.int8Array("ids", ids)
+        int completed = (int) jdbc.count(completeNodes, (params) -> params.int8Array("ids", ids)
             .uuid("node", node)
             .int4Array("attempts", attempts)
             .array("outputs", "text", outputs));
+        if (completed == ids.length) {
+            return completed;
+        }
+        // cancel-requested nodes finish as cancelled, with the whole cascade (rows rescued meanwhile are not ours)
+        return completed + (int) jdbc.count(cancelRunningNodes,
+                (params) -> params.int8Array("ids", ids).uuid("node", node).int4Array("attempts", attempts));
     }
 
     @Override

@@ -54,6 +54,9 @@ CREATE TABLE workflow_node (
     error       text,
     finished_at timestamptz,
     PRIMARY KEY (workflow_id, name)
+) WITH (
+    -- each row is updated once, when its node finishes (no indexed column changes): room for a HOT update
+    fillfactor = 80
 );
 
 CREATE UNIQUE INDEX workflow_node_job_idx ON workflow_node (job_id);
@@ -65,6 +68,15 @@ CREATE TABLE job_dependency (
     child_id  bigint NOT NULL,
     policy    text   NOT NULL CHECK (policy IN ('cancel', 'run', 'hold')),
     PRIMARY KEY (parent_id, child_id)
+) WITH (
+    -- every row is inserted and soon deleted: vacuum and analyse after absolute numbers of rows, as the job table
+    autovacuum_vacuum_scale_factor = 0.0,
+    autovacuum_vacuum_threshold = 5000,
+    autovacuum_vacuum_insert_scale_factor = 0.0,
+    autovacuum_vacuum_insert_threshold = 10000,
+    autovacuum_analyze_scale_factor = 0.0,
+    autovacuum_analyze_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
 );
 
 -- Dropping a cancelled child's edges from parents that have not finished.
