@@ -102,7 +102,7 @@ public final class BenchmarkMain {
                             (int) (sizes.pickup().toMillis() / 40));
                     case "history" -> HistoryScenario.run(server, smoke ? 20_000 : quick ? 1_000_000 : 10_000_000);
                     case "workflows" -> WorkflowsScenario.run(server, smoke ? 200 : 10_000,
-                            smoke ? 1_000 : quick ? 100_000 : 1_000_000);
+                            smoke ? 100 : quick ? 1_000 : 10_000, smoke ? 1_000 : quick ? 100_000 : 1_000_000);
                     case "long-transaction" -> LongTransactionScenario.run(run,
                             Integer.getInteger("bench.long-transaction.jobs", sizes.drainJobs() / 2));
                     case "long-transaction-steady" -> LongTransactionScenario.steady(run, sizes.steady());

@@ -86,7 +86,7 @@ final class WorkflowsScenario {
         }
     }
 
-    static List<Result> run(BenchServer server, int jobs, int bigWorkflow) throws Exception {
+    static List<Result> run(BenchServer server, int jobs, int chain, int bigWorkflow) throws Exception {
         List<Result> results = new ArrayList<>();
         try (Database database = server.createDatabase("workflows", 12);
                 PgQueueApp app = PgQueueApp.start(database, 12, Map.of("bench.workflow-nodes", "true"))) {
@@ -110,7 +110,7 @@ final class WorkflowsScenario {
                 results.add(new Result("workflows " + mode, LAYERS + " layers, 3 parents each", layered, plain, "jobs/s",
                         true, notes));
             }
-            results.addAll(chain(workflows, Math.max(100, jobs / 10)));
+            results.addAll(chain(workflows, chain));
             results.addAll(bigWorkflow(workflows, app.bean(QueueAdmin.class), bigWorkflow));
         }
         results.addAll(acrossApplications(server));
