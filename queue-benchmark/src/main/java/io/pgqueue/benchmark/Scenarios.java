@@ -849,10 +849,21 @@ final class Scenarios {
         }
     }
 
-    /** Empties the job and counter tables between rounds that insert. */
+    /**
+     * Empties the job and counter tables between rounds that insert. The application's gauges read the same
+     * tables in another order: a deadlock between the two is retried, not a failed run.
+     */
     static void truncate(Database database) throws SQLException {
-        try (Connection connection = database.pool.getConnection(); Statement statement = connection.createStatement()) {
-            statement.execute("TRUNCATE pgqueue.job, pgqueue.queue_counter_delta, pgqueue.queue_counter");
+        for (int attempt = 1;; attempt++) {
+            try (Connection connection = database.pool.getConnection(); Statement statement = connection.createStatement()) {
+                statement.execute("TRUNCATE pgqueue.job, pgqueue.queue_counter_delta, pgqueue.queue_counter");
+                return;
+            }
+            catch (SQLException ex) {
+                if (!"40P01".equals(ex.getSQLState()) || attempt == 3) {
+                    throw ex;
+                }
+            }
         }
     }
 

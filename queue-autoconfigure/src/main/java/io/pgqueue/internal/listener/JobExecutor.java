@@ -250,7 +250,8 @@ final class JobExecutor {
         observer.failed(context, Duration.ofNanos(System.nanoTime() - start), error, decision);
         String text = (decision.isDead() ? decision.reason() + "\n" : "") + stackTrace(error);
         return new Failure(job, decision,
-                new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), decision.retryDelay(), truncate(text)),
+                new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), decision.retryDelay(), truncate(text),
+                        job.inWorkflow()),
                 error);
     }
 

@@ -262,7 +262,8 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                 acks.acknowledge(job, succeeded.outputJson());
             }
             else if (outcome instanceof JobExecutor.Snoozed snoozed) {
-                record("snooze", job, () -> jobs.snooze(node.identity().id(), job.id(), job.attempt(), snoozed.delay()));
+                record("snooze", job, () -> jobs.snooze(node.identity().id(), job.id(), job.attempt(), snoozed.delay(),
+                        job.inWorkflow()));
                 comesBack(snoozed);
             }
             else if (outcome instanceof JobExecutor.Cancelled) {

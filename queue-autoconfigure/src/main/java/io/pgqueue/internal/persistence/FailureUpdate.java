@@ -12,8 +12,16 @@ import org.jspecify.annotations.Nullable;
  * @param maxAttempts the job's attempts as resolved when it was claimed
  * @param retryDelay delay before the next attempt, or null when the job goes dead
  * @param error message and bounded stack trace to keep in {@code last_error}
+ * @param workflowNode whether the job may be a workflow's node: then the statement carries the workflow cascade
+ * (a plain job's failure does without it)
  */
-public record FailureUpdate(long jobId, int attempt, int maxAttempts, @Nullable Duration retryDelay, String error) {
+public record FailureUpdate(long jobId, int attempt, int maxAttempts, @Nullable Duration retryDelay, String error,
+        boolean workflowNode) {
+
+    /** A failure whose statement carries the workflow cascade, whatever the job is. */
+    public FailureUpdate(long jobId, int attempt, int maxAttempts, @Nullable Duration retryDelay, String error) {
+        this(jobId, attempt, maxAttempts, retryDelay, error, true);
+    }
 
     public boolean dead() {
         return retryDelay == null;

@@ -130,11 +130,12 @@ final class JdbcJobRepository implements JobRepository {
 
     private final Sql enqueueDebounced;
 
-    private final Sql snooze;
+    /** Each of these by whether the job may be a workflow's node: [plain jobs, with the workflow cascade]. */
+    private final Sql[] snooze;
 
     private final Sql snoozeAfterRollback;
 
-    private final Sql undoClaimThenFail;
+    private final Sql[] undoClaimThenFail;
 
     private final Sql undoClaimThenSnooze;
 
@@ -176,9 +177,9 @@ final class JdbcJobRepository implements JobRepository {
 
     private final WorkflowCascade cascade;
 
-    private final Sql fail;
+    private final Sql[] fail;
 
-    private final Sql failAfterRollback;
+    private final Sql[] failAfterRollback;
 
     private final Sql rescue;
 
@@ -224,7 +225,20 @@ final class JdbcJobRepository implements JobRepository {
         }
         this.enqueueDebounced = schema.sql(debounceStatement());
         String leasedAttempt = "id = :id AND attempts = :attempt AND locked_by = :node";
-        this.snooze = schema.sql(snoozeStatement(Transition.SNOOZE) + ";\n" + cancelRunningStatement(leasedAttempt));
+        this.snooze = new Sql[2];
+        this.fail = new Sql[2];
+        this.failAfterRollback = new Sql[2];
+        this.undoClaimThenFail = new Sql[2];
+        for (boolean workflows : new boolean[] { false, true }) {
+            int variant = workflows ? 1 : 0;
+            this.snooze[variant] = schema.sql(snoozeStatement(Transition.SNOOZE) + ";\n"
+                    + cancelRunningStatement(leasedAttempt, workflows));
+            this.fail[variant] = schema.sql(failStatement(Transition.FAIL, workflows) + ";\n"
+                    + cancelRunningStatement(leasedAttempt, workflows));
+            this.failAfterRollback[variant] = schema.sql(failStatement(Transition.FAIL_AFTER_ROLLBACK, workflows));
+            this.undoClaimThenFail[variant] = schema.sql("ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n"
+                    + failStatement(Transition.FAIL_AFTER_ROLLBACK, workflows));
+        }
         this.snoozeAfterRollback = schema.sql(snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
         this.undoClaimThenSnooze = schema.sql("ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n"
                 + snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
@@ -264,8 +278,6 @@ final class JdbcJobRepository implements JobRepository {
         this.claimLeasedAfter = schema.sql(promoteStatement(true) + ";\n" + claimLeasedStatement(true));
         this.claimAndDelete = schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + claimAndDeleteStatement(false));
         this.claimAndDeleteAfter = schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + claimAndDeleteStatement(true));
-        this.undoClaimThenFail = schema.sql("ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n"
-                + failStatement(Transition.FAIL_AFTER_ROLLBACK));
         this.complete = schema.sql(completeStatement(false));
         this.completeNodes = schema.sql(completeStatement(true));
         this.cancelRunningNodes = schema.sql(cancelRunningStatement("id = ANY(:ids::bigint[]) AND "
@@ -276,8 +288,6 @@ final class JdbcJobRepository implements JobRepository {
                     FROM {schema}.workflow_node n WHERE n.job_id = ANY(:ids::bigint[])
                 )""" + cascade.completedCtes("succeeded") + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED
                 + " FROM succeeded"));
-        this.fail = schema.sql(failStatement(Transition.FAIL) + ";\n" + cancelRunningStatement(leasedAttempt));
-        this.failAfterRollback = schema.sql(failStatement(Transition.FAIL_AFTER_ROLLBACK));
         this.rescue = schema.sql(rescueStatement() + ";\n" + cancelRunningStatement("""
                 id = ANY(ARRAY(SELECT r.id FROM {schema}.job r
                                WHERE r.state = 'running' AND %s
@@ -486,15 +496,21 @@ final class JdbcJobRepository implements JobRepository {
      * while they ran.
      */
     private String cancelRunningStatement(String filter) {
-        return WorkflowCascade.recursive(Transition.CANCEL_RUNNING.tag() + """
+        return cancelRunningStatement(filter, true);
+    }
+
+    /** As {@link #cancelRunningStatement(String)}; without the workflow cascade for jobs known to be plain. */
+    private String cancelRunningStatement(String filter, boolean workflows) {
+        String statement = Transition.CANCEL_RUNNING.tag() + """
                 WITH cancelled AS (
                     DELETE FROM {schema}.job j
                     WHERE %s AND j.state = 'running' AND %s
                     RETURNING %s, 'cancelled' AS state
                 )""".formatted(filter, Transition.CANCEL_RUNNING.guard("j"), FINISHED_COLUMNS) + history.archiveCte("cancelled", false)
-                + counters.deltaCte(Transition.CANCEL_RUNNING, "cancelled", Counters.Rows.MANY)
-                + cascade.ctes(Transition.CANCEL_RUNNING, "cancelled", null)
-                + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM cancelled");
+                + counters.deltaCte(Transition.CANCEL_RUNNING, "cancelled", Counters.Rows.MANY);
+        return workflows ? WorkflowCascade.recursive(statement + cascade.ctes(Transition.CANCEL_RUNNING, "cancelled", null)
+                + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM cancelled")
+                : statement + "\nSELECT count(*) FROM cancelled";
     }
 
     /**
@@ -549,8 +565,8 @@ final class JdbcJobRepository implements JobRepository {
      * running under this node in that attempt; a TRANSACTIONAL job is ready again after its rollback, with
      * the attempt not yet counted.
      */
-    private String failStatement(Transition transition) {
-        return WorkflowCascade.recursive(transition.tag() + """
+    private String failStatement(Transition transition, boolean workflows) {
+        String statement = transition.tag() + """
                 WITH failed AS (
                     UPDATE {schema}.job
                     SET state = CASE WHEN :dead::boolean THEN 'dead'
@@ -563,8 +579,10 @@ final class JdbcJobRepository implements JobRepository {
                     WHERE id = :id AND %s
                     RETURNING id, queue, state, workflow_id
                 )""".formatted(transition.guard(""))
-                + counters.deltaCte(transition, "failed", Counters.Rows.MANY) + cascade.ctes(transition, "failed", null)
-                + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM failed");
+                + counters.deltaCte(transition, "failed", Counters.Rows.MANY);
+        return workflows ? WorkflowCascade.recursive(statement + cascade.ctes(transition, "failed", null)
+                + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM failed")
+                : statement + "\nSELECT count(*) FROM failed";
     }
 
     /**
@@ -818,12 +836,13 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public boolean fail(UUID node, FailureUpdate failure) {
-        return failed(fail, failure, (params) -> params.uuid("node", node));
+        return failed(fail[failure.workflowNode() ? 1 : 0], failure, (params) -> params.uuid("node", node));
     }
 
     @Override
     public boolean failAfterRollback(FailureUpdate failure, boolean undoClaim) {
-        return failed(undoClaim ? undoClaimThenFail : failAfterRollback, failure, Jdbc.Binder.NONE);
+        int variant = failure.workflowNode() ? 1 : 0;
+        return failed(undoClaim ? undoClaimThenFail[variant] : failAfterRollback[variant], failure, Jdbc.Binder.NONE);
     }
 
     private boolean failed(Sql sql, FailureUpdate failure, Jdbc.Binder ownership) {
@@ -840,8 +859,8 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
-    public boolean snooze(UUID node, long id, int attempt, Duration delay) {
-        return jdbc.countAll(snooze, (params) -> leasedAttempt(params, node, id, attempt).int8("delay_ms", delay.toMillis()))
+    public boolean snooze(UUID node, long id, int attempt, Duration delay, boolean workflowNode) {
+        return jdbc.countAll(snooze[workflowNode ? 1 : 0], (params) -> leasedAttempt(params, node, id, attempt).int8("delay_ms", delay.toMillis()))
                 > 0;
     }
 

@@ -79,7 +79,15 @@ public interface JobEnginePort {
      * {@link Transition#SNOOZE} of a LEASE attempt, if the node still owns the job in that attempt: the job
      * runs again after the delay and the attempt does not count. A cancel-requested job finishes as cancelled.
      */
-    boolean snooze(UUID node, long id, int attempt, Duration delay);
+    default boolean snooze(UUID node, long id, int attempt, Duration delay) {
+        return snooze(node, id, attempt, delay, true);
+    }
+
+    /**
+     * As {@link #snooze(UUID, long, int, Duration)}; a job that is no workflow's node ({@code workflowNode}
+     * false) is snoozed by a statement without the workflow cascade (for the cancel-requested case).
+     */
+    boolean snooze(UUID node, long id, int attempt, Duration delay, boolean workflowNode);
 
     /**
      * {@link Transition#SNOOZE_AFTER_ROLLBACK}: a TRANSACTIONAL attempt rolled back and put off, uncounted; with
