@@ -180,6 +180,56 @@ class WorkflowTests {
         void child(String name, JobContext context) {
             ran.put(name, context.workflow().failedParents());
         }
+
+        /** As {@link #flaky}, in the handler's transaction: the failure is recorded after its rollback. */
+        @QueueListener(queue = "wf-flaky-tx", mode = "TRANSACTIONAL")
+        String flakyInTransaction(String payload) {
+            return flaky(payload);
+        }
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(DependencyPolicy.class)
+    void aFailureInTheMiddleOfAChainFollowsThePolicy(DependencyPolicy policy) {
+        FailingParent handlers = new FailingParent();
+        runner.withBean(FailingParent.class, () -> handlers).run((context) -> {
+            WorkflowSubmission submitted = operations(context).submit(Workflow.builder("middle-" + policy)
+                .defaultPolicy(policy)
+                .node(WorkflowNode.of("a", "wf-child", "a-" + policy))
+                .node(WorkflowNode.of("b", "wf-flaky-tx", "b").after("a")
+                    .options(SendOptions.builder().maxAttempts(1).build()))
+                .node(WorkflowNode.of("c", "wf-child", "c-" + policy).after("b"))
+                .node(WorkflowNode.of("d", "wf-child", "d-" + policy).after("c"))
+                .build());
+            QueueAdmin admin = context.getBean(QueueAdmin.class);
+            long b = submitted.jobId("b");
+            await().atMost(Duration.ofSeconds(20)).until(() -> "dead".equals(jobs.row(b).get("state")));
+            switch (policy) {
+                case CANCEL -> {
+                    await().atMost(Duration.ofSeconds(10))
+                        .until(() -> admin.workflow(submitted.id()).orElseThrow().counts().cancelled() == 2);
+                    assertThat(handlers.ran).containsOnlyKeys("a-CANCEL");
+                }
+                case RUN -> {
+                    await().atMost(Duration.ofSeconds(10)).until(() -> handlers.ran.containsKey("d-RUN"));
+                    assertThat(handlers.ran.get("c-RUN")).containsExactly("b");
+                    assertThat(handlers.ran.get("d-RUN")).isEmpty();
+                }
+                case HOLD -> {
+                    assertThat(admin.workflow(submitted.id()).orElseThrow().counts().waiting()).isEqualTo(2);
+                    assertThat(handlers.ran).containsOnlyKeys("a-HOLD");
+                    handlers.heal = true;
+                    assertThat(admin.retryDead("wf-flaky-tx", List.of(b))).isEqualTo(1);
+                    await().atMost(Duration.ofSeconds(20)).until(() -> handlers.ran.containsKey("d-HOLD"));
+                    await().atMost(Duration.ofSeconds(5)).until(
+                            () -> admin.workflow(submitted.id()).orElseThrow().state() == WorkflowState.COMPLETED);
+                }
+            }
+            assertThat(jobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.job_dependency d JOIN pgqueue.workflow_node n "
+                    + "ON n.job_id = d.child_id WHERE n.workflow_id = ?", Long.class, submitted.id()))
+                .isZero();
+            assertThat(admin.reconcile()).isEmpty();
+        });
     }
 
     private static WorkflowNode flaky(String name) {
