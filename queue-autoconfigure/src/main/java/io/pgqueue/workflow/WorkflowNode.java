@@ -1,7 +1,9 @@
 package io.pgqueue.workflow;
 
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -54,21 +56,32 @@ public final class WorkflowNode {
 
     /** This node, waiting for the named parents under the workflow's default policy. */
     public WorkflowNode after(String... parents) {
-        WorkflowNode node = this;
-        for (String parent : parents) {
-            node = node.after(parent, null);
-        }
-        return node;
+        return after(java.util.Arrays.asList(parents), null);
     }
 
     /** This node, waiting for the parent under the given policy (null: the workflow's default). */
     public WorkflowNode after(String parent, @Nullable DependencyPolicy policy) {
-        Objects.requireNonNull(parent, "parent name");
-        if (parent.equals(name)) {
-            throw new IllegalArgumentException("Workflow node '" + name + "' cannot depend on itself");
+        return after(List.of(parent), policy);
+    }
+
+    /** This node, waiting for all the named parents under the workflow's default policy (a join). */
+    public WorkflowNode after(Collection<String> parents) {
+        return after(parents, null);
+    }
+
+    /**
+     * This node, waiting for all the named parents under the given policy (null: the workflow's default), in
+     * one copy: a join of many parents is built in one call, not one copy of its parents per parent.
+     */
+    public WorkflowNode after(Collection<String> parents, @Nullable DependencyPolicy policy) {
+        Map<String, @Nullable DependencyPolicy> more = new LinkedHashMap<>(this.parents);
+        for (String parent : parents) {
+            Objects.requireNonNull(parent, "parent name");
+            if (parent.equals(name)) {
+                throw new IllegalArgumentException("Workflow node '" + name + "' cannot depend on itself");
+            }
+            more.put(parent, policy);
         }
-        Map<String, @Nullable DependencyPolicy> more = new LinkedHashMap<>(parents);
-        more.put(parent, policy);
         return new WorkflowNode(name, queue, payload, options, Collections.unmodifiableMap(more));
     }
 

@@ -156,6 +156,17 @@ class WorkflowTests {
             .withMessageContaining("dedup key");
         assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> WorkflowNode.of("a", "q", "x").after("a"))
             .withMessageContaining("cannot depend on itself");
+        Workflow.Builder wide = Workflow.builder("too-many-parents");
+        String[] parents = new String[Workflow.MAX_PARENTS + 1];
+        for (int i = 0; i < parents.length; i++) {
+            parents[i] = "p" + i;
+            wide.node(WorkflowNode.of(parents[i], "q", i));
+        }
+        wide.node(WorkflowNode.of("join", "q", "x").after(parents));
+        assertThatExceptionOfType(InvalidWorkflowException.class).isThrownBy(wide::build)
+            .withMessageContaining("has 100001 parents; at most 100000 are allowed");
+        assertThatExceptionOfType(InvalidWorkflowException.class).isThrownBy(() -> Workflow.builder("empty").build())
+            .withMessageContaining("has no node");
     }
 
     /** A parent that dies at once, and children that record whether they ran and which parents failed. */

@@ -147,12 +147,12 @@ final class WorkflowsScenario {
 
     private static Workflow fanIn(String queue, int width) {
         Workflow.Builder builder = Workflow.builder("fan-in");
-        WorkflowNode merge = WorkflowNode.of("merge", queue, -1L);
+        List<String> parents = new ArrayList<>(width);
         for (long i = 0; i < width; i++) {
             builder.node(WorkflowNode.of("c" + i, queue, i));
-            merge = merge.after("c" + i);
+            parents.add("c" + i);
         }
-        return builder.node(merge).build();
+        return builder.node(WorkflowNode.of("merge", queue, -1L).after(parents)).build();
     }
 
     /** {@value #LAYERS} layers; each node after the node of the same index and its two neighbours above. */

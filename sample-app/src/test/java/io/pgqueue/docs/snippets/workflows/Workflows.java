@@ -71,14 +71,14 @@ class Workflows {
         // tag::split[]
         @QueueListener(queue = "imports")
         void split(String file, JobContext job) {
-            List<WorkflowNode> chunks = new ArrayList<>();
-            WorkflowNode merge = WorkflowNode.of("merge", "imports-merge", file);
+            List<WorkflowNode> nodes = new ArrayList<>();
+            List<String> chunks = new ArrayList<>();
             for (int i = 0; i < 1_000; i++) {
-                chunks.add(WorkflowNode.of("chunk-" + i, "imports-chunk", i).after("split"));
-                merge = merge.after("chunk-" + i);
+                chunks.add("chunk-" + i);
+                nodes.add(WorkflowNode.of("chunk-" + i, "imports-chunk", i).after("split"));
             }
-            chunks.add(merge);
-            job.workflow().add(chunks); // a retried split adds nothing twice: existing names are skipped
+            nodes.add(WorkflowNode.of("merge", "imports-merge", file).after(chunks)); // the join
+            job.workflow().add(nodes); // a retried split adds nothing twice: existing names are skipped
         }
         // end::split[]
 
