@@ -52,10 +52,6 @@ final class JobContextImpl implements JobContext {
     @FunctionalInterface
     interface WorkflowContexts {
 
-        WorkflowContexts NONE = (job) -> {
-            throw new IllegalStateException("Workflows are not available to job " + job.id());
-        };
-
         WorkflowContext of(ClaimedJob job);
     }
 

@@ -169,13 +169,13 @@ final class WorkflowCascade {
                 + """
                 , wf_nodes AS (
                     UPDATE {schema}.workflow_node n
-                    SET state = f.state, finished_at = now(), error = f.error, output = f.output
-                    FROM (SELECT m.id, m.now_is AS state, %1$s AS error, NULL::jsonb AS output
+                    SET state = f.state, finished_at = now(), error = f.error
+                    FROM (SELECT m.id, m.now_is AS state, %1$s AS error
                           FROM wf_moved m
                           WHERE m.now_is IN ('completed', 'cancelled') AND m.was <> m.now_is
                           UNION ALL
                           SELECT DISTINCT ON (c.id) c.id, 'cancelled',
-                                 'parent ' || coalesce(p.name, x.root::text) || ' ended ' || e.outcome, NULL::jsonb
+                                 'parent ' || coalesce(p.name, x.root::text) || ' ended ' || e.outcome
                           FROM wf_cancelled c JOIN wf_doomed x ON x.id = c.id JOIN wf_ended e ON e.id = x.root
                                LEFT JOIN {schema}.workflow_node p ON p.job_id = x.root) AS f
                     WHERE n.job_id = f.id
