@@ -1096,11 +1096,7 @@ final class JdbcJobRepository implements JobRepository {
         }
 
         private static @Nullable Object[] column(List<NewJob> jobs, Function<NewJob, @Nullable Object> column) {
-            Object[] values = new Object[jobs.size()];
-            for (int i = 0; i < values.length; i++) {
-                values[i] = column.apply(jobs.get(i));
-            }
-            return values;
+            return Params.column(jobs, column);
         }
     }
 }

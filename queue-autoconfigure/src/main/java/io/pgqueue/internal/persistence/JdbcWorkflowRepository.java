@@ -186,32 +186,24 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
     public List<String> insertNodes(long workflowId, List<NewNode> nodes, List<NewEdge> edges) {
         return jdbc.query(insert, (params) -> {
             params.int8("workflow_id", workflowId)
-                .array("payload", "text", column(nodes, (n) -> n.job().payloadJson()))
-                .array("payload_type", "text", column(nodes, (n) -> n.job().payloadType()))
-                .array("headers", "text", column(nodes, (n) -> n.job().headersJson()))
-                .array("priority", "int2", column(nodes, (n) -> n.job().priority()))
-                .array("run_at_ms", "int8", column(nodes, (n) -> n.job().runAtMillis()))
-                .array("delay_ms", "int8", column(nodes, (n) -> n.job().delayMillis()))
-                .array("max_attempts", "int4", column(nodes, (n) -> n.job().maxAttempts()))
-                .array("group_key", "text", column(nodes, (n) -> n.job().groupKey()))
-                .array("timeout_ms", "int8", column(nodes, (n) -> n.job().timeoutMillis()))
+                .array("payload", "text", Params.column(nodes, (n) -> n.job().payloadJson()))
+                .array("payload_type", "text", Params.column(nodes, (n) -> n.job().payloadType()))
+                .array("headers", "text", Params.column(nodes, (n) -> n.job().headersJson()))
+                .array("priority", "int2", Params.column(nodes, (n) -> n.job().priority()))
+                .array("run_at_ms", "int8", Params.column(nodes, (n) -> n.job().runAtMillis()))
+                .array("delay_ms", "int8", Params.column(nodes, (n) -> n.job().delayMillis()))
+                .array("max_attempts", "int4", Params.column(nodes, (n) -> n.job().maxAttempts()))
+                .array("group_key", "text", Params.column(nodes, (n) -> n.job().groupKey()))
+                .array("timeout_ms", "int8", Params.column(nodes, (n) -> n.job().timeoutMillis()))
                 .int8Array("ids", nodes.stream().mapToLong(NewNode::jobId).toArray())
-                .array("queues", "text", column(nodes, NewNode::queue))
-                .array("pending", "int4", column(nodes, NewNode::pendingParents))
-                .array("names", "text", column(nodes, NewNode::name))
-                .array("parents", "text", column(nodes, (n) -> jsonArray(n.parents())))
+                .array("queues", "text", Params.column(nodes, NewNode::queue))
+                .array("pending", "int4", Params.column(nodes, NewNode::pendingParents))
+                .array("names", "text", Params.column(nodes, NewNode::name))
+                .array("parents", "text", Params.column(nodes, (n) -> jsonArray(n.parents())))
                 .int8Array("edge_parents", edges.stream().mapToLong(NewEdge::parentId).toArray())
                 .int8Array("edge_children", edges.stream().mapToLong(NewEdge::childId).toArray())
                 .array("edge_policies", "text", edges.stream().map(NewEdge::policy).toArray());
         }, (row) -> row.getString(1));
-    }
-
-    private static <T> @Nullable Object[] column(List<T> rows, java.util.function.Function<T, @Nullable Object> column) {
-        Object[] values = new Object[rows.size()];
-        for (int i = 0; i < values.length; i++) {
-            values[i] = column.apply(rows.get(i));
-        }
-        return values;
     }
 
     @Override

@@ -116,4 +116,13 @@ final class Params {
 
         void set(int position) throws SQLException;
     }
+
+    /** One column of the rows, as the array a statement binds (for rows expanded by unnest). */
+    static <T> @Nullable Object[] column(java.util.List<T> rows, java.util.function.Function<T, @Nullable Object> column) {
+        Object[] values = new Object[rows.size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = column.apply(rows.get(i));
+        }
+        return values;
+    }
 }
