@@ -7,6 +7,8 @@ import javax.sql.DataSource;
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.batch.BatchOperations;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.autoconfigure.aot.PgQueueRuntimeHints;
 import io.pgqueue.internal.admin.JdbcQueueAdmin;
 import io.pgqueue.internal.maintenance.QueueMaintenance;
@@ -15,6 +17,7 @@ import io.pgqueue.internal.observe.SendObserver;
 import io.pgqueue.internal.persistence.HistoryRepository;
 import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.internal.persistence.Schema;
+import io.pgqueue.internal.publish.JdbcBatches;
 import io.pgqueue.internal.publish.JdbcQueueTemplate;
 import io.pgqueue.internal.workflow.JdbcWorkflows;
 import io.pgqueue.internal.schedule.RecurringJobRunner;
@@ -113,6 +116,26 @@ public final class PgQueueAutoConfiguration {
         return new JdbcWorkflows(repositories.workflows(), codec, wakeups);
     }
 
+    /**
+     * Batches: {@link BatchOperations} for applications. A callback's queue must be known: configured under
+     * {@code pgqueue.queues}, listened to by this application or another node, or sent to before.
+     */
+    @Bean
+    @ConditionalOnMissingBean(BatchOperations.class)
+    @DependsOnDatabaseInitialization
+    JdbcBatches pgqueueBatches(Repositories repositories, ObjectProvider<QueueTemplate> template, JobPayloadCodec codec,
+            Wakeups wakeups, PgQueueProperties properties, ObjectProvider<QueueListenerContainerRegistry> registry) {
+        JdbcQueueTemplate members = (template.getIfUnique() instanceof JdbcQueueTemplate jdbcTemplate) ? jdbcTemplate
+                : new JdbcQueueTemplate(repositories.publishing(), repositories.admin(), codec, wakeups,
+                        properties.getTemplate().getBatchChunkSize());
+        return new JdbcBatches(repositories.batches(), members, codec, (queue) -> properties.getQueues().containsKey(queue)
+                || registry.stream().anyMatch((containers) -> containers.getListenerContainers().stream()
+                    .anyMatch((container) -> container.queue().equals(queue)))
+                || repositories.nodes().nodes().stream().anyMatch((node) -> node.containers().stream()
+                    .anyMatch((container) -> container.queue().equals(queue)))
+                || repositories.stats().counts().stream().anyMatch((counts) -> counts.queue().equals(queue)));
+    }
+
     @Bean
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
@@ -139,7 +162,7 @@ public final class PgQueueAutoConfiguration {
         return new QueueMaintenance(repositories, queueAdmin, maintenance.getInterval(),
                 maintenance.getReconcileInterval(),
                 new QueueMaintenance.RetentionSettings(retention.getDead(),
-                        history.isEnabled() ? history.getRetention() : null, retention.getWorkflows(),
+                        history.isEnabled() ? history.getRetention() : null, retention.getWorkflows(), retention.getBatches(),
                         retention.getInterval(), retention.getBatchSize()),
                 history.isEnabled() ? new HistoryRepository.PartitionPlan(history.getPartitionInterval(),
                         history.getPartitionsAhead(), history.getRetention(), QueueMaintenance.ANALYZE_HISTORY_EVERY)

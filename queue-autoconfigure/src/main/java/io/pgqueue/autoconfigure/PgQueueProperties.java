@@ -109,6 +109,7 @@ public class PgQueueProperties implements InitializingBean {
         atLeast("pgqueue.history.partitions-ahead", history.getPartitionsAhead(), 1);
         positive("pgqueue.retention.dead", retention.getDead());
         positive("pgqueue.retention.workflows", retention.getWorkflows());
+        positive("pgqueue.retention.batches", retention.getBatches());
         positive("pgqueue.retention.interval", retention.getInterval());
         atLeast("pgqueue.retention.batch-size", retention.getBatchSize(), 1);
         positive("pgqueue.scheduler.poll-interval", scheduler.getPollInterval());
@@ -986,6 +987,20 @@ public class PgQueueProperties implements InitializingBean {
          * before it is deleted.
          */
         private Duration workflows = Duration.ofDays(7);
+
+        /**
+         * How long a finished (succeeded, failed or cancelled) batch is kept, with its callbacks, once its members
+         * and its callbacks' jobs all left the job table (a dead member keeps it).
+         */
+        private Duration batches = Duration.ofDays(7);
+
+        public Duration getBatches() {
+            return batches;
+        }
+
+        public void setBatches(Duration batches) {
+            this.batches = batches;
+        }
 
         public Duration getWorkflows() {
             return workflows;

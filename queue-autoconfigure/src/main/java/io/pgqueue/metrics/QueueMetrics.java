@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.model.JobState;
 import io.pgqueue.model.QueueStats;
+import io.pgqueue.model.BatchState;
 import io.pgqueue.model.WorkflowState;
 import io.pgqueue.support.PeriodicLifecycle;
 import org.apache.commons.logging.Log;
@@ -46,6 +47,8 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
 
     private volatile Map<WorkflowState, Long> workflows = Map.of();
 
+    private volatile Map<BatchState, Long> batches = Map.of();
+
     public QueueMetrics(QueueAdmin admin, Duration refreshInterval) {
         super("pgqueue-metrics");
         this.admin = admin;
@@ -70,6 +73,12 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
                 .tag("state", state.value())
                 .register(registry);
         }
+        for (BatchState state : BatchState.values()) {
+            Gauge.builder("pgqueue.batches", this, (metrics) -> metrics.batches.getOrDefault(state, 0L))
+                .description("Batches in the state")
+                .tag("state", state.value())
+                .register(registry);
+        }
         Gauge.builder("pgqueue.vacuum.hold", this, (metrics) -> metrics.vacuumHoldSeconds)
             .description("How long the oldest transaction, prepared transaction or replication slot has held back "
                     + "vacuum in pgqueue's database (0 when nothing does)")
@@ -90,6 +99,7 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
             Instant now = Instant.now();
             vacuumHoldSeconds = admin.vacuumHold().map((hold) -> hold.age(now).toMillis() / 1000.0).orElse(0.0);
             workflows = admin.workflowsByState();
+            batches = admin.batchesByState();
         }
         catch (RuntimeException ex) {
             logger.warn("Could not refresh pgqueue metrics: " + ex.getMessage());

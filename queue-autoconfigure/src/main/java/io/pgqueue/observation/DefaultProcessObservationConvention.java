@@ -25,8 +25,12 @@ public class DefaultProcessObservationConvention implements ProcessObservationCo
                 PgQueueObservation.ProcessHighCardinalityTags.JOB_ID.withValue(Long.toString(context.jobId())),
                 PgQueueObservation.ProcessHighCardinalityTags.ATTEMPT.withValue(Integer.toString(context.attempt())));
         Long workflowId = context.workflowId();
-        return (workflowId != null)
-                ? values.and(PgQueueObservation.ProcessHighCardinalityTags.WORKFLOW_ID.withValue(workflowId.toString()))
+        if (workflowId != null) {
+            values = values.and(PgQueueObservation.ProcessHighCardinalityTags.WORKFLOW_ID.withValue(workflowId.toString()));
+        }
+        Long batchId = context.batchId();
+        return (batchId != null)
+                ? values.and(PgQueueObservation.ProcessHighCardinalityTags.BATCH_ID.withValue(batchId.toString()))
                 : values;
     }
 }

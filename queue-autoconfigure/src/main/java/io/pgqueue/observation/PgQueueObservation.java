@@ -132,6 +132,14 @@ public enum PgQueueObservation implements ObservationDocumentation {
             public String asString() {
                 return "pgqueue.workflow.id";
             }
+        },
+
+        /** The batch ({@code BatchOperations}) the job is a member of (only on members' runs). */
+        BATCH_ID {
+            @Override
+            public String asString() {
+                return "pgqueue.batch.id";
+            }
         }
     }
 }

@@ -27,6 +27,8 @@ public class ProcessContext extends ReceiverContext<Map<String, String>> {
 
     private final @Nullable Long workflowId;
 
+    private final @Nullable Long batchId;
+
     private String outcome = "success";
 
     public ProcessContext(String queue, String mode, long jobId, int attempt, Map<String, String> headers) {
@@ -41,12 +43,18 @@ public class ProcessContext extends ReceiverContext<Map<String, String>> {
         this(queue, mode, jobId, attempt, headers, batch, null);
     }
 
+    public ProcessContext(String queue, String mode, long jobId, int attempt, Map<String, String> headers,
+            List<Map<String, String>> batch, @Nullable Long workflowId) {
+        this(queue, mode, jobId, attempt, headers, batch, workflowId, null);
+    }
+
     /**
      * @param batch the headers of each job of a batch listener's run (linked from its span); empty for one job
      * @param workflowId the workflow the job is a node of, or null
+     * @param batchId the batch ({@code BatchOperations}) the job is a member of, or null
      */
     public ProcessContext(String queue, String mode, long jobId, int attempt, Map<String, String> headers,
-            List<Map<String, String>> batch, @Nullable Long workflowId) {
+            List<Map<String, String>> batch, @Nullable Long workflowId, @Nullable Long batchId) {
         super((carrier, key) -> (carrier != null) ? carrier.get(key) : null, Kind.CONSUMER);
         this.queue = queue;
         this.mode = mode;
@@ -56,6 +64,12 @@ public class ProcessContext extends ReceiverContext<Map<String, String>> {
         setRemoteServiceName("pgqueue");
         this.batch = List.copyOf(batch);
         this.workflowId = workflowId;
+        this.batchId = batchId;
+    }
+
+    /** The batch ({@code BatchOperations}) the job is a member of, or null. */
+    public @Nullable Long batchId() {
+        return batchId;
     }
 
     /** The workflow the job is a node of, or null. */

@@ -492,7 +492,7 @@ class CounterConsistencyTests {
                             new ClaimRequest(queue, 1 + random.nextInt(5), 3, true, null, 0)).jobs();
                     long[] nodes = claimed.stream().filter(ClaimedJob::inWorkflow).mapToLong(ClaimedJob::id).toArray();
                     if (nodes.length > 0) {
-                        jobs.nodesSucceeded(nodes, new String[nodes.length]);
+                        jobs.membersSucceeded(nodes, new String[nodes.length]);
                     }
                 });
                 case COMPLETE -> completeSome();
@@ -572,7 +572,7 @@ class CounterConsistencyTests {
             List<ClaimedJob> nodes = done.stream().filter(ClaimedJob::inWorkflow).toList();
             jobs.complete(node.id(), plain.stream().mapToLong(ClaimedJob::id).toArray(),
                     plain.stream().mapToInt(ClaimedJob::attempt).toArray(), new String[plain.size()]);
-            jobs.completeNodes(node.id(), nodes.stream().mapToLong(ClaimedJob::id).toArray(),
+            jobs.completeMembers(node.id(), nodes.stream().mapToLong(ClaimedJob::id).toArray(),
                     nodes.stream().mapToInt(ClaimedJob::attempt).toArray(),
                     nodes.stream().map((job) -> "\"out-" + job.id() + "\"").toArray(String[]::new));
         }
@@ -673,7 +673,7 @@ class CounterConsistencyTests {
                 case 2 -> jobs.release(node.id(), new long[] { job.id() });
                 default -> {
                     if (job.inWorkflow()) {
-                        jobs.completeNodes(node.id(), new long[] { job.id() }, new int[] { job.attempt() }, new String[1]);
+                        jobs.completeMembers(node.id(), new long[] { job.id() }, new int[] { job.attempt() }, new String[1]);
                     }
                     else {
                         jobs.complete(node.id(), new long[] { job.id() }, new int[] { job.attempt() }, new String[1]);

@@ -18,6 +18,10 @@ import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.internal.persistence.VacuumHorizonRepository;
 import io.pgqueue.internal.schedule.ScheduleOperations;
 import io.pgqueue.internal.wakeup.Wakeups;
+import io.pgqueue.model.BatchInfo;
+import io.pgqueue.model.BatchMemberInfo;
+import io.pgqueue.model.BatchQuery;
+import io.pgqueue.model.BatchState;
 import io.pgqueue.model.BulkCancelResult;
 import io.pgqueue.model.CancelResult;
 import io.pgqueue.model.ClusterNode;
@@ -503,6 +507,53 @@ public class JdbcQueueAdmin implements QueueAdmin {
         logger.info("Workflow " + workflowId + " cancelled: " + cancelled + " node(s) cancelled, " + requested
                 + " running node(s) asked to cancel");
         return new BulkCancelResult(cancelled, requested, ids.size() - cancelled - requested);
+    }
+
+    @Override
+    public Optional<BatchInfo> batch(long batchId) {
+        return Optional.ofNullable(repositories.batches().batch(batchId));
+    }
+
+    @Override
+    public Map<BatchState, Long> batchesByState() {
+        Map<BatchState, Long> counts = new java.util.EnumMap<>(BatchState.class);
+        for (BatchState state : BatchState.values()) {
+            counts.put(state, 0L);
+        }
+        repositories.batches().countsByState().forEach((state, count) -> counts.put(BatchState.of(state), count));
+        return counts;
+    }
+
+    @Override
+    public List<BatchInfo> batches(BatchQuery query) {
+        return repositories.batches().batches(query);
+    }
+
+    @Override
+    public List<BatchMemberInfo> batchMembers(long batchId, long afterJobId, int limit) {
+        if (limit < 1 || limit > 10_000) {
+            throw new IllegalArgumentException("limit must be between 1 and 10000: " + limit);
+        }
+        return repositories.batches().members(batchId, afterJobId, limit);
+    }
+
+    @Override
+    public BulkCancelResult cancelBatch(long batchId) {
+        String was = repositories.batches().markCancelled(batchId);
+        if (was == null) {
+            return new BulkCancelResult(0, 0, 0);
+        }
+        if ("open".equals(was)) {
+            repositories.batches().sealCancelled(batchId);
+        }
+        JobAdminPort.Cancellation cancellation = repositories.admin().cancelBatchMembers(batchId);
+        if (!cancellation.requested().isEmpty()) {
+            wakeups.cancelRequested((cancellation.requested().size() == 1)
+                    ? cancellation.requested().iterator().next() : null);
+        }
+        logger.info("Batch " + batchId + " cancelled: " + cancellation.cancelled().size() + " member(s) cancelled, "
+                + cancellation.requested().size() + " running member(s) asked to cancel");
+        return new BulkCancelResult(cancellation.cancelled().size(), cancellation.requested().size(), 0);
     }
 
     @Override

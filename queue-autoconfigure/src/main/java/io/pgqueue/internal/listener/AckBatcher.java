@@ -45,7 +45,7 @@ final class AckBatcher {
      * A finished job: what its acknowledgement needs (id, attempt) and what its handler returned (JSON), if
      * anything; never the claimed job itself, whose payload would otherwise stay in memory until the flush.
      */
-    private record Ack(long id, int attempt, @Nullable String outputJson, boolean inWorkflow) {
+    private record Ack(long id, int attempt, @Nullable String outputJson, boolean cascades) {
     }
 
     private volatile boolean running;
@@ -68,7 +68,7 @@ final class AckBatcher {
     /** Queues a finished job for deletion; waits while the pending list is full. */
     void acknowledge(ClaimedJob job, @Nullable String outputJson) {
         try {
-            pending.put(new Ack(job.id(), job.attempt(), outputJson, job.inWorkflow()));
+            pending.put(new Ack(job.id(), job.attempt(), outputJson, job.cascades()));
         }
         catch (InterruptedException ex) {
             // shutting down: the job keeps its lease and is rescued if nobody acknowledges it
@@ -148,16 +148,17 @@ final class AckBatcher {
     }
 
     /**
-     * Deletes the batch's jobs: plain jobs by the plain statement, workflow nodes by its workflow variant (which
-     * releases their dependants in the same statement); a batch without nodes never pays for the variant.
+     * Deletes the batch's jobs: plain jobs by the plain statement, workflow nodes and batch members by its variant
+     * with their cascades (which releases dependants and counts batches in the same statement); a batch of plain
+     * jobs never pays for the variant.
      */
     private void complete(List<Ack> batch) {
         List<Ack> nodes = null;
         List<Ack> plain = batch;
         for (Ack ack : batch) {
-            if (ack.inWorkflow()) {
-                nodes = batch.stream().filter(Ack::inWorkflow).toList();
-                plain = batch.stream().filter((a) -> !a.inWorkflow()).toList();
+            if (ack.cascades()) {
+                nodes = batch.stream().filter(Ack::cascades).toList();
+                plain = batch.stream().filter((a) -> !a.cascades()).toList();
                 break;
             }
         }
@@ -179,7 +180,7 @@ final class AckBatcher {
             outputs[i] = batch.get(i).outputJson();
         }
         if (nodes) {
-            jobs.completeNodes(node, ids, attempts, outputs);
+            jobs.completeMembers(node, ids, attempts, outputs);
         }
         else {
             jobs.complete(node, ids, attempts, outputs);

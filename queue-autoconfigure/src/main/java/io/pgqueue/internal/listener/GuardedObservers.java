@@ -59,10 +59,10 @@ final class GuardedObservers {
         if (observer == ProcessObserver.NONE) {
             return observer;
         }
-        return (queue, mode, jobId, workflowId, attempt, headers, batch) -> {
+        return (queue, mode, jobId, workflowId, batchId, attempt, headers, batch) -> {
             ProcessObserver.Observed observed;
             try {
-                observed = observer.start(queue, mode, jobId, workflowId, attempt, headers, batch);
+                observed = observer.start(queue, mode, jobId, workflowId, batchId, attempt, headers, batch);
             }
             catch (RuntimeException ex) {
                 warn("start", jobId, ex);

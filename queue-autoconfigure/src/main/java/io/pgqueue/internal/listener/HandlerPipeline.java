@@ -111,7 +111,8 @@ final class HandlerPipeline {
                     ? invocation.jobs().stream().<Supplier<Map<String, String>>>map((job) -> job::headers).toList()
                     : List.of();
             try (ProcessObserver.Observed observed = processObserver.start(first.queue(), mode, first.job().id(),
-                    first.job().workflowId(), first.job().attempt(), first::headers, batchHeaders)) {
+                    first.job().workflowId(), first.job().batchId(), first.job().attempt(), first::headers,
+                    batchHeaders)) {
                 List<Outcome> outcomes = inside.get();
                 Failure failure = outcomes.stream().filter(Failure.class::isInstance).map(Failure.class::cast)
                     .findFirst().orElse(null);

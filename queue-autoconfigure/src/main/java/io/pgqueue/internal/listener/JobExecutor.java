@@ -251,7 +251,7 @@ final class JobExecutor {
         String text = (decision.isDead() ? decision.reason() + "\n" : "") + stackTrace(error);
         return new Failure(job, decision,
                 new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), decision.retryDelay(), truncate(text),
-                        job.inWorkflow()),
+                        job.cascades()),
                 error);
     }
 

@@ -7,8 +7,8 @@ import org.slf4j.MDC;
 
 /**
  * The MDC keys a handler's log lines carry while it runs: {@value #QUEUE}, {@value #JOB_ID}, {@value #ATTEMPT}
- * and, for a workflow node, {@value #WORKFLOW_ID} (for a batch listener, the first job's, with the batch size in
- * {@value #BATCH_SIZE}).
+ * and, for a workflow node, {@value #WORKFLOW_ID}, for a batch's member, {@value #BATCH_ID} (for a batch
+ * listener, the first job's, with the batch size in {@value #BATCH_SIZE}).
  * They are removed when the handler returns, so a pooled worker thread never logs another job's keys.
  */
 final class JobLogContext implements AutoCloseable {
@@ -23,7 +23,9 @@ final class JobLogContext implements AutoCloseable {
 
     static final String WORKFLOW_ID = "pgqueue.workflowId";
 
-    private static final List<String> KEYS = List.of(QUEUE, JOB_ID, ATTEMPT, BATCH_SIZE, WORKFLOW_ID);
+    static final String BATCH_ID = "pgqueue.batchId";
+
+    private static final List<String> KEYS = List.of(QUEUE, JOB_ID, ATTEMPT, BATCH_SIZE, WORKFLOW_ID, BATCH_ID);
 
     private JobLogContext() {
     }
@@ -35,6 +37,10 @@ final class JobLogContext implements AutoCloseable {
         Long workflowId = job.workflowId();
         if (workflowId != null) {
             MDC.put(WORKFLOW_ID, workflowId.toString());
+        }
+        Long batchId = job.batchId();
+        if (batchId != null) {
+            MDC.put(BATCH_ID, batchId.toString());
         }
         return new JobLogContext();
     }

@@ -263,7 +263,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
             }
             else if (outcome instanceof JobExecutor.Snoozed snoozed) {
                 record("snooze", job, () -> jobs.snooze(node.identity().id(), job.id(), job.attempt(), snoozed.delay(),
-                        job.inWorkflow()));
+                        job.cascades()));
                 comesBack(snoozed);
             }
             else if (outcome instanceof JobExecutor.Cancelled) {

@@ -200,7 +200,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
             List<JobExecutor.Outcome> failures = List.copyOf(tracked(new HandlerRun(jobs.get(0), false, interruptGrace),
                     (run) -> executor.runBatch(jobs, run)));
             if (failures.isEmpty()) {
-                nodesSucceeded(jobs.stream().filter(ClaimedJob::inWorkflow)
+                membersSucceeded(jobs.stream().filter(ClaimedJob::cascades)
                     .map((job) -> new JobExecutor.Succeeded(job, null)).toList());
             }
             return failures;
@@ -217,26 +217,28 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 if (succeeded.outputJson() != null) {
                     history.recordOutput(job.id(), succeeded.outputJson());
                 }
-                if (job.inWorkflow()) {
+                if (job.cascades()) {
                     nodes.add(succeeded);
                 }
             }
         }
-        nodesSucceeded(nodes);
+        membersSucceeded(nodes);
         return List.of();
     }
 
     /**
-     * Releases the dependants of the workflow nodes whose handlers succeeded, last in their transaction: the
-     * dependants' rows stay locked only from here to the commit, and commit (or roll back) with the handlers'
-     * writes.
+     * Releases the dependants of the workflow nodes and counts the batch members whose handlers succeeded, last
+     * in their transaction: the dependants' rows and the batches' shards stay locked only from here to the
+     * commit, and commit (or roll back) with the handlers' writes.
      */
-    private void nodesSucceeded(List<JobExecutor.Succeeded> nodes) {
-        if (nodes.isEmpty()) {
+    private void membersSucceeded(List<JobExecutor.Succeeded> members) {
+        if (members.isEmpty()) {
             return;
         }
-        jobs.nodesSucceeded(nodes.stream().mapToLong((node) -> node.job().id()).toArray(),
-                nodes.stream().map(JobExecutor.Succeeded::outputJson).toArray(String[]::new));
+        jobs.membersSucceeded(members.stream().mapToLong((member) -> member.job().id()).toArray(),
+                members.stream().map((member) -> member.job().workflowId()).toArray(Long[]::new),
+                members.stream().map((member) -> member.job().batchId()).toArray(Long[]::new),
+                members.stream().map(JobExecutor.Succeeded::outputJson).toArray(String[]::new));
     }
 
     /**

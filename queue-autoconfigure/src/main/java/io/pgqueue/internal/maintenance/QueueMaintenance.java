@@ -46,11 +46,12 @@ public class QueueMaintenance extends PeriodicLifecycle {
      * @param dead how long dead jobs are kept
      * @param history how long finished jobs stay in job_history, or null when history is off
      * @param workflows how long finished workflows (their nodes and outputs) are kept
+     * @param batches how long finished batches (their callbacks) are kept once their members left
      * @param interval how often old rows are deleted
      * @param batchSize most rows per delete statement
      */
-    public record RetentionSettings(Duration dead, @Nullable Duration history, Duration workflows, Duration interval,
-            int batchSize) {
+    public record RetentionSettings(Duration dead, @Nullable Duration history, Duration workflows, Duration batches,
+            Duration interval, int batchSize) {
     }
 
     public QueueMaintenance(Repositories repositories, QueueAdmin admin, Duration interval, Duration reconcileInterval,
@@ -90,6 +91,7 @@ public class QueueMaintenance extends PeriodicLifecycle {
         }
         long folded = repositories.stats().squeeze();
         repositories.workflows().squeeze();
+        repositories.batches().squeeze();
         // the heap grows only with traffic, which leaves counter deltas: an idle node looks only now and then
         if (folded > 0 || passes.getAndIncrement() % IDLE_STATISTICS_CHECK_EVERY == 0) {
             repositories.maintenance().refreshStatisticsIfGrown();
@@ -118,6 +120,11 @@ public class QueueMaintenance extends PeriodicLifecycle {
         }
         do {
             batch = repositories.workflows().expire(retention.workflows(), retention.batchSize());
+            deleted += batch;
+        }
+        while (batch == retention.batchSize());
+        do {
+            batch = repositories.batches().expire(retention.batches(), retention.batchSize());
             deleted += batch;
         }
         while (batch == retention.batchSize());

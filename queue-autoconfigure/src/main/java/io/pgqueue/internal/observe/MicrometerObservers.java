@@ -38,9 +38,9 @@ public final class MicrometerObservers {
     /** Observes handler runs as {@link PgQueueObservation#PROCESS}. */
     public static ProcessObserver process(ObservationRegistry registry,
             @Nullable ProcessObservationConvention convention) {
-        return (queue, mode, jobId, workflowId, attempt, headers, batch) -> {
+        return (queue, mode, jobId, workflowId, batchId, attempt, headers, batch) -> {
             ProcessContext context = new ProcessContext(queue, mode, jobId, attempt, headers.get(),
-                    batch.stream().map(java.util.function.Supplier::get).toList(), workflowId);
+                    batch.stream().map(java.util.function.Supplier::get).toList(), workflowId, batchId);
             Observation observation = PgQueueObservation.PROCESS.observation(convention,
                     DefaultProcessObservationConvention.INSTANCE, () -> context, registry).start();
             Observation.Scope scope = observation.openScope();

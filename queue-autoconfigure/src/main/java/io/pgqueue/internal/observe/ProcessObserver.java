@@ -19,15 +19,16 @@ public interface ProcessObserver {
         }
     };
 
-    ProcessObserver NONE = (queue, mode, jobId, workflowId, attempt, headers, batch) -> NOTHING;
+    ProcessObserver NONE = (queue, mode, jobId, workflowId, batchId, attempt, headers, batch) -> NOTHING;
 
     /**
      * Starts observing; the handler runs in its scope until {@link Observed#close()}.
      * @param workflowId the workflow the job is a node of, or null
+     * @param batchId the batch the job is a member of, or null
      * @param headers the job's headers (a batch: its first job's)
      * @param batch each job's headers, for a batch listener's run; empty for one job
      */
-    Observed start(String queue, String mode, long jobId, @Nullable Long workflowId, int attempt,
+    Observed start(String queue, String mode, long jobId, @Nullable Long workflowId, @Nullable Long batchId, int attempt,
             Supplier<Map<String, String>> headers,
             List<Supplier<Map<String, String>>> batch);
 

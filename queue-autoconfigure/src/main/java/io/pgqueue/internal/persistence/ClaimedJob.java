@@ -18,15 +18,23 @@ import org.jspecify.annotations.Nullable;
  * @param dueAt when the job became runnable (its run-at)
  * @param claimedAt when this attempt was claimed (database clock)
  * @param timeoutMillis the job's own timeout, or null for the listener's
- * @param workflowId the workflow the job is a node of, or null for a plain job (whose acknowledgement has no
- * workflow cascade)
+ * @param workflowId the workflow the job is a node of, or null
+ * @param batchId the batch the job is a member of, or null
  */
 public record ClaimedJob(long id, String queue, String payloadJson, @Nullable String payloadType,
         @Nullable String headersJson, int attempt, int maxAttempts, Instant enqueuedAt, Instant dueAt, Instant claimedAt,
-        @Nullable Long timeoutMillis, @Nullable Long workflowId) {
+        @Nullable Long timeoutMillis, @Nullable Long workflowId, @Nullable Long batchId) {
 
     /** Whether the job is a workflow's node. */
     public boolean inWorkflow() {
         return workflowId != null;
+    }
+
+    /**
+     * Whether the statements that finish the job must carry the workflow and batch cascades: it is a workflow's
+     * node or a batch's member (a plain job's acknowledgement and failure do without them).
+     */
+    public boolean cascades() {
+        return workflowId != null || batchId != null;
     }
 }

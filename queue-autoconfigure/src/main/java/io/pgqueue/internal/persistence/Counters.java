@@ -36,11 +36,18 @@ final class Counters {
          */
         static final Aggregate WORKFLOW = new Aggregate("workflow_counter", "workflow_counter_delta", "workflow_id",
                 WorkflowCascade.STANDINGS);
+
+        /**
+         * The counts per batch: members active (waiting, scheduled, ready or running), dead, completed and
+         * cancelled; appended by {@link BatchCascade}'s statements.
+         */
+        static final Aggregate BATCH = new Aggregate("batch_counter", "batch_counter_delta", "batch_id",
+                BatchCascade.STANDINGS);
     }
 
-    /** The counter tables: the folded counts, and the deltas not folded yet, per queue and per workflow. */
+    /** The counter tables: the folded counts, and the deltas not folded yet, per queue, workflow and batch. */
     static final List<String> TABLES = List.of("queue_counter", "queue_counter_delta", "workflow_counter",
-            "workflow_counter_delta");
+            "workflow_counter_delta", "batch_counter", "batch_counter_delta");
 
     /** Columns of both counter tables: one per job state, then the totals. */
     static final List<String> COLUMNS;
@@ -87,6 +94,11 @@ final class Counters {
      * aggregate's key column and, when the transition can reach several states, the new {@code state}.
      */
     String deltaCte(Transition transition, String changed, Rows rows) {
+        return deltaCte(transition, changed, rows, "counted_" + transition.name().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /** As {@link #deltaCte(Transition, String, Rows)}, the CTE named {@code alias} (a statement may count twice). */
+    String deltaCte(Transition transition, String changed, Rows rows, String alias) {
         if (!enabled) {
             return "";
         }
@@ -107,7 +119,6 @@ final class Counters {
                 values.add(value);
             }
         }
-        String alias = "counted_" + transition.name().toLowerCase(java.util.Locale.ROOT);
         String key = aggregate.key();
         return ", " + alias + " AS (\n    INSERT INTO {schema}." + aggregate.deltaTable() + " (" + key + ", "
                 + String.join(", ", columns) + ")\n    SELECT " + key + ", " + String.join(", ", values) + " FROM "

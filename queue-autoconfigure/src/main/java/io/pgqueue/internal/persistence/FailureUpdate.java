@@ -12,13 +12,13 @@ import org.jspecify.annotations.Nullable;
  * @param maxAttempts the job's attempts as resolved when it was claimed
  * @param retryDelay delay before the next attempt, or null when the job goes dead
  * @param error message and bounded stack trace to keep in {@code last_error}
- * @param workflowNode whether the job may be a workflow's node: then the statement carries the workflow cascade
- * (a plain job's failure does without it)
+ * @param member whether the job may be a workflow's node or a batch's member: then the statement carries their
+ * cascades (a plain job's failure does without them)
  */
 public record FailureUpdate(long jobId, int attempt, int maxAttempts, @Nullable Duration retryDelay, String error,
-        boolean workflowNode) {
+        boolean member) {
 
-    /** A failure whose statement carries the workflow cascade, whatever the job is. */
+    /** A failure whose statement carries the cascades, whatever the job is. */
     public FailureUpdate(long jobId, int attempt, int maxAttempts, @Nullable Duration retryDelay, String error) {
         this(jobId, attempt, maxAttempts, retryDelay, error, true);
     }

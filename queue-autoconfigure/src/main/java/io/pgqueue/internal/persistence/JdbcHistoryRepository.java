@@ -131,9 +131,10 @@ final class JdbcHistoryRepository implements HistoryRepository {
                 , %s AS (
                     INSERT INTO {schema}.job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
-                                                      workflow_id)
+                                                      workflow_id, batch_id)
                     SELECT f.id, f.queue, f.payload::jsonb, f.payload_type, f.headers::jsonb, f.attempts, f.group_key,
-                           f.dedup_key, f.created_at, f.run_at, f.attempted_at, f.last_error, f.state, %s, f.workflow_id
+                           f.dedup_key, f.created_at, f.run_at, f.attempted_at, f.last_error, f.state, %s, f.workflow_id,
+                           f.batch_id
                     FROM %s f%s
                 )""".formatted(alias, outputs ? "o.output::jsonb" : "NULL::jsonb", finished, outputs
                 ? " LEFT JOIN unnest(:ids::bigint[], :outputs::text[]) AS o(id, output) ON o.id = f.id" : "");

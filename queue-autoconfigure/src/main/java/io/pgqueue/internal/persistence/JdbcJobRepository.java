@@ -84,13 +84,13 @@ final class JdbcJobRepository implements JobRepository {
     /** The columns a claim returns. */
     private static final String CLAIMED_COLUMNS = """
             SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at,
-                   timeout_ms, priority, workflow_id
+                   timeout_ms, priority, workflow_id, batch_id
             FROM claimed""";
 
     /** What a statement that finishes jobs returns of each row, for the history (with the finished state). */
     static final String FINISHED_COLUMNS = """
             j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-            j.run_at, j.attempted_at, j.last_error, j.workflow_id""";
+            j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id""";
 
     /**
      * Dedup windows of the input rows that have one: a key is taken again only once its window expired and no
@@ -129,6 +129,13 @@ final class JdbcJobRepository implements JobRepository {
     private final Map<RowShape, Sql[]> enqueue = new EnumMap<>(RowShape.class);
 
     private final Sql enqueueDebounced;
+
+    /** The batch members' insert statements by row shape, as {@link #enqueue}. */
+    private final Map<RowShape, Sql[]> enqueueToBatch = new EnumMap<>(RowShape.class);
+
+    private final Sql cancelBatchMembers;
+
+    private final Sql requestBatchCancel;
 
     /** Each of these by whether the job may be a workflow's node: [plain jobs, with the workflow cascade]. */
     private final Sql[] snooze;
@@ -169,13 +176,15 @@ final class JdbcJobRepository implements JobRepository {
 
     private final Sql complete;
 
-    private final Sql completeNodes;
+    private final Sql completeMembers;
 
-    private final Sql nodesSucceeded;
+    private final Sql membersSucceeded;
 
     private final Sql cancelRunningNodes;
 
     private final WorkflowCascade cascade;
+
+    private final BatchCascade batches;
 
     private final Sql[] fail;
 
@@ -217,11 +226,16 @@ final class JdbcJobRepository implements JobRepository {
         this.counters = counters;
         this.history = history;
         this.cascade = new WorkflowCascade(counters, history);
+        this.batches = new BatchCascade(counters);
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
         for (RowShape shape : RowShape.values()) {
-            enqueue.put(shape, new Sql[] { schema.sql(enqueueStatement(shape, false, false)),
-                    schema.sql(enqueueStatement(shape, true, false)), schema.sql(enqueueStatement(shape, false, true)),
-                    schema.sql(enqueueStatement(shape, true, true)) });
+            for (boolean batched : new boolean[] { false, true }) {
+                (batched ? enqueueToBatch : enqueue).put(shape, new Sql[] {
+                        schema.sql(enqueueStatement(shape, false, false, batched)),
+                        schema.sql(enqueueStatement(shape, true, false, batched)),
+                        schema.sql(enqueueStatement(shape, false, true, batched)),
+                        schema.sql(enqueueStatement(shape, true, true, batched)) });
+            }
         }
         this.enqueueDebounced = schema.sql(debounceStatement());
         String leasedAttempt = "id = :id AND attempts = :attempt AND locked_by = :node";
@@ -242,7 +256,17 @@ final class JdbcJobRepository implements JobRepository {
         this.snoozeAfterRollback = schema.sql(snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
         this.undoClaimThenSnooze = schema.sql("ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n"
                 + snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
-        this.cancel = schema.sql(cancelStatement());
+        this.cancel = schema.sql(cancelStatement(":ids::bigint[]", true));
+        // a batch's running members are asked to cancel by a statement of their own (requestBatchCancel), which
+        // holds no shard: waiting here for a member an acknowledgement holds, while holding shards that
+        // acknowledgement waits for, would deadlock
+        this.cancelBatchMembers = schema.sql(cancelStatement(
+                "ARRAY(SELECT id FROM {schema}.job WHERE batch_id = :batch_id AND state IN ('waiting', 'scheduled', 'ready'))",
+                false));
+        this.requestBatchCancel = schema.sql("""
+                UPDATE {schema}.job SET cancel_requested = true
+                WHERE batch_id = :batch_id AND state = 'running' AND NOT cancel_requested
+                RETURNING id""");
         this.cancelRequested = schema.sql("""
                 SELECT id FROM {schema}.job
                 WHERE id = ANY(:ids) AND state = 'running' AND locked_by = :node AND cancel_requested""");
@@ -279,15 +303,15 @@ final class JdbcJobRepository implements JobRepository {
         this.claimAndDelete = schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + claimAndDeleteStatement(false));
         this.claimAndDeleteAfter = schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + claimAndDeleteStatement(true));
         this.complete = schema.sql(completeStatement(false));
-        this.completeNodes = schema.sql(completeStatement(true));
+        this.completeMembers = schema.sql(completeStatement(true));
         this.cancelRunningNodes = schema.sql(cancelRunningStatement("id = ANY(:ids::bigint[]) AND "
                 + Transition.COMPLETE.guard("")));
-        this.nodesSucceeded = schema.sql(WorkflowCascade.recursive("""
+        this.membersSucceeded = schema.sql(WorkflowCascade.recursive("""
                 WITH succeeded AS (
-                    SELECT n.job_id AS id, n.workflow_id, 'completed' AS state
-                    FROM {schema}.workflow_node n WHERE n.job_id = ANY(:ids::bigint[])
-                )""" + cascade.completedCtes("succeeded") + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED
-                + " FROM succeeded"));
+                    SELECT * FROM unnest(:ids::bigint[], :workflow_ids::bigint[], :batch_ids::bigint[])
+                                  AS s(id, workflow_id, batch_id)
+                )""" + cascade.completedCtes("succeeded") + batches.ctes("succeeded", "'ready'", "'completed'")
+                + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM succeeded"));
         this.rescue = schema.sql(rescueStatement() + ";\n" + cancelRunningStatement("""
                 id = ANY(ARRAY(SELECT r.id FROM {schema}.job r
                                WHERE r.state = 'running' AND %s
@@ -357,20 +381,30 @@ final class JdbcJobRepository implements JobRepository {
 
     /** As {@link #insertCtes(Counters.Rows, boolean)}; with {@code windowed}, input rows may carry dedup windows. */
     String insertCtes(Counters.Rows rows, boolean notify, boolean windowed) {
+        return insertCtes(rows, notify, windowed, false);
+    }
+
+    /**
+     * As {@link #insertCtes(Counters.Rows, boolean, boolean)}; with {@code batched}, the jobs are members of the
+     * batch {@code :batch_id}, which the caller locked open, and the statement carries the batch cascade.
+     */
+    private String insertCtes(Counters.Rows rows, boolean notify, boolean windowed, boolean batched) {
         return Transition.ENQUEUE.tag() + (windowed ? WINDOW_CTE : "") + """
                 , inserted AS (
                     INSERT INTO {schema}.job (queue, state, priority, run_at, payload, payload_type, headers,
-                                              max_attempts, dedup_key, group_key, timeout_ms)
+                                              max_attempts, dedup_key, group_key, timeout_ms%2$s)
                     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-                           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
-                    FROM input i%s
+                           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms%3$s
+                    FROM input i%1$s
                     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-                    RETURNING id, queue, state
+                    RETURNING id, queue, state%2$s
                 )""".formatted(windowed ? """
 
                     WHERE i.dedup_for_ms IS NULL
                        OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)"""
-                : "") + counters.deltaCte(Transition.ENQUEUE, "inserted", rows) + (notify ? """
+                : "", batched ? ", batch_id" : "", batched ? ", :batch_id::bigint" : "")
+                + counters.deltaCte(Transition.ENQUEUE, "inserted", rows) + (batched ? batches.addedCtes("inserted") : "")
+                + (notify ? """
                 , notified AS (
                     SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
                 )""" : "");
@@ -387,8 +421,8 @@ final class JdbcJobRepository implements JobRepository {
                 )""".formatted(shape.rows);
     }
 
-    private String enqueueStatement(RowShape shape, boolean notify, boolean windowed) {
-        return inputCte(shape) + insertCtes(shape.counted, notify, windowed)
+    private String enqueueStatement(RowShape shape, boolean notify, boolean windowed, boolean batched) {
+        return inputCte(shape) + insertCtes(shape.counted, notify, windowed, batched)
                 + (notify ? "\nSELECT id FROM inserted LEFT JOIN notified ON true" : "\nSELECT id FROM inserted");
     }
 
@@ -446,7 +480,7 @@ final class JdbcJobRepository implements JobRepository {
                       AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
                     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
                               j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
-                              j.priority, j.workflow_id
+                              j.priority, j.workflow_id, j.batch_id
                 )""".formatted(after ? READY_IDS_AFTER : READY_IDS, Transition.CLAIM_LEASE.guard("j")) + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)
                 + "\n" + CLAIMED_COLUMNS;
     }
@@ -459,7 +493,7 @@ final class JdbcJobRepository implements JobRepository {
                     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
                               j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
                               j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
-                              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id
+                              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id
                 )""".formatted(after ? READY_IDS_AFTER : READY_IDS) + history.archiveCte("claimed", false)
                 + counters.deltaCte(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY) + "\n" + CLAIMED_COLUMNS;
     }
@@ -472,7 +506,7 @@ final class JdbcJobRepository implements JobRepository {
      * predicate would invite the partial lease index.
      */
     private String completeStatement(boolean workflows) {
-        // a workflow node whose cancellation was requested is left to CANCEL_RUNNING (completeNodes runs it):
+        // a workflow node whose cancellation was requested is left to CANCEL_RUNNING (completeMembers runs it):
         // this variant's cascade is the light one of parents that completed
         String statement = Transition.COMPLETE.tag() + """
                 WITH done AS (
@@ -484,7 +518,8 @@ final class JdbcJobRepository implements JobRepository {
                 FINISHED_COLUMNS) + history.archiveCte("done", true)
                 + counters.deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY);
         return workflows
-                ? WorkflowCascade.recursive(statement + cascade.completedCtes("done") + "\nSELECT count(*)"
+                ? WorkflowCascade.recursive(statement + cascade.completedCtes("done")
+                        + batches.ctes(Transition.COMPLETE, "done") + "\nSELECT count(*)"
                         + WorkflowCascade.NOTIFIED + " FROM done")
                 : statement + "\nSELECT count(*) FROM done";
     }
@@ -508,7 +543,7 @@ final class JdbcJobRepository implements JobRepository {
                     RETURNING %s, 'cancelled' AS state
                 )""".formatted(filter, Transition.CANCEL_RUNNING.guard("j"), FINISHED_COLUMNS) + history.archiveCte("cancelled", false)
                 + counters.deltaCte(Transition.CANCEL_RUNNING, "cancelled", Counters.Rows.MANY);
-        return workflows ? WorkflowCascade.recursive(statement + cascade.ctes(Transition.CANCEL_RUNNING, "cancelled", null)
+        return workflows ? WorkflowCascade.recursive(statement + cascades(Transition.CANCEL_RUNNING, "cancelled", null)
                 + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM cancelled")
                 : statement + "\nSELECT count(*) FROM cancelled";
     }
@@ -519,11 +554,11 @@ final class JdbcJobRepository implements JobRepository {
      * another transaction holds (a TRANSACTIONAL handler running them) are left alone. Returns each job it
      * did something to, with what.
      */
-    private String cancelStatement() {
+    private String cancelStatement(String ids, boolean requestRunning) {
         return WorkflowCascade.recursive(Transition.CANCEL.tag() + """
                 WITH cancelled AS (
                     DELETE FROM {schema}.job j
-                    WHERE j.id = ANY(ARRAY(SELECT id FROM {schema}.job WHERE id = ANY(:ids::bigint[])
+                    WHERE j.id = ANY(ARRAY(SELECT id FROM {schema}.job WHERE id = ANY(%2$s)
                                            AND state IN ('waiting', 'scheduled', 'ready') FOR UPDATE SKIP LOCKED))
                       AND j.state IN ('waiting', 'scheduled', 'ready')
                     RETURNING %s, j.state AS from_state, 'cancelled' AS state
@@ -532,14 +567,14 @@ final class JdbcJobRepository implements JobRepository {
                     WHERE w.queue = c.queue AND w.dedup_key = c.dedup_key
                 ), requested AS (
                     UPDATE {schema}.job SET cancel_requested = true
-                    WHERE id = ANY(:ids::bigint[]) AND state = 'running'
+                    WHERE id = ANY(%2$s) AND state = 'running' AND %3$s
                     RETURNING id
-                )""".formatted(FINISHED_COLUMNS) + history.archiveCte("cancelled", false)
+                )""".formatted(FINISHED_COLUMNS, ids, requestRunning) + history.archiveCte("cancelled", false)
                 + counters.deltaCte(Transition.CANCEL, "cancelled", Counters.Rows.MANY)
-                + cascade.ctes(Transition.CANCEL, "cancelled", null) + """
+                + cascades(Transition.CANCEL, "cancelled", null) + """
 
-                SELECT id, true AS finished, (SELECT count(*) FROM wf_notified) AS wf_notified FROM cancelled
-                UNION ALL SELECT id, false, 0 FROM requested""");
+                SELECT id, true AS finished%s FROM cancelled
+                UNION ALL SELECT id, false, 0 FROM requested""".formatted(WorkflowCascade.NOTIFIED));
     }
 
     /**
@@ -577,10 +612,10 @@ final class JdbcJobRepository implements JobRepository {
                         locked_by = NULL, lease_until = NULL, last_error = :error, debounce_key = NULL,
                         dead_at = CASE WHEN :dead::boolean THEN now() END
                     WHERE id = :id AND %s
-                    RETURNING id, queue, state, workflow_id
+                    RETURNING id, queue, state, workflow_id, batch_id
                 )""".formatted(transition.guard(""))
                 + counters.deltaCte(transition, "failed", Counters.Rows.MANY);
-        return workflows ? WorkflowCascade.recursive(statement + cascade.ctes(transition, "failed", null)
+        return workflows ? WorkflowCascade.recursive(statement + cascades(transition, "failed", null)
                 + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM failed")
                 : statement + "\nSELECT count(*) FROM failed";
     }
@@ -613,9 +648,9 @@ final class JdbcJobRepository implements JobRepository {
                                OR NOT EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = r.locked_by
                                               AND n.id NOT IN (SELECT id FROM stale)))
                         ORDER BY r.id FOR UPDATE SKIP LOCKED))
-                    RETURNING j.id, j.queue, j.state, j.workflow_id
+                    RETURNING j.id, j.queue, j.state, j.workflow_id, j.batch_id
                 )""".formatted(Transition.RESCUE.guard("r")) + counters.deltaCte(Transition.RESCUE, "rescued", Counters.Rows.MANY)
-                + cascade.ctes(Transition.RESCUE, "rescued", null)
+                + cascades(Transition.RESCUE, "rescued", null)
                 + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM rescued");
     }
 
@@ -647,9 +682,9 @@ final class JdbcJobRepository implements JobRepository {
                                 WHERE live.queue = d.queue AND live.dedup_key = d.dedup_key AND live.state <> 'dead'))
                         ORDER BY d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END, d.id DESC)
                       AND j.state = 'dead'
-                    RETURNING j.id, j.queue, j.workflow_id
+                    RETURNING j.id, j.queue, j.workflow_id, j.batch_id
                 )""" + counters.deltaCte(Transition.RETRY_DEAD, "retried", Counters.Rows.MANY)
-                + cascade.ctes(Transition.RETRY_DEAD, "retried", null)
+                + cascades(Transition.RETRY_DEAD, "retried", null)
                 + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM retried");
     }
 
@@ -659,11 +694,16 @@ final class JdbcJobRepository implements JobRepository {
                 WITH deleted AS (
                     DELETE FROM {schema}.job WHERE id = ANY(ARRAY(
                         SELECT id FROM {schema}.job WHERE %s LIMIT :limit FOR UPDATE SKIP LOCKED))
-                    RETURNING id, queue, workflow_id
+                    RETURNING id, queue, workflow_id, batch_id
                 )""".formatted(filter) + counters.deltaCte(transition, "deleted", Counters.Rows.MANY)
-                + cascade.ctes(transition, "deleted", (transition == Transition.PURGE) ? "purged while dead"
+                + cascades(transition, "deleted", (transition == Transition.PURGE) ? "purged while dead"
                         : "expired while dead")
                 + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM deleted");
+    }
+
+    /** The workflow and batch cascades of a transition's statement (see {@link WorkflowCascade#ctes}). */
+    private String cascades(Transition transition, String changed, @Nullable String cause) {
+        return cascade.ctes(transition, changed, cause) + batches.ctes(transition, changed);
     }
 
     // ---- transitions ---------------------------------------------------------------------------------
@@ -678,6 +718,22 @@ final class JdbcJobRepository implements JobRepository {
         return jdbc.query(enqueue.get(shape)[(notify ? 1 : 0) + (windowed ? 2 : 0)], (params) -> {
             shape.bind(params, jobs);
             params.text("queue", queue);
+            if (notify) {
+                params.text("channel", schema.notifyChannel());
+            }
+        }, (row) -> row.getLong(1));
+    }
+
+    @Override
+    public List<Long> enqueueToBatch(String queue, long batchId, List<NewJob> jobs, boolean notify) {
+        if (jobs.isEmpty()) {
+            return List.of();
+        }
+        RowShape shape = RowShape.of(jobs);
+        boolean windowed = jobs.stream().anyMatch((job) -> job.dedupForMillis() != null);
+        return jdbc.query(enqueueToBatch.get(shape)[(notify ? 1 : 0) + (windowed ? 2 : 0)], (params) -> {
+            shape.bind(params, jobs);
+            params.text("queue", queue).int8("batch_id", batchId);
             if (notify) {
                 params.text("channel", schema.notifyChannel());
             }
@@ -800,7 +856,8 @@ final class JdbcJobRepository implements JobRepository {
                     rows.getString("payload_type"), rows.getString("headers"), rows.getInt("attempts"),
                     rows.getInt("max_attempts"), rows.getTimestamp("created_at").toInstant(),
                     rows.getTimestamp("run_at").toInstant(), rows.getTimestamp("claimed_at").toInstant(),
-                    rows.getObject("timeout_ms", Long.class), rows.getObject("workflow_id", Long.class)));
+                    rows.getObject("timeout_ms", Long.class), rows.getObject("workflow_id", Long.class),
+                    rows.getObject("batch_id", Long.class)));
         }
         return new Claim(jobs, promoted, last);
     }
@@ -816,8 +873,8 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
-    public int completeNodes(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs) {
-        int completed = (int) jdbc.count(completeNodes, (params) -> params.int8Array("ids", ids)
+    public int completeMembers(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs) {
+        int completed = (int) jdbc.count(completeMembers, (params) -> params.int8Array("ids", ids)
             .uuid("node", node)
             .int4Array("attempts", attempts)
             .array("outputs", "text", outputs));
@@ -830,18 +887,22 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
-    public void nodesSucceeded(long[] ids, @Nullable String[] outputs) {
-        jdbc.count(nodesSucceeded, (params) -> params.int8Array("ids", ids).array("outputs", "text", outputs));
+    public void membersSucceeded(long[] ids, @Nullable Long[] workflowIds, @Nullable Long[] batchIds,
+            @Nullable String[] outputs) {
+        jdbc.count(membersSucceeded, (params) -> params.int8Array("ids", ids)
+            .array("workflow_ids", "int8", workflowIds)
+            .array("batch_ids", "int8", batchIds)
+            .array("outputs", "text", outputs));
     }
 
     @Override
     public boolean fail(UUID node, FailureUpdate failure) {
-        return failed(fail[failure.workflowNode() ? 1 : 0], failure, (params) -> params.uuid("node", node));
+        return failed(fail[failure.member() ? 1 : 0], failure, (params) -> params.uuid("node", node));
     }
 
     @Override
     public boolean failAfterRollback(FailureUpdate failure, boolean undoClaim) {
-        int variant = failure.workflowNode() ? 1 : 0;
+        int variant = failure.member() ? 1 : 0;
         return failed(undoClaim ? undoClaimThenFail[variant] : failAfterRollback[variant], failure, Jdbc.Binder.NONE);
     }
 
@@ -859,8 +920,8 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
-    public boolean snooze(UUID node, long id, int attempt, Duration delay, boolean workflowNode) {
-        return jdbc.countAll(snooze[workflowNode ? 1 : 0], (params) -> leasedAttempt(params, node, id, attempt).int8("delay_ms", delay.toMillis()))
+    public boolean snooze(UUID node, long id, int attempt, Duration delay, boolean member) {
+        return jdbc.countAll(snooze[member ? 1 : 0], (params) -> leasedAttempt(params, node, id, attempt).int8("delay_ms", delay.toMillis()))
                 > 0;
     }
 
@@ -882,7 +943,19 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public Cancellation cancel(long[] ids) {
-        List<long[]> rows = jdbc.query(cancel, (params) -> params.int8Array("ids", ids),
+        return cancellation(cancel, (params) -> params.int8Array("ids", ids));
+    }
+
+    @Override
+    public Cancellation cancelBatchMembers(long batchId) {
+        List<Long> requested = jdbc.query(requestBatchCancel, (params) -> params.int8("batch_id", batchId),
+                (row) -> row.getLong(1));
+        Cancellation cancelled = cancellation(cancelBatchMembers, (params) -> params.int8("batch_id", batchId));
+        return new Cancellation(cancelled.cancelled(), Set.copyOf(requested));
+    }
+
+    private Cancellation cancellation(Sql statement, Jdbc.Binder binder) {
+        List<long[]> rows = jdbc.query(statement, binder,
                 (row) -> new long[] { row.getLong("id"), row.getBoolean("finished") ? 1 : 0 });
         Set<Long> finished = new HashSet<>();
         Set<Long> requested = new HashSet<>();

@@ -20,6 +20,12 @@ public interface JobAdminPort {
     Cancellation cancel(long[] ids);
 
     /**
+     * As {@link #cancel(long[])}, every live member of the batch that is not dead: first the cancellation of the
+     * running ones is requested (committed on its own), then the others are cancelled.
+     */
+    Cancellation cancelBatchMembers(long batchId);
+
+    /**
      * What {@link #cancel(long[])} did.
      *
      * @param cancelled ids of jobs finished as cancelled

@@ -48,18 +48,21 @@ public interface JobEnginePort {
     int complete(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs);
 
     /**
-     * As {@link #complete} for jobs that are workflow nodes, with the {@link Transition.Cascade#WORKFLOW}
-     * cascade in the same statement: their outputs are kept for their dependants (whatever history says),
-     * dependants whose last parent this was become ready, and the queues of those are notified at commit.
+     * As {@link #complete} for jobs that are workflow nodes or batch members, with the
+     * {@link Transition.Cascade#WORKFLOW} and {@link Transition.Cascade#BATCH} cascades in the same statement:
+     * nodes' outputs are kept for their dependants (whatever history says), dependants whose last parent this was
+     * become ready, batches count their members and fire the callbacks this decides, and the queues of the jobs
+     * made ready are notified at commit.
      */
-    int completeNodes(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs);
+    int completeMembers(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs);
 
     /**
-     * The workflow cascade of TRANSACTIONAL nodes whose handlers succeeded, in their transaction (the claim
-     * already deleted their rows): their outputs are kept and their dependants released as by
-     * {@link #completeNodes}, committed or rolled back with the handlers' writes.
+     * The cascades of TRANSACTIONAL nodes and members whose handlers succeeded, in their transaction (the claim
+     * already deleted their rows), as by {@link #completeMembers}: committed or rolled back with the handlers'
+     * writes. {@code workflowIds} and {@code batchIds} are the jobs' (null where none).
      */
-    void nodesSucceeded(long[] ids, @Nullable String[] outputs);
+    void membersSucceeded(long[] ids, @Nullable Long[] workflowIds, @Nullable Long[] batchIds,
+            @Nullable String[] outputs);
 
     /**
      * {@link Transition#FAIL} of a LEASE attempt, if the node still owns the job in that attempt; a job whose
@@ -84,10 +87,11 @@ public interface JobEnginePort {
     }
 
     /**
-     * As {@link #snooze(UUID, long, int, Duration)}; a job that is no workflow's node ({@code workflowNode}
-     * false) is snoozed by a statement without the workflow cascade (for the cancel-requested case).
+     * As {@link #snooze(UUID, long, int, Duration)}; a job that is neither a workflow's node nor a batch's
+     * member ({@code member} false) is snoozed by a statement without their cascades (for the cancel-requested
+     * case).
      */
-    boolean snooze(UUID node, long id, int attempt, Duration delay, boolean workflowNode);
+    boolean snooze(UUID node, long id, int attempt, Duration delay, boolean member);
 
     /**
      * {@link Transition#SNOOZE_AFTER_ROLLBACK}: a TRANSACTIONAL attempt rolled back and put off, uncounted; with

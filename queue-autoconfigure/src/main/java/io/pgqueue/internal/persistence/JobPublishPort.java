@@ -17,6 +17,12 @@ public interface JobPublishPort {
     List<Long> enqueue(String queue, List<NewJob> jobs, boolean notify);
 
     /**
+     * As {@link #enqueue}, the jobs members of a batch, counted in its shards and counts: the caller holds the
+     * batch locked open ({@link BatchRepository#lockForAdding}) in the same transaction.
+     */
+    List<Long> enqueueToBatch(String queue, long batchId, List<NewJob> jobs, boolean notify);
+
+    /**
      * {@link Transition#ENQUEUE} of a debounced job ({@link NewJob#debounceKey()}), or, while a job of its key
      * is still waiting for its quiet window, that job takes the new payload and options and waits again.
      */

@@ -30,6 +30,8 @@ public final class Repositories {
 
     private final JdbcWorkflowRepository workflows;
 
+    private final JdbcBatchRepository batches;
+
     /**
      * @param dataSource the application's DataSource
      * @param schema the schema holding pgqueue's tables
@@ -51,6 +53,7 @@ public final class Repositories {
         this.notifications = new JdbcNotificationRepository(jdbc, schema);
         this.vacuumHorizon = new JdbcVacuumHorizonRepository(jdbc, schema);
         this.workflows = new JdbcWorkflowRepository(jdbc, schema, counterDeltas);
+        this.batches = new JdbcBatchRepository(jdbc, schema, counterDeltas);
     }
 
     public Schema schema() {
@@ -88,6 +91,10 @@ public final class Repositories {
 
     public WorkflowRepository workflows() {
         return workflows;
+    }
+
+    public BatchRepository batches() {
+        return batches;
     }
 
     public NodeRepository nodes() {

@@ -11,7 +11,8 @@ public interface SchemaRepository {
 
     /** The tables the runtime reads and writes. */
     List<String> TABLES = java.util.stream.Stream
-        .of(List.of("job"), Counters.TABLES, List.of("queue_state", "node", "schedule", "workflow", "workflow_node", "job_dependency"))
+        .of(List.of("job"), Counters.TABLES, List.of("queue_state", "node", "schedule", "workflow", "workflow_node", "job_dependency",
+                "batch", "batch_slot", "batch_callback"))
         .flatMap(List::stream)
         .toList();
 

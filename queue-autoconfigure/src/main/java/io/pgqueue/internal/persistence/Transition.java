@@ -78,18 +78,19 @@ public enum Transition {
             List.of(Guard.AFTER_ROLLBACK), List.of()),
 
     CANCEL(of(JobState.WAITING, JobState.SCHEDULED, JobState.READY), of(JobState.CANCELLED), List.of(Total.CANCELLED),
-            List.of(), List.of(Cascade.HISTORY, Cascade.DEDUP_WINDOW_RELEASE, Cascade.WORKFLOW)),
+            List.of(), List.of(Cascade.HISTORY, Cascade.DEDUP_WINDOW_RELEASE, Cascade.WORKFLOW,
+                    Cascade.BATCH)),
 
     CANCEL_RUNNING(of(JobState.RUNNING), of(JobState.CANCELLED), List.of(Total.CANCELLED),
             List.of(Guard.CANCEL_REQUESTED), List.of(Cascade.HISTORY)),
 
     RESCUE(of(JobState.RUNNING), of(JobState.READY, JobState.DEAD), List.of(Total.FAILED, Total.DEAD_LETTERED),
-            List.of(Guard.NOT_CANCEL_REQUESTED), List.of(Cascade.WORKFLOW)),
+            List.of(Guard.NOT_CANCEL_REQUESTED), List.of(Cascade.WORKFLOW, Cascade.BATCH)),
 
     RELEASE(of(JobState.RUNNING), of(JobState.READY), List.of(), List.of(Guard.OWNED, Guard.NOT_CANCEL_REQUESTED),
             List.of()),
 
-    RETRY_DEAD(of(JobState.DEAD), of(JobState.READY), List.of(), List.of(), List.of(Cascade.WORKFLOW)),
+    RETRY_DEAD(of(JobState.DEAD), of(JobState.READY), List.of(), List.of(), List.of(Cascade.WORKFLOW, Cascade.BATCH)),
 
     PURGE(of(JobState.DEAD), none(), List.of(), List.of(), List.of(Cascade.WORKFLOW)),
 
@@ -177,7 +178,17 @@ public enum Transition {
         WORKFLOW,
 
         /** The workflow's node rows and the dependency edges between the inserted jobs are written. */
-        WORKFLOW_GRAPH
+        WORKFLOW_GRAPH,
+
+        /**
+         * The batch members among the rows are counted per batch and in their batch's shards; a shard that reaches
+         * zero or leaves it updates the batch row, and a callback the change decides is fired (its job inserted
+         * by {@link #ENQUEUE} in the same statement), exactly once. Declared by the transitions all of whose
+         * statements carry it; the members' variants of {@link #ENQUEUE} (an addition to an open batch: counted
+         * only), {@link #COMPLETE}, {@link #CLAIM_DELETE} (the end of the handler), {@link #FAIL},
+         * {@link #FAIL_AFTER_ROLLBACK} and {@link #CANCEL_RUNNING} carry it beside {@link #WORKFLOW}.
+         */
+        BATCH
     }
 
     /**

@@ -70,11 +70,19 @@ public class JdbcQueueTemplate implements QueueTemplate {
 
     @Override
     public SendResult send(String queue, Object payload, SendOptions options) {
+        return send(queue, payload, options, null);
+    }
+
+    /**
+     * A send; with a batch id, the job is a member of that batch, which the caller holds locked open in its
+     * transaction (see {@link JdbcBatches}).
+     */
+    SendResult send(String queue, Object payload, SendOptions options, @Nullable Long batchId) {
         QueueNames.validate(queue);
         Objects.requireNonNull(payload, "payload");
         Objects.requireNonNull(options, "options");
         return observer.observe(queue, options.headers(), 1, (headers, sentJob) -> {
-            SendResult result = send(queue, toNewJob(queue, payload, options, headers), options);
+            SendResult result = send(queue, toNewJob(queue, payload, options, headers), options, batchId);
             if (result.created()) {
                 sentJob.accept(Objects.requireNonNull(result.jobId()));
             }
@@ -82,12 +90,12 @@ public class JdbcQueueTemplate implements QueueTemplate {
         });
     }
 
-    private SendResult send(String queue, NewJob job, SendOptions options) {
+    private SendResult send(String queue, NewJob job, SendOptions options, @Nullable Long batchId) {
         if (job.debounceKey() != null) {
             JobPublishPort.DebouncedSend sent = jobs.enqueueDebounced(queue, job);
             return sent.inserted() ? SendResult.created(sent.jobId()) : SendResult.duplicateOf(sent.jobId());
         }
-        List<Long> ids = insert(queue, List.of(job));
+        List<Long> ids = insert(queue, List.of(job), batchId);
         if (!ids.isEmpty()) {
             return SendResult.created(ids.get(0));
         }
@@ -101,16 +109,21 @@ public class JdbcQueueTemplate implements QueueTemplate {
 
     @Override
     public BatchSendResult sendBatch(String queue, Collection<?> payloads, SendOptions options) {
+        return sendBatch(queue, payloads, options, (Long) null);
+    }
+
+    /** A batch send; with a batch id, as {@link #send(String, Object, SendOptions, Long)}. */
+    BatchSendResult sendBatch(String queue, Collection<?> payloads, SendOptions options, @Nullable Long batchId) {
         QueueNames.validate(queue);
         Objects.requireNonNull(payloads, "payloads");
         Objects.requireNonNull(options, "options");
         return observer.observe(queue, options.headers(), payloads.size(),
-                (headers, sentJob) -> sendBatch(queue, payloads, options, headers));
+                (headers, sentJob) -> sendBatch(queue, payloads, options, headers, batchId));
     }
 
     /** Sends a batch; every job carries {@code traceHeaders} (the batch's trace context) beside its own. */
     private BatchSendResult sendBatch(String queue, Collection<?> payloads, SendOptions options,
-            Map<String, String> traceHeaders) {
+            Map<String, String> traceHeaders, @Nullable Long batchId) {
         List<Long> ids = new ArrayList<>(payloads.size());
         List<NewJob> chunk = new ArrayList<>(Math.min(payloads.size(), batchChunkSize));
         for (Object element : payloads) {
@@ -123,19 +136,20 @@ public class JdbcQueueTemplate implements QueueTemplate {
             }
             chunk.add(job);
             if (chunk.size() == batchChunkSize) {
-                ids.addAll(insert(queue, chunk));
+                ids.addAll(insert(queue, chunk, batchId));
                 chunk.clear();
             }
         }
-        ids.addAll(insert(queue, chunk));
+        ids.addAll(insert(queue, chunk, batchId));
         return new BatchSendResult(ids, payloads.size());
     }
 
-    private List<Long> insert(String queue, List<NewJob> batch) {
+    private List<Long> insert(String queue, List<NewJob> batch, @Nullable Long batchId) {
         if (batch.isEmpty()) {
             return List.of();
         }
-        return wakeups.enqueue(queue, (notify) -> jobs.enqueue(queue, batch, notify));
+        return wakeups.enqueue(queue, (notify) -> (batchId != null) ? jobs.enqueueToBatch(queue, batchId, batch, notify)
+                : jobs.enqueue(queue, batch, notify));
     }
 
     /** A job request's own headers and the batch's trace context. */
