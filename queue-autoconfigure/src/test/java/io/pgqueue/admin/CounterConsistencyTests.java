@@ -490,9 +490,12 @@ class CounterConsistencyTests {
                 case CLAIM_DELETE -> transactions.executeWithoutResult((status) -> {
                     List<ClaimedJob> claimed = jobs.claimAndDelete(
                             new ClaimRequest(queue, 1 + random.nextInt(5), 3, true, null, 0)).jobs();
-                    long[] nodes = claimed.stream().filter(ClaimedJob::inWorkflow).mapToLong(ClaimedJob::id).toArray();
-                    if (nodes.length > 0) {
-                        jobs.membersSucceeded(nodes, new String[nodes.length]);
+                    List<ClaimedJob> members = claimed.stream().filter(ClaimedJob::cascades).toList();
+                    if (!members.isEmpty()) {
+                        jobs.membersSucceeded(members.stream().mapToLong(ClaimedJob::id).toArray(),
+                                members.stream().map(ClaimedJob::workflowId).toArray(Long[]::new),
+                                members.stream().map(ClaimedJob::batchId).toArray(Long[]::new),
+                                new String[members.size()]);
                     }
                 });
                 case COMPLETE -> completeSome();
@@ -568,8 +571,8 @@ class CounterConsistencyTests {
                 return;
             }
             List<ClaimedJob> done = takeSome();
-            List<ClaimedJob> plain = done.stream().filter((job) -> !job.inWorkflow()).toList();
-            List<ClaimedJob> nodes = done.stream().filter(ClaimedJob::inWorkflow).toList();
+            List<ClaimedJob> plain = done.stream().filter((job) -> !job.cascades()).toList();
+            List<ClaimedJob> nodes = done.stream().filter(ClaimedJob::cascades).toList();
             jobs.complete(node.id(), plain.stream().mapToLong(ClaimedJob::id).toArray(),
                     plain.stream().mapToInt(ClaimedJob::attempt).toArray(), new String[plain.size()]);
             jobs.completeMembers(node.id(), nodes.stream().mapToLong(ClaimedJob::id).toArray(),
