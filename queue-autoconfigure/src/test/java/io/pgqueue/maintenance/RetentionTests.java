@@ -49,8 +49,8 @@ class RetentionTests {
             long deleted = context.getBean(QueueMaintenance.class).deleteOldRows();
 
             assertThat(deleted).isEqualTo(25 + 12);
-            // dead: 10 + 10 + 5; history's default partition: 10 + 2; finished workflows: none
-            assertThat(counter.count()).isEqualTo(6);
+            // dead: 10 + 10 + 5; history's default partition: 10 + 2; finished workflows and batches: none
+            assertThat(counter.count()).isEqualTo(7);
             assertThat(jobs.count("old", "dead")).isEqualTo(5);
             assertThat(jobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.job_history WHERE queue = 'old'",
                     Long.class)).isEqualTo(3);

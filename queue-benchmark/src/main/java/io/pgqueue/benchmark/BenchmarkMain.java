@@ -28,7 +28,7 @@ public final class BenchmarkMain {
 
     /** Scenarios that run only when named. */
     private static final List<String> EXTRA = List.of("churn", "long-transaction", "long-transaction-steady", "history",
-            "workflows");
+            "workflows", "batches");
 
     private static final String USAGE = """
             java -jar queue-benchmark.jar [options]
@@ -103,6 +103,8 @@ public final class BenchmarkMain {
                     case "history" -> HistoryScenario.run(server, smoke ? 20_000 : quick ? 1_000_000 : 10_000_000);
                     case "workflows" -> WorkflowsScenario.run(server, smoke ? 200 : 10_000,
                             smoke ? 100 : quick ? 1_000 : 10_000, smoke ? 1_000 : quick ? 100_000 : 1_000_000);
+                    case "batches" -> BatchesScenario.run(server, smoke ? 200 : quick ? 20_000 : 100_000,
+                            smoke ? 1 : quick ? 2 : 3);
                     case "long-transaction" -> LongTransactionScenario.run(run,
                             Integer.getInteger("bench.long-transaction.jobs", sizes.drainJobs() / 2));
                     case "long-transaction-steady" -> LongTransactionScenario.steady(run, sizes.steady());

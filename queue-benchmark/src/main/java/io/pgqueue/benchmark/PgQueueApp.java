@@ -152,6 +152,12 @@ final class PgQueueApp implements AutoCloseable {
         }
 
         @Bean
+        @ConditionalOnBooleanProperty("bench.batch-members")
+        BatchesScenario.Members batchMembers() {
+            return new BatchesScenario.Members();
+        }
+
+        @Bean
         @ConditionalOnBooleanProperty("bench.workflow-parent")
         WorkflowsScenario.Parent workflowParent() {
             return new WorkflowsScenario.Parent();

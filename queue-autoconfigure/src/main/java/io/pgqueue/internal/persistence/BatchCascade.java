@@ -199,7 +199,7 @@ final class BatchCascade {
                     FROM b_fired f JOIN {schema}.batch b ON b.id = f.batch_id
                     RETURNING id, queue, state
                 )""".formatted(Transition.ENQUEUE.tag(), EVENT_TYPE)
-                + counters.deltaCte(Transition.ENQUEUE, "b_enqueued", Counters.Rows.MANY, "b_counted_callbacks") + """
+                + counters.deltaCte(Transition.ENQUEUE, "b_enqueued", Counters.Rows.MANY) + """
                 , b_notified AS (
                     SELECT pg_notify({channel}, queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
                 )""";

@@ -94,11 +94,6 @@ final class Counters {
      * aggregate's key column and, when the transition can reach several states, the new {@code state}.
      */
     String deltaCte(Transition transition, String changed, Rows rows) {
-        return deltaCte(transition, changed, rows, "counted_" + transition.name().toLowerCase(java.util.Locale.ROOT));
-    }
-
-    /** As {@link #deltaCte(Transition, String, Rows)}, the CTE named {@code alias} (a statement may count twice). */
-    String deltaCte(Transition transition, String changed, Rows rows, String alias) {
         if (!enabled) {
             return "";
         }
@@ -119,6 +114,7 @@ final class Counters {
                 values.add(value);
             }
         }
+        String alias = "counted_" + transition.name().toLowerCase(java.util.Locale.ROOT);
         String key = aggregate.key();
         return ", " + alias + " AS (\n    INSERT INTO {schema}." + aggregate.deltaTable() + " (" + key + ", "
                 + String.join(", ", columns) + ")\n    SELECT " + key + ", " + String.join(", ", values) + " FROM "

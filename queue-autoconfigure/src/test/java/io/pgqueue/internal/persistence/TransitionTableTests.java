@@ -75,6 +75,13 @@ class TransitionTableTests {
                             .contains("INSERT INTO \"pgqueue\".workflow_counter_delta")
                             .contains("(SELECT count(*) FROM wf_notified)");
                     }
+                    if (transition.cascades().contains(Transition.Cascade.BATCH)) {
+                        assertThat(statement).as("batch cascade of %s in %s", transition, statement)
+                            .contains("UPDATE \"pgqueue\".batch_slot s")
+                            .contains("INSERT INTO \"pgqueue\".batch_counter_delta")
+                            .contains("UPDATE \"pgqueue\".batch_callback k")
+                            .contains("(SELECT count(*) FROM b_notified)");
+                    }
                     if (transition.cascades().contains(Transition.Cascade.WORKFLOW_GRAPH)) {
                         assertThat(statement).as("workflow graph of %s in %s", transition, statement)
                             .contains("INSERT INTO \"pgqueue\".workflow_node")
