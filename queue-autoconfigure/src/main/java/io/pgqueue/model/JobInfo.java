@@ -33,16 +33,29 @@ import org.jspecify.annotations.Nullable;
  * @param lockedBy the node running it (LEASE), or null
  * @param leaseUntil when that node's lease runs out, or null
  * @param workflowId the workflow the job is a node of, or null
+ * @param batchId the batch the job is a member of, or null
  */
 public record JobInfo(long id, String queue, JobState state, String payload, @Nullable String payloadType,
         Map<String, String> headers, int attempts, @Nullable Integer maxAttempts, int priority, Instant runAt,
         Instant enqueuedAt, @Nullable Instant attemptedAt, @Nullable Instant finishedAt, @Nullable String lastError,
         @Nullable String output, @Nullable Progress progress, boolean cancelRequested, @Nullable String groupKey,
         @Nullable String dedupKey, @Nullable Long timeoutMillis, @Nullable UUID lockedBy, @Nullable Instant leaseUntil,
-        @Nullable Long workflowId) {
+        @Nullable Long workflowId, @Nullable Long batchId) {
 
     public JobInfo {
         headers = Map.copyOf(headers);
+    }
+
+    /** A job that is no batch's member (the components before batches existed). */
+    public JobInfo(long id, String queue, JobState state, String payload, @Nullable String payloadType,
+            Map<String, String> headers, int attempts, @Nullable Integer maxAttempts, int priority, Instant runAt,
+            Instant enqueuedAt, @Nullable Instant attemptedAt, @Nullable Instant finishedAt, @Nullable String lastError,
+            @Nullable String output, @Nullable Progress progress, boolean cancelRequested, @Nullable String groupKey,
+            @Nullable String dedupKey, @Nullable Long timeoutMillis, @Nullable UUID lockedBy,
+            @Nullable Instant leaseUntil, @Nullable Long workflowId) {
+        this(id, queue, state, payload, payloadType, headers, attempts, maxAttempts, priority, runAt, enqueuedAt,
+                attemptedAt, finishedAt, lastError, output, progress, cancelRequested, groupKey, dedupKey, timeoutMillis,
+                lockedBy, leaseUntil, workflowId, null);
     }
 
     /** A job that is no workflow's node (the components before workflows existed). */
@@ -54,7 +67,7 @@ public record JobInfo(long id, String queue, JobState state, String payload, @Nu
             @Nullable Instant leaseUntil) {
         this(id, queue, state, payload, payloadType, headers, attempts, maxAttempts, priority, runAt, enqueuedAt,
                 attemptedAt, finishedAt, lastError, output, progress, cancelRequested, groupKey, dedupKey, timeoutMillis,
-                lockedBy, leaseUntil, null);
+                lockedBy, leaseUntil, null, null);
     }
 
     /**

@@ -11,6 +11,9 @@ import java.util.function.Supplier;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.dashboard.DashboardAccess.ActionRefusedException;
 import io.pgqueue.dashboard.DashboardViews.ActionResult;
+import io.pgqueue.dashboard.DashboardViews.BatchDetail;
+import io.pgqueue.dashboard.DashboardViews.BatchMemberView;
+import io.pgqueue.dashboard.DashboardViews.BatchView;
 import io.pgqueue.dashboard.DashboardViews.DeadSelection;
 import io.pgqueue.dashboard.DashboardViews.JobPageView;
 import io.pgqueue.dashboard.DashboardViews.JobRow;
@@ -23,6 +26,9 @@ import io.pgqueue.dashboard.DashboardViews.ScheduleView;
 import io.pgqueue.dashboard.DashboardViews.WorkflowDetail;
 import io.pgqueue.dashboard.DashboardViews.WorkflowNodeView;
 import io.pgqueue.dashboard.DashboardViews.WorkflowView;
+import io.pgqueue.model.BatchMemberInfo;
+import io.pgqueue.model.BatchQuery;
+import io.pgqueue.model.BatchState;
 import io.pgqueue.model.BulkCancelResult;
 import io.pgqueue.model.CancelResult;
 import io.pgqueue.model.JobInfo;
@@ -133,6 +139,35 @@ class DashboardApiController {
                 result.cancelled() + " cancelled, " + result.cancelRequested() + " asked to cancel");
     }
 
+    /** Batches newest first, by name and state, keyset-paged by {@code before}. */
+    @GetMapping("/batches")
+    List<BatchView> batches(@RequestParam(required = false) @Nullable String name,
+            @RequestParam(required = false) @Nullable String state, @RequestParam(required = false) @Nullable Long before) {
+        BatchQuery query = new BatchQuery((name != null && !name.isBlank()) ? name : null,
+                (state != null && !state.isBlank()) ? BatchState.of(state) : null, before, WORKFLOW_PAGE);
+        return admin.batches(query).stream().map((batch) -> BatchView.of(batch, showPayloads)).toList();
+    }
+
+    /** A batch with a page of {@value #BATCH_MEMBERS} live members after {@code after}. */
+    @GetMapping("/batches/{id}")
+    ResponseEntity<BatchDetail> batch(@PathVariable long id, @RequestParam(defaultValue = "0") long after) {
+        return admin.batch(id).map((batch) -> {
+            List<BatchMemberInfo> members = admin.batchMembers(id, after, BATCH_MEMBERS + 1);
+            Long next = (members.size() > BATCH_MEMBERS) ? members.get(BATCH_MEMBERS - 1).jobId() : null;
+            return ResponseEntity.ok(new BatchDetail(BatchView.of(batch, showPayloads),
+                    members.stream().limit(BATCH_MEMBERS).map((member) -> BatchMemberView.of(member, showPayloads))
+                        .toList(), next));
+        }).orElseGet(() -> ResponseEntity.notFound().build());
+    }
+
+    @PostMapping("/batches/{id}/cancel")
+    ActionResult cancelBatch(HttpServletRequest request, @PathVariable long id) {
+        access.authorize(request, "cancel", "batch " + id);
+        BulkCancelResult result = admin.cancelBatch(id);
+        return new ActionResult("cancel", "batch " + id, result.cancelled() + result.cancelRequested(),
+                result.cancelled() + " cancelled, " + result.cancelRequested() + " asked to cancel");
+    }
+
     @GetMapping("/schedules")
     List<ScheduleView> schedules() {
         return admin.schedules().stream().map(ScheduleView::of).toList();
@@ -217,6 +252,9 @@ class DashboardApiController {
     private static final int WORKFLOW_PAGE = 50;
 
     private static final int WORKFLOW_NODES = 500;
+
+    /** Live members on one page of a batch. */
+    private static final int BATCH_MEMBERS = 100;
 
     private static final int MAX_SELECTED_IDS = 1000;
 

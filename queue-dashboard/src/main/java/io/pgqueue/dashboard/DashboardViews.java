@@ -18,6 +18,9 @@ import io.pgqueue.model.NodeContainer;
 import io.pgqueue.model.QueueListenerNode;
 import io.pgqueue.model.QueueStats;
 import io.pgqueue.model.ScheduleInfo;
+import io.pgqueue.model.BatchCounts;
+import io.pgqueue.model.BatchInfo;
+import io.pgqueue.model.BatchMemberInfo;
 import io.pgqueue.model.WorkflowCounts;
 import io.pgqueue.model.WorkflowInfo;
 import io.pgqueue.model.WorkflowNodeInfo;
@@ -221,7 +224,7 @@ final class DashboardViews {
             @Nullable Long timeoutMillis, @Nullable UUID lockedBy, @Nullable Instant leaseUntil, boolean cancelRequested,
             @Nullable Integer progressPercent, @Nullable String progressMessage, @Nullable String payload,
             @Nullable String payloadType, @Nullable String lastError, @Nullable String output, boolean masked,
-            List<Event> history, List<String> actions, @Nullable Long workflowId) {
+            List<Event> history, List<String> actions, @Nullable Long workflowId, @Nullable Long batchId) {
 
         static JobView of(JobInfo job, boolean show) {
             return new JobView(job.id(), job.queue(), job.state().value(), job.attempts(), job.maxAttempts(),
@@ -231,7 +234,7 @@ final class DashboardViews {
                     job.cancelRequested(), (job.progress() != null) ? job.progress().percent() : null,
                     (job.progress() != null) ? mask(job.progress().message(), show) : null, mask(job.payload(), show),
                     job.payloadType(), mask(job.lastError(), show), mask(job.output(), show), !show, history(job),
-                    actions(job.state()), job.workflowId());
+                    actions(job.state()), job.workflowId(), job.batchId());
         }
 
         private static List<Event> history(JobInfo job) {
@@ -359,6 +362,81 @@ final class DashboardViews {
                     workflow.createdAt(), workflow.finishedAt(),
                     workflow.state().isFinished() ? List.of() : List.of(AdminAction.CANCEL.verb()));
         }
+    }
+
+    /**
+     * A batch in a list or on its page.
+     *
+     * @param id batch id
+     * @param name its name
+     * @param state open, running, succeeded, failed or cancelled
+     * @param counts members active, dead, completed, cancelled, and in all
+     * @param properties what its callbacks receive, or the mask
+     * @param callbacks its callbacks: event, queue, state, job
+     * @param createdAt when it was opened
+     * @param sealedAt when it was sealed, or null
+     * @param finishedAt when its last member finished, or null
+     * @param actions cancel while it has not finished
+     */
+    record BatchView(long id, String name, String state, Map<String, Long> counts, Map<String, String> properties,
+            List<BatchCallbackView> callbacks, Instant createdAt, @Nullable Instant sealedAt,
+            @Nullable Instant finishedAt, List<String> actions) {
+
+        static BatchView of(BatchInfo batch, boolean show) {
+            Map<String, Long> counts = new LinkedHashMap<>();
+            BatchCounts c = batch.counts();
+            counts.put("active", c.active());
+            counts.put("dead", c.dead());
+            counts.put("completed", c.completed());
+            counts.put("cancelled", c.cancelled());
+            counts.put("total", c.total());
+            return new BatchView(batch.id(), batch.name(), batch.state().value(), counts,
+                    Masking.maskValues(batch.properties(), show),
+                    batch.callbacks().stream().map((k) -> new BatchCallbackView(k.event().value(), k.queue(), k.state(),
+                            k.jobId(), k.firedAt())).toList(),
+                    batch.createdAt(), batch.sealedAt(), batch.finishedAt(),
+                    batch.state().isFinished() ? List.of() : List.of(AdminAction.CANCEL.verb()));
+        }
+    }
+
+    /**
+     * A batch's callback.
+     *
+     * @param event success, complete, first_death or cannot_succeed
+     * @param queue its job's queue
+     * @param state pending, fired or skipped
+     * @param jobId its job once fired
+     * @param firedAt when it fired
+     */
+    record BatchCallbackView(String event, String queue, String state, @Nullable Long jobId,
+            @Nullable Instant firedAt) {
+    }
+
+    /**
+     * A live member of a batch.
+     *
+     * @param jobId its job
+     * @param queue its queue
+     * @param state its state
+     * @param attempts attempts started
+     * @param error its last error's first line, or the mask
+     */
+    record BatchMemberView(long jobId, String queue, String state, int attempts, @Nullable String error) {
+
+        static BatchMemberView of(BatchMemberInfo member, boolean show) {
+            return new BatchMemberView(member.jobId(), member.queue(), member.state().value(), member.attempts(),
+                    mask(member.error(), show));
+        }
+    }
+
+    /**
+     * A batch with a page of its live members.
+     *
+     * @param batch the batch
+     * @param members live members after {@code after}, in job id order
+     * @param next the job id to page on from, or null on the last page
+     */
+    record BatchDetail(BatchView batch, List<BatchMemberView> members, @Nullable Long next) {
     }
 
     /**

@@ -1,11 +1,14 @@
 package io.pgqueue.dashboard;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
 import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.batch.Batch;
+import io.pgqueue.batch.BatchOperations;
 import io.pgqueue.model.ClusterNode;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobQuery;
@@ -60,6 +63,9 @@ class DashboardBrowserTests {
 
     @Autowired
     WorkflowOperations workflows;
+
+    @Autowired
+    BatchOperations batches;
 
     @Autowired
     DashboardTestApplication.Listeners listeners;
@@ -272,6 +278,35 @@ class DashboardBrowserTests {
         assertThat(admin.workflow(order.id()).orElseThrow().counts().cancelled()).isEqualTo(3);
         page.open("#/workflows?state=cancelled");
         page.waitFor((driver) -> !driver.findElements(By.cssSelector("tr[data-workflow='" + order.id() + "']")).isEmpty());
+    }
+
+    @Test
+    void aBatchShowsItsProgressCallbacksAndMembersAndIsCancelledFromItsPage() {
+        long id = batches.open(Batch.builder("import-9").property("file", "customers.csv")
+            .onComplete("orders-wf").onCannotSucceed("orders-wf").build());
+        batches.addAll(id, "work", List.of(Map.of("row", 1), Map.of("row", 2), Map.of("row", 3)));
+        batches.add(id, "flaky", Map.of("name", "row-4"));
+        List<Long> later = batches.addAll(id, "batch-later", List.of(Map.of("row", 5), Map.of("row", 6)),
+                SendOptions.builder().delay(Duration.ofHours(1)).build()).jobIds();
+        batches.seal(id);
+        Browser page = browser().open("#/batches/" + id);
+        page.waitForText(By.cssSelector("[data-count='completed'] .value"), "3");
+        page.waitForText(By.cssSelector("[data-count='dead'] .value"), "1");
+        page.waitForText(By.cssSelector("tr[data-callback='cannot_succeed'] [data-badge]"), "fired");
+        assertThat(page.text(By.cssSelector("tr[data-callback='complete']"))).contains("pending");
+        assertThat(page.all(By.cssSelector("#batch-members tr[data-member]"))).hasSize(3);
+        assertThat(page.text(By.id("batch-progress"))).contains("67 % finished");
+        assertThat(page.screenshot("batch")).exists();
+
+        page.open("#/jobs/" + later.get(0));
+        page.click(By.cssSelector("[data-batch-link]"));
+        page.waitForText(By.cssSelector("h1 [data-badge]"), "running");
+        page.click(By.cssSelector("button[data-action='cancel-batch']"));
+        page.confirm();
+        page.waitForText(By.cssSelector("h1 [data-badge]"), "cancelled");
+        assertThat(admin.batch(id).orElseThrow().counts().cancelled()).isEqualTo(2);
+        page.open("#/batches?state=cancelled");
+        page.waitFor((driver) -> !driver.findElements(By.cssSelector("tr[data-batch='" + id + "']")).isEmpty());
     }
 
     /** The dashboard guide's pictures: the overview with throughput, and a job page; look at them in target/screenshots. */

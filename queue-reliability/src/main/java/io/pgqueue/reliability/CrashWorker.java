@@ -64,6 +64,29 @@ public class CrashWorker {
             """;
 
     /**
+     * SQL of the table where batch callbacks record their runs (with how many of their batch's members were still
+     * unfinished, dead ones aside, as the run saw them), created by whoever starts the workers.
+     */
+    public static final String CALLBACK_RUN_TABLE = """
+            CREATE TABLE IF NOT EXISTS callback_run (
+                job_id     bigint      NOT NULL,
+                batch_id   bigint      NOT NULL,
+                event      text        NOT NULL,
+                pid        bigint      NOT NULL,
+                unfinished integer     NOT NULL,
+                at         timestamptz NOT NULL DEFAULT clock_timestamp()
+            )
+            """;
+
+    /**
+     * A batch member's work.
+     *
+     * @param poison whether it fails every attempt (and ends dead)
+     */
+    public record MemberWork(boolean poison) {
+    }
+
+    /**
      * A workflow node's work: a splitter adds {@code fanOut} chunks and a merge after them.
      *
      * @param fanOut chunks a splitter adds, 0 for other nodes
@@ -101,6 +124,36 @@ public class CrashWorker {
         void lease(Work work, JobContext job) {
             LockSupport.parkNanos(WORK.toNanos());
             record(job);
+        }
+
+        /** A batch member acknowledged after its run. */
+        @QueueListener(queue = "b-crash-lease", concurrency = "6", batchSize = "4")
+        void leaseMember(MemberWork work) {
+            LockSupport.parkNanos(WORK.toNanos());
+            member(work);
+        }
+
+        /** A batch member whose run commits with its acknowledgement. */
+        @QueueListener(queue = "b-crash-tx", mode = "TRANSACTIONAL", concurrency = "3")
+        void transactionalMember(MemberWork work) {
+            member(work);
+            LockSupport.parkNanos(WORK.toNanos());
+        }
+
+        private static void member(MemberWork work) {
+            if (work.poison()) {
+                throw new IllegalStateException("poison member");
+            }
+        }
+
+        /** A batch callback, recorded in its own transaction: exactly once per callback job. */
+        @QueueListener(queue = "b-crash-done", mode = "TRANSACTIONAL", concurrency = "2")
+        void callback(io.pgqueue.batch.BatchEvent event, JobContext job) {
+            Integer unfinished = jdbc.queryForObject(
+                    "SELECT count(*) FROM pgqueue.job WHERE batch_id = ? AND state <> 'dead'", Integer.class,
+                    event.batchId());
+            jdbc.update("INSERT INTO callback_run (job_id, batch_id, event, pid, unfinished) VALUES (?, ?, ?, ?, ?)",
+                    job.id(), event.batchId(), event.event().value(), PID, unfinished);
         }
 
         /** A workflow node whose run commits with its acknowledgement: exactly once. */

@@ -50,7 +50,8 @@ final class JdbcHistoryRepository implements HistoryRepository {
                    0::smallint AS priority, coalesce(run_at, created_at) AS run_at, created_at, attempted_at,
                    finished_at, {error} AS last_error, {output} AS output, NULL::smallint AS progress_percent,
                    NULL::text AS progress_message, false AS cancel_requested, group_key, dedup_key,
-                   NULL::bigint AS timeout_ms, NULL::uuid AS locked_by, NULL::timestamptz AS lease_until, workflow_id
+                   NULL::bigint AS timeout_ms, NULL::uuid AS locked_by, NULL::timestamptz AS lease_until, workflow_id,
+                   batch_id
             FROM {schema}.job_history""";
 
     private final Jdbc jdbc;

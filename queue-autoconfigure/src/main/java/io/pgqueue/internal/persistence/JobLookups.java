@@ -31,7 +31,7 @@ final class JobLookups {
             SELECT id, queue, state, {payload} AS payload, payload_type, %s, attempts, max_attempts,
                    priority, run_at, created_at, attempted_at, dead_at AS finished_at, {error} AS last_error,
                    NULL::text AS output, progress_percent, progress_message, cancel_requested, group_key, dedup_key,
-                   timeout_ms, locked_by, lease_until, workflow_id
+                   timeout_ms, locked_by, lease_until, workflow_id, batch_id
             FROM {schema}.job""";
 
     /** Headers as two arrays ordered by name: no JSON parsing needed to read them. */
@@ -203,7 +203,8 @@ final class JobLookups {
                 (percent != null) ? new JobInfo.Progress(percent, row.getString("progress_message")) : null,
                 row.getBoolean("cancel_requested"), row.getString("group_key"), row.getString("dedup_key"),
                 row.getObject("timeout_ms", Long.class), row.getObject("locked_by", UUID.class),
-                instant(row.getTimestamp("lease_until")), row.getObject("workflow_id", Long.class));
+                instant(row.getTimestamp("lease_until")), row.getObject("workflow_id", Long.class),
+                row.getObject("batch_id", Long.class));
     }
 
     private static Map<String, String> headers(ResultSet row) throws SQLException {

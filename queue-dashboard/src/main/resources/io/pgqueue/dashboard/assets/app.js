@@ -16,6 +16,7 @@
     const CSRF_TOKEN = meta('csrf-token');
     const LIVE_STATES = ['waiting', 'scheduled', 'ready', 'running', 'dead'];
     const WORKFLOW_STATES = ['running', 'failed', 'completed', 'cancelled'];
+    const BATCH_STATES = ['open', 'running', 'succeeded', 'failed', 'cancelled'];
     const ALL_STATES = LIVE_STATES.concat(['completed', 'cancelled']);
     const main = document.getElementById('main');
 
@@ -500,6 +501,9 @@
             const workflowLink = job.workflowId !== null
                 ? el('a', { href: '#/workflows/' + job.workflowId, 'data-workflow-link': job.workflowId, text: '#' + job.workflowId })
                 : el('span', { class: 'muted', text: '–' });
+            const batchLink = job.batchId !== null
+                ? el('a', { href: '#/batches/' + job.batchId, 'data-batch-link': job.batchId, text: '#' + job.batchId })
+                : el('span', { class: 'muted', text: '–' });
             const actions = el('div', { class: 'actions' },
                 job.actions.includes('cancel') ? actionButton('Cancel', { 'data-action': 'cancel' },
                     () => post('/jobs/' + job.id + '/cancel'), 'Cancel job #' + job.id + '?') : null,
@@ -508,7 +512,7 @@
                 job.actions.includes('purge') ? actionButton('Delete', { 'data-action': 'purge', class: 'danger' },
                     () => post('/jobs/' + job.id + '/purge'), 'Delete job #' + job.id + ' for good?') : null);
             const fields = [
-                ['Queue', queueLink], ['Workflow', workflowLink], ['State', el('span', {}, badge(job.state), job.cancelRequested ? ' cancellation requested' : '')],
+                ['Queue', queueLink], ['Workflow', workflowLink], ['Batch', batchLink], ['State', el('span', {}, badge(job.state), job.cancelRequested ? ' cancellation requested' : '')],
                 ['Attempts', job.attempts + (job.maxAttempts ? ' of ' + job.maxAttempts : '')], ['Priority', job.priority],
                 ['Run at', when(job.runAt)], ['Enqueued', when(job.enqueuedAt)], ['Last attempt', when(job.attemptedAt)],
                 ['Finished', when(job.finishedAt)], ['Lease owner', job.lockedBy || '–'], ['Lease until', when(job.leaseUntil)],
@@ -611,11 +615,98 @@
         };
     }
 
-    /** Completed, cancelled, dead, active and waiting nodes as one bar. */
+    // ---- batches --------------------------------------------------------------------------------------
+
+    function batchesPage(state, params) {
+        let last = null;
+        return async function refresh() {
+            const query = new URLSearchParams();
+            ['name', 'state', 'before'].forEach((key) => params.get(key) && query.set(key, params.get(key)));
+            const batches = await get('/batches' + (query.toString() ? '?' + query : ''));
+            const text = JSON.stringify(batches);
+            if (state.stale() || text === last) {
+                return;
+            }
+            last = text;
+            const name = el('input', { name: 'name', placeholder: 'name', value: params.get('name') || '' });
+            const states = el('select', { name: 'state' }, el('option', { value: '', text: 'any state' }),
+                BATCH_STATES.map((s) => el('option', { value: s, text: s, selected: params.get('state') === s })));
+            const filter = el('form', { class: 'filters', onsubmit: (event) => {
+                event.preventDefault();
+                navigate('#/batches', Object.fromEntries(Object.entries({ name: name.value, state: states.value }).filter(([, v]) => v)));
+            } }, name, states, el('button', { type: 'submit', text: 'Filter' }));
+            const rows = batches.map((b) => el('tr', { 'data-batch': b.id },
+                el('td', {}, el('a', { href: '#/batches/' + b.id, text: '#' + b.id })), el('td', { text: b.name }),
+                el('td', {}, badge(b.state)), el('td', {}, progressBar(b.counts)),
+                el('td', { class: 'num', text: count(b.counts.total) }), el('td', {}, when(b.createdAt))));
+            const next = batches.length === 50 ? el('a', { href: '#/batches?' + new URLSearchParams(Object.assign(
+                Object.fromEntries(query), { before: batches[batches.length - 1].id })), text: 'Older' }) : null;
+            render(el('h1', { text: 'Batches' }), filter,
+                batches.length ? el('table', { id: 'batches' },
+                    el('thead', {}, el('tr', {}, ['Id', 'Name', 'State', 'Progress', 'Members', 'Opened'].map((h) => el('th', { text: h })))),
+                    el('tbody', {}, rows)) : el('p', { class: 'muted', text: 'No batch matches.' }),
+                next);
+        };
+    }
+
+    function batchPage(state, id, params) {
+        let last = null;
+        return async function refresh() {
+            const after = params.get('after') || '0';
+            const detail = await get('/batches/' + encodeURIComponent(id) + '?after=' + encodeURIComponent(after));
+            const text = JSON.stringify(detail);
+            if (state.stale() || text === last) {
+                return;
+            }
+            last = text;
+            const b = detail.batch;
+            const actions = el('div', { class: 'actions' }, b.actions.includes('cancel')
+                ? actionButton('Cancel batch', { 'data-action': 'cancel-batch', class: 'danger' },
+                    () => post('/batches/' + b.id + '/cancel'), 'Cancel every member of batch #' + b.id + ' that has not run?')
+                : null);
+            const counts = el('div', { class: 'cards' }, ['active', 'dead', 'completed', 'cancelled', 'total']
+                .map((k) => el('div', { class: 'card', 'data-count': k }, el('div', { class: 'label', text: k }),
+                    el('div', { class: 'value', text: count(b.counts[k]) }))));
+            const done = b.counts.total ? Math.round(100 * (b.counts.completed + b.counts.dead + b.counts.cancelled) / b.counts.total) : 0;
+            const properties = Object.entries(b.properties);
+            const next = detail.next !== null
+                ? el('a', { href: '#/batches/' + b.id + '?after=' + detail.next, text: 'Next members' }) : null;
+            render(
+                el('h1', {}, 'Batch #' + b.id + ' ', el('span', { class: 'muted', text: b.name }), ' ', badge(b.state)),
+                actions, counts,
+                el('p', { id: 'batch-progress' }, progressBar(b.counts), ' ' + done + ' % finished'),
+                el('dl', { class: 'fields' }, [['Opened', when(b.createdAt)], ['Sealed', b.sealedAt ? when(b.sealedAt) : 'not yet: members may be added'],
+                    ['Finished', when(b.finishedAt)]].flatMap(([k, v]) => [el('dt', { text: k }), el('dd', {}, v)])),
+                el('h2', { text: 'Callbacks' }),
+                b.callbacks.length ? el('table', { id: 'batch-callbacks' },
+                    el('thead', {}, el('tr', {}, ['Event', 'Queue', 'State', 'Job', 'Fired'].map((h) => el('th', { text: h })))),
+                    el('tbody', {}, b.callbacks.map((k) => el('tr', { 'data-callback': k.event },
+                        el('td', { text: k.event }),
+                        el('td', {}, el('a', { href: '#/queues/' + encodeURIComponent(k.queue), text: k.queue })),
+                        el('td', {}, badge(k.state)),
+                        el('td', {}, k.jobId !== null ? el('a', { href: '#/jobs/' + k.jobId, text: '#' + k.jobId }) : '–'),
+                        el('td', {}, when(k.firedAt))))))
+                    : el('p', { class: 'muted', text: 'No callbacks.' }),
+                properties.length ? el('h2', { text: 'Properties' }) : null,
+                properties.length ? el('dl', { class: 'fields' }, properties.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })])) : null,
+                el('h2', { text: 'Live members' }),
+                detail.members.length ? el('table', { id: 'batch-members' },
+                    el('thead', {}, el('tr', {}, ['Job', 'Queue', 'State', 'Attempts', 'Error'].map((h) => el('th', { text: h })))),
+                    el('tbody', {}, detail.members.map((m) => el('tr', { 'data-member': m.jobId },
+                        el('td', {}, el('a', { href: '#/jobs/' + m.jobId, text: '#' + m.jobId })),
+                        el('td', {}, el('a', { href: '#/queues/' + encodeURIComponent(m.queue), text: m.queue })),
+                        el('td', {}, badge(m.state)), el('td', { class: 'num', text: count(m.attempts) }),
+                        el('td', { class: 'wrap muted', text: m.error || '' })))))
+                    : el('p', { class: 'muted', text: 'No live member: finished members are counted above.' }),
+                next);
+        };
+    }
+
+    /** Completed, cancelled, dead, active and (workflows) waiting jobs as one bar. */
     function progressBar(counts) {
         const total = Math.max(1, counts.total);
         return el('span', { class: 'wf-progress', title: ['completed', 'active', 'waiting', 'dead', 'cancelled']
-            .map((k) => k + ' ' + counts[k]).join(', ') },
+            .filter((k) => k in counts).map((k) => k + ' ' + counts[k]).join(', ') },
         ['completed', 'active', 'waiting', 'dead', 'cancelled'].map((k) => counts[k] > 0
             ? el('span', { class: 'wf-' + k, style: 'width:' + (100 * counts[k] / total) + '%' }) : null));
     }
@@ -769,6 +860,11 @@
         } else if (parts[0] === 'workflows') {
             refresh = workflowsPage(state, params);
             nav = 'workflows';
+        } else if (parts[0] === 'batches' && parts.length === 2) {
+            refresh = batchPage(state, parts[1], params);
+        } else if (parts[0] === 'batches') {
+            refresh = batchesPage(state, params);
+            nav = 'batches';
         } else if (parts[0] === 'schedules') {
             refresh = schedulesPage(state);
             nav = 'schedules';
