@@ -22,6 +22,8 @@ import java.util.stream.IntStream;
 import io.pgqueue.JobRequest;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
+import io.pgqueue.batch.Batch;
+import io.pgqueue.batch.BatchOperations;
 import io.pgqueue.internal.node.NodeIdentity;
 import io.pgqueue.internal.persistence.ClaimRequest;
 import io.pgqueue.internal.persistence.ClaimedJob;
@@ -41,6 +43,7 @@ import io.pgqueue.workflow.WorkflowNode;
 import io.pgqueue.workflow.WorkflowOperations;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -175,6 +178,7 @@ class CounterConsistencyTests {
             assertThat(jdbc.queryForObject("SELECT count(*) FROM pgqueue.job", Long.class)).isPositive();
             assertEveryStateChangeIsDeclared();
             assertWorkflowCountsEqualCountStar(context);
+            assertBatchCountsAndCallbacksFollowTheirRows(context);
         });
         assertThat(driven).as("transitions driven").containsExactlyInAnyOrder(Transition.values());
         for (String cascade : List.of("unblock", "cancel_dependants")) {
@@ -333,6 +337,43 @@ class CounterConsistencyTests {
     }
 
     /**
+     * Each batch's aggregate and shards equal what its rows say (active and dead members in the job table), and
+     * its callbacks fired exactly when their events happened: a sealed batch that was not cancelled fired
+     * onComplete iff no member is active, onSuccess iff every member completed, onFirstDeath iff a member ever died,
+     * onCannotSucceed iff one ever died or was cancelled; an open batch fired nothing.
+     */
+    private void assertBatchCountsAndCallbacksFollowTheirRows(ApplicationContext context) {
+        context.getBean(Repositories.class).batches().squeeze();
+        List<Map<String, Object>> mismatches = jdbc.queryForList("""
+                WITH members AS (
+                    SELECT b.id, b.state,
+                           (SELECT count(*) FROM pgqueue.job j WHERE j.batch_id = b.id AND j.state <> 'dead') AS active,
+                           (SELECT count(*) FROM pgqueue.job j WHERE j.batch_id = b.id AND j.state = 'dead') AS dead,
+                           (SELECT sum(unfinished) FROM pgqueue.batch_slot s WHERE s.batch_id = b.id) AS unfinished,
+                           (SELECT sum(uncompleted) FROM pgqueue.batch_slot s WHERE s.batch_id = b.id) AS uncompleted,
+                           (SELECT sum(deaths) FROM pgqueue.batch_slot s WHERE s.batch_id = b.id) AS deaths,
+                           (SELECT sum(failures) FROM pgqueue.batch_slot s WHERE s.batch_id = b.id) AS failures,
+                           c.active AS c_active, c.dead AS c_dead, c.completed AS c_completed,
+                           c.cancelled AS c_cancelled,
+                           (SELECT array_agg(event ORDER BY event) FROM pgqueue.batch_callback k
+                            WHERE k.batch_id = b.id AND k.state = 'fired') AS fired
+                    FROM pgqueue.batch b LEFT JOIN pgqueue.batch_counter c ON c.batch_id = b.id
+                )
+                SELECT * FROM members
+                WHERE active <> coalesce(c_active, 0) OR dead <> coalesce(c_dead, 0) OR active <> unfinished
+                   OR uncompleted <> coalesce(c_active, 0) + coalesce(c_dead, 0) + coalesce(c_cancelled, 0)
+                   OR fired IS DISTINCT FROM (CASE WHEN state = 'open' THEN NULL
+                                                   WHEN state = 'cancelled' THEN fired ELSE NULLIF(ARRAY(
+                        SELECT e FROM unnest(ARRAY['cannot_succeed', 'complete', 'first_death', 'success']) AS e
+                        WHERE (e = 'success' AND uncompleted = 0) OR (e = 'complete' AND unfinished = 0)
+                           OR (e = 'first_death' AND deaths > 0) OR (e = 'cannot_succeed' AND failures > 0)
+                        ORDER BY e), '{}') END)""");
+        assertThat(mismatches).as("batches whose counts, shards or callbacks differ from their rows").isEmpty();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM pgqueue.batch WHERE state <> 'open'", Long.class))
+            .isPositive();
+    }
+
+    /**
      * Each workflow's aggregate equals what its rows say: waiting, active (scheduled, ready, running) and dead
      * jobs, completed and cancelled nodes; and every edge left waits on a live child.
      */
@@ -417,10 +458,13 @@ class CounterConsistencyTests {
 
         private final WorkflowOperations workflows;
 
+        private final BatchOperations batches;
+
         Operator(ApplicationContext context, Random random, Set<Transition> driven, Set<String> enqueueWays) {
             this.sql = new JdbcTemplate(context.getBean(javax.sql.DataSource.class));
             this.enqueueWays = enqueueWays;
             this.workflows = context.getBean(WorkflowOperations.class);
+            this.batches = context.getBean(BatchOperations.class);
             this.template = context.getBean(QueueTemplate.class);
             this.repositories = context.getBean(Repositories.class);
             this.jobs = repositories.jobs();
@@ -459,7 +503,10 @@ class CounterConsistencyTests {
         private void drive(Transition transition, String queue, int step) {
             switch (transition) {
                 case ENQUEUE -> {
-                    if (random.nextInt(3) == 0) {
+                    if (random.nextInt(5) == 0) {
+                        addToBatch(queue, step);
+                    }
+                    else if (random.nextInt(3) == 0) {
                         enqueueAnotherWay(queue, step, random.nextInt(5));
                     }
                     else if (random.nextInt(4) == 0) {
@@ -503,7 +550,15 @@ class CounterConsistencyTests {
                 case FAIL_AFTER_ROLLBACK -> failAfterRollback(queue);
                 case SNOOZE -> snoozeSome();
                 case SNOOZE_AFTER_ROLLBACK -> snoozeAfterRollback(queue);
-                case CANCEL -> cancelSome(queue);
+                case CANCEL -> {
+                    if (openBatch != null && random.nextInt(6) == 0) {
+                        admin.cancelBatch(openBatch);
+                        openBatch = null;
+                    }
+                    else {
+                        cancelSome(queue);
+                    }
+                }
                 case CANCEL_RUNNING -> cancelHeld();
                 case RESCUE -> expireAndRescue(queue);
                 case RELEASE -> releaseSome();
@@ -577,7 +632,27 @@ class CounterConsistencyTests {
                     plain.stream().mapToInt(ClaimedJob::attempt).toArray(), new String[plain.size()]);
             jobs.completeMembers(node.id(), nodes.stream().mapToLong(ClaimedJob::id).toArray(),
                     nodes.stream().mapToInt(ClaimedJob::attempt).toArray(),
-                    nodes.stream().map((job) -> "\"out-" + job.id() + "\"").toArray(String[]::new));
+                    nodes.stream().map((job) -> "\"out-" + job.id() + "\"").toArray(String[]::new),
+                    nodes.stream().map(ClaimedJob::workflowId).toArray(Long[]::new),
+                    nodes.stream().map(ClaimedJob::batchId).toArray(Long[]::new));
+        }
+
+        /** The batch members are added to, until it is sealed (or cancelled) and another is opened. */
+        private @Nullable Long openBatch;
+
+        /** Adds a few members (some with a delay) to the open batch, opening one first, and now and then seals it. */
+        private void addToBatch(String queue, int step) {
+            if (openBatch == null) {
+                openBatch = batches.open(Batch.builder("b" + step).onSuccess(LISTENED).onComplete(LISTENED)
+                    .onFirstDeath(LISTENED).onCannotSucceed(LISTENED).build());
+            }
+            batches.addAll(openBatch, queue, IntStream.range(0, 1 + random.nextInt(6))
+                .mapToObj((n) -> JobRequest.of(n, options()))
+                .toList());
+            if (random.nextInt(3) == 0) {
+                batches.seal(openBatch);
+                openBatch = null;
+            }
         }
 
         /** A small random graph over the queues, with random policies and delays. */
@@ -675,8 +750,9 @@ class CounterConsistencyTests {
                 case 1 -> jobs.snooze(node.id(), job.id(), job.attempt(), Duration.ZERO);
                 case 2 -> jobs.release(node.id(), new long[] { job.id() });
                 default -> {
-                    if (job.inWorkflow()) {
-                        jobs.completeMembers(node.id(), new long[] { job.id() }, new int[] { job.attempt() }, new String[1]);
+                    if (job.cascades()) {
+                        jobs.completeMembers(node.id(), new long[] { job.id() }, new int[] { job.attempt() }, new String[1],
+                                new Long[] { job.workflowId() }, new Long[] { job.batchId() });
                     }
                     else {
                         jobs.complete(node.id(), new long[] { job.id() }, new int[] { job.attempt() }, new String[1]);

@@ -335,7 +335,8 @@ class BatchTests {
                                     engine.completeMembers(nodes[n].id(),
                                             mine.stream().mapToLong(ClaimedJob::id).toArray(),
                                             mine.stream().mapToInt(ClaimedJob::attempt).toArray(),
-                                            new String[mine.size()]);
+                                            new String[mine.size()], new Long[mine.size()],
+                                            mine.stream().map(ClaimedJob::batchId).toArray(Long[]::new));
                                 }
                             }
                             return null;

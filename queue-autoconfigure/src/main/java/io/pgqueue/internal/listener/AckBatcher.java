@@ -45,7 +45,12 @@ final class AckBatcher {
      * A finished job: what its acknowledgement needs (id, attempt) and what its handler returned (JSON), if
      * anything; never the claimed job itself, whose payload would otherwise stay in memory until the flush.
      */
-    private record Ack(long id, int attempt, @Nullable String outputJson, boolean cascades) {
+    private record Ack(long id, int attempt, @Nullable String outputJson, @Nullable Long workflowId,
+            @Nullable Long batchId) {
+
+        boolean cascades() {
+            return workflowId != null || batchId != null;
+        }
     }
 
     private volatile boolean running;
@@ -68,7 +73,7 @@ final class AckBatcher {
     /** Queues a finished job for deletion; waits while the pending list is full. */
     void acknowledge(ClaimedJob job, @Nullable String outputJson) {
         try {
-            pending.put(new Ack(job.id(), job.attempt(), outputJson, job.cascades()));
+            pending.put(new Ack(job.id(), job.attempt(), outputJson, job.workflowId(), job.batchId()));
         }
         catch (InterruptedException ex) {
             // shutting down: the job keeps its lease and is rescued if nobody acknowledges it
@@ -180,7 +185,8 @@ final class AckBatcher {
             outputs[i] = batch.get(i).outputJson();
         }
         if (nodes) {
-            jobs.completeMembers(node, ids, attempts, outputs);
+            jobs.completeMembers(node, ids, attempts, outputs, batch.stream().map(Ack::workflowId).toArray(Long[]::new),
+                    batch.stream().map(Ack::batchId).toArray(Long[]::new));
         }
         else {
             jobs.complete(node, ids, attempts, outputs);

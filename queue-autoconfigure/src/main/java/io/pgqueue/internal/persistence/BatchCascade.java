@@ -19,12 +19,15 @@ import io.pgqueue.model.JobState;
  *
  * <p>Before the seal, shards are counted but decide nothing (the seal decides what already happened); members are
  * added under a {@code FOR KEY SHARE} lock of the batch row, which the seal's {@code FOR UPDATE} waits for, so no
- * member is added after it. The statement's final select must carry {@link WorkflowCascade#NOTIFIED}.
+ * member is added after it. The statement's final select must carry {@link #NOTIFIED}.
  */
 final class BatchCascade {
 
     /** A batch's counted standings, the columns of {@link Counters.Aggregate#BATCH}. */
     static final List<String> STANDINGS = List.of("active", "dead", "completed", "cancelled");
+
+    /** The column a statement's final select must carry, so that the notification CTE is evaluated. */
+    static final String NOTIFIED = ", (SELECT count(*) FROM b_notified) AS b_notified";
 
     /** Shards per batch: a member's is its id modulo this. */
     static final int SLOTS = 16;
@@ -54,7 +57,27 @@ final class BatchCascade {
 
     /** As {@link #ctes(Transition, String)}, with the old and new state of each row given as SQL expressions. */
     String ctes(String changed, String from, String to) {
-        return moved(changed, standing(from), standing(to)) + shardCtes() + decideCtes();
+        return moved(changed, standing(from), standing(to)) + CHANGES + shardCtes() + COUNTED + decideCtes();
+    }
+
+    /**
+     * The cascade of members that completed — the LEASE acknowledgement's variant (whose cancel-requested jobs are
+     * left to {@link Transition#CANCEL_RUNNING}), or a TRANSACTIONAL handler's success at the end of its
+     * transaction: every row of {@code changed} that has a batch went from active to completed, so the changes are
+     * plain counts (this is the hot path: an acknowledgement of a thousand members pays a few hundred
+     * microseconds for it).
+     */
+    String completedCtes(String changed) {
+        return """
+                , b_changes AS (
+                    SELECT batch_id, (id %% %2$d)::smallint AS slot, -count(*) AS unfinished, -count(*) AS uncompleted,
+                           0 AS deaths, 0 AS failures
+                    FROM %1$s WHERE batch_id IS NOT NULL GROUP BY 1, 2
+                )""".formatted(changed, SLOTS) + shardCtes() + """
+                , b_counted AS (
+                    INSERT INTO {schema}.batch_counter_delta (batch_id, active, completed)
+                    SELECT batch_id, -count(*), count(*) FROM %s WHERE batch_id IS NOT NULL GROUP BY batch_id
+                )""".formatted(changed) + decideCtes();
     }
 
     /**
@@ -62,7 +85,7 @@ final class BatchCascade {
      * and counts only, since nothing is decided before the seal.
      */
     String addedCtes(String inserted) {
-        return moved(inserted, "'none'", "'active'") + shardCtes();
+        return moved(inserted, "'none'", "'active'") + CHANGES + shardCtes() + COUNTED;
     }
 
     /**
@@ -103,17 +126,28 @@ final class BatchCascade {
                 )""".formatted(was, nowIs, changed, SLOTS);
     }
 
-    /** The shard updates, locked in order, and the per-batch count deltas. */
-    private String shardCtes() {
+    /** The changes per shard of {@code b_moved}'s rows (batch, shard, standing before and after). */
+    private static final String CHANGES = """
+            , b_changes AS (
+                SELECT batch_id, slot,
+                       sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+                       sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+                       sum((now_is = 'dead')::int) AS deaths,
+                       sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+                FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+            )""";
+
+    /** The per-batch count deltas of {@code b_moved}'s rows. */
+    private static final String COUNTED = """
+            , b_counted AS (
+                INSERT INTO {schema}.batch_counter_delta (batch_id, %1$s)
+                SELECT batch_id, %2$s FROM b_moved WHERE was <> now_is GROUP BY batch_id
+            )""".formatted(String.join(", ", STANDINGS), sums());
+
+    /** The updates of the shards {@code b_changes} names, locked in order. */
+    private static String shardCtes() {
         return """
-                , b_changes AS (
-                    SELECT batch_id, slot,
-                           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
-                           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
-                           sum((now_is = 'dead')::int) AS deaths,
-                           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
-                    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
-                ), b_locked AS (
+                , b_locked AS (
                     SELECT s.batch_id, s.slot FROM {schema}.batch_slot s
                     WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
                       AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
@@ -127,10 +161,7 @@ final class BatchCascade {
                       AND s.slot = c.slot
                     RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
                               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
-                ), b_counted AS (
-                    INSERT INTO {schema}.batch_counter_delta (batch_id, %1$s)
-                    SELECT batch_id, %2$s FROM b_moved WHERE was <> now_is GROUP BY batch_id
-                )""".formatted(String.join(", ", STANDINGS), sums());
+                )""";
     }
 
     /** What sealed shards decide: the batch rows of shards that reached zero or left it, then the callbacks. */

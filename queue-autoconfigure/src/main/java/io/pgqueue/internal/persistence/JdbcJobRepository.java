@@ -176,9 +176,21 @@ final class JdbcJobRepository implements JobRepository {
 
     private final Sql complete;
 
-    private final Sql completeMembers;
+    /**
+     * The variants of the statements that complete workflow nodes or batch members, by the kinds of jobs they
+     * complete: {@link #NODES}, {@link #MEMBERS} or both (index 0 is unused: plain jobs have their own).
+     */
+    private final Sql[] completeMembers = new Sql[4];
 
-    private final Sql membersSucceeded;
+    private final Sql[] membersSucceeded = new Sql[4];
+
+    /** A kind of job whose completion cascades, as a bit of the variant index. */
+    private static final int NODES = 1;
+
+    private static final int MEMBERS = 2;
+
+    /** The columns a statement with both cascades must select, so that both notifications are evaluated. */
+    private static final String NOTIFIED = WorkflowCascade.NOTIFIED + BatchCascade.NOTIFIED;
 
     private final Sql cancelRunningNodes;
 
@@ -302,16 +314,14 @@ final class JdbcJobRepository implements JobRepository {
         this.claimLeasedAfter = schema.sql(promoteStatement(true) + ";\n" + claimLeasedStatement(true));
         this.claimAndDelete = schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + claimAndDeleteStatement(false));
         this.claimAndDeleteAfter = schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + claimAndDeleteStatement(true));
-        this.complete = schema.sql(completeStatement(false));
-        this.completeMembers = schema.sql(completeStatement(true));
+        this.complete = schema.sql(completeStatement(0));
+        for (int kinds = 1; kinds < 4; kinds++) {
+            this.completeMembers[kinds] = schema.sql(completeStatement(kinds));
+            this.membersSucceeded[kinds] = schema.sql(membersSucceededStatement(kinds));
+        }
         this.cancelRunningNodes = schema.sql(cancelRunningStatement("id = ANY(:ids::bigint[]) AND "
                 + Transition.COMPLETE.guard("")));
-        this.membersSucceeded = schema.sql(WorkflowCascade.recursive("""
-                WITH succeeded AS (
-                    SELECT * FROM unnest(:ids::bigint[], :workflow_ids::bigint[], :batch_ids::bigint[])
-                                  AS s(id, workflow_id, batch_id)
-                )""" + cascade.completedCtes("succeeded") + batches.ctes("succeeded", "'ready'", "'completed'")
-                + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM succeeded"));
+
         this.rescue = schema.sql(rescueStatement() + ";\n" + cancelRunningStatement("""
                 id = ANY(ARRAY(SELECT r.id FROM {schema}.job r
                                WHERE r.state = 'running' AND %s
@@ -505,9 +515,10 @@ final class JdbcJobRepository implements JobRepository {
      * during a backlog). No {@code state = 'running'} either: only running jobs have an owner, and that
      * predicate would invite the partial lease index.
      */
-    private String completeStatement(boolean workflows) {
-        // a workflow node whose cancellation was requested is left to CANCEL_RUNNING (completeMembers runs it):
-        // this variant's cascade is the light one of parents that completed
+    private String completeStatement(int kinds) {
+        // a node or member whose cancellation was requested is left to CANCEL_RUNNING (completeMembers runs it):
+        // these variants' cascades are the light ones of jobs that completed
+        boolean workflows = kinds != 0;
         String statement = Transition.COMPLETE.tag() + """
                 WITH done AS (
                     DELETE FROM {schema}.job j
@@ -517,11 +528,34 @@ final class JdbcJobRepository implements JobRepository {
                 )""".formatted(Transition.COMPLETE.guard("j"), workflows ? " AND NOT j.cancel_requested" : "",
                 FINISHED_COLUMNS) + history.archiveCte("done", true)
                 + counters.deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY);
-        return workflows
-                ? WorkflowCascade.recursive(statement + cascade.completedCtes("done")
-                        + batches.ctes(Transition.COMPLETE, "done") + "\nSELECT count(*)"
-                        + WorkflowCascade.NOTIFIED + " FROM done")
-                : statement + "\nSELECT count(*) FROM done";
+        return workflows ? completedCascades(statement, "done", kinds) : statement + "\nSELECT count(*) FROM done";
+    }
+
+    /**
+     * The success of TRANSACTIONAL nodes and members at the end of their handlers' transaction (the claim deleted
+     * their rows), given as {@code :ids} with their {@code :workflow_ids} and {@code :batch_ids}.
+     */
+    private String membersSucceededStatement(int kinds) {
+        return completedCascades("""
+                WITH succeeded AS (
+                    SELECT * FROM unnest(:ids::bigint[], :workflow_ids::bigint[], :batch_ids::bigint[])
+                                  AS s(id, workflow_id, batch_id)
+                )""", "succeeded", kinds);
+    }
+
+    /** {@code statement} (a WITH clause whose CTE {@code changed} completed jobs) with the cascades of {@code kinds}. */
+    private String completedCascades(String statement, String changed, int kinds) {
+        String ctes = (((kinds & NODES) != 0) ? cascade.completedCtes(changed) : "")
+                + (((kinds & MEMBERS) != 0) ? batches.completedCtes(changed) : "");
+        String notified = (((kinds & NODES) != 0) ? WorkflowCascade.NOTIFIED : "")
+                + (((kinds & MEMBERS) != 0) ? BatchCascade.NOTIFIED : "");
+        return WorkflowCascade.recursive(statement + ctes + "\nSELECT count(*)" + notified + " FROM " + changed);
+    }
+
+    /** The variant index of jobs with these workflow and batch ids (null where none). */
+    private static int kinds(@Nullable Long[] workflowIds, @Nullable Long[] batchIds) {
+        return (Arrays.stream(workflowIds).anyMatch(Objects::nonNull) ? NODES : 0)
+                | (Arrays.stream(batchIds).anyMatch(Objects::nonNull) ? MEMBERS : 0);
     }
 
     /**
@@ -544,7 +578,7 @@ final class JdbcJobRepository implements JobRepository {
                 )""".formatted(filter, Transition.CANCEL_RUNNING.guard("j"), FINISHED_COLUMNS) + history.archiveCte("cancelled", false)
                 + counters.deltaCte(Transition.CANCEL_RUNNING, "cancelled", Counters.Rows.MANY);
         return workflows ? WorkflowCascade.recursive(statement + cascades(Transition.CANCEL_RUNNING, "cancelled", null)
-                + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM cancelled")
+                + "\nSELECT count(*)" + NOTIFIED + " FROM cancelled")
                 : statement + "\nSELECT count(*) FROM cancelled";
     }
 
@@ -574,7 +608,7 @@ final class JdbcJobRepository implements JobRepository {
                 + cascades(Transition.CANCEL, "cancelled", null) + """
 
                 SELECT id, true AS finished%s FROM cancelled
-                UNION ALL SELECT id, false, 0 FROM requested""".formatted(WorkflowCascade.NOTIFIED));
+                UNION ALL SELECT id, false, 0, 0 FROM requested""".formatted(NOTIFIED));
     }
 
     /**
@@ -616,7 +650,7 @@ final class JdbcJobRepository implements JobRepository {
                 )""".formatted(transition.guard(""))
                 + counters.deltaCte(transition, "failed", Counters.Rows.MANY);
         return workflows ? WorkflowCascade.recursive(statement + cascades(transition, "failed", null)
-                + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM failed")
+                + "\nSELECT count(*)" + NOTIFIED + " FROM failed")
                 : statement + "\nSELECT count(*) FROM failed";
     }
 
@@ -651,7 +685,7 @@ final class JdbcJobRepository implements JobRepository {
                     RETURNING j.id, j.queue, j.state, j.workflow_id, j.batch_id
                 )""".formatted(Transition.RESCUE.guard("r")) + counters.deltaCte(Transition.RESCUE, "rescued", Counters.Rows.MANY)
                 + cascades(Transition.RESCUE, "rescued", null)
-                + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM rescued");
+                + "\nSELECT count(*)" + NOTIFIED + " FROM rescued");
     }
 
     private String releaseStatement() {
@@ -685,7 +719,7 @@ final class JdbcJobRepository implements JobRepository {
                     RETURNING j.id, j.queue, j.workflow_id, j.batch_id
                 )""" + counters.deltaCte(Transition.RETRY_DEAD, "retried", Counters.Rows.MANY)
                 + cascades(Transition.RETRY_DEAD, "retried", null)
-                + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM retried");
+                + "\nSELECT count(*)" + NOTIFIED + " FROM retried");
     }
 
     /** Deletes up to a batch of dead jobs matching a filter (admin purge, retention). */
@@ -698,7 +732,7 @@ final class JdbcJobRepository implements JobRepository {
                 )""".formatted(filter) + counters.deltaCte(transition, "deleted", Counters.Rows.MANY)
                 + cascades(transition, "deleted", (transition == Transition.PURGE) ? "purged while dead"
                         : "expired while dead")
-                + "\nSELECT count(*)" + WorkflowCascade.NOTIFIED + " FROM deleted");
+                + "\nSELECT count(*)" + NOTIFIED + " FROM deleted");
     }
 
     /** The workflow and batch cascades of a transition's statement (see {@link WorkflowCascade#ctes}). */
@@ -873,11 +907,17 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
-    public int completeMembers(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs) {
-        int completed = (int) jdbc.count(completeMembers, (params) -> params.int8Array("ids", ids)
-            .uuid("node", node)
-            .int4Array("attempts", attempts)
-            .array("outputs", "text", outputs));
+    public int completeMembers(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs,
+            @Nullable Long[] workflowIds, @Nullable Long[] batchIds) {
+        int kinds = kinds(workflowIds, batchIds);
+        Sql statement = completeMembers[(kinds == 0) ? NODES | MEMBERS : kinds];
+        int completed = (int) jdbc.count(statement, (params) -> {
+            params.int8Array("ids", ids).uuid("node", node).int4Array("attempts", attempts);
+            // outputs are kept for workflow nodes, and in the history when it is on
+            if (statement.parameterNames().contains("outputs")) {
+                params.array("outputs", "text", outputs);
+            }
+        });
         if (completed == ids.length) {
             return completed;
         }
@@ -889,10 +929,14 @@ final class JdbcJobRepository implements JobRepository {
     @Override
     public void membersSucceeded(long[] ids, @Nullable Long[] workflowIds, @Nullable Long[] batchIds,
             @Nullable String[] outputs) {
-        jdbc.count(membersSucceeded, (params) -> params.int8Array("ids", ids)
-            .array("workflow_ids", "int8", workflowIds)
-            .array("batch_ids", "int8", batchIds)
-            .array("outputs", "text", outputs));
+        int kinds = kinds(workflowIds, batchIds);
+        Sql statement = membersSucceeded[(kinds == 0) ? NODES | MEMBERS : kinds];
+        jdbc.count(statement, (params) -> {
+            params.int8Array("ids", ids).array("workflow_ids", "int8", workflowIds).array("batch_ids", "int8", batchIds);
+            if (statement.parameterNames().contains("outputs")) {
+                params.array("outputs", "text", outputs);
+            }
+        });
     }
 
     @Override

@@ -52,9 +52,11 @@ public interface JobEnginePort {
      * {@link Transition.Cascade#WORKFLOW} and {@link Transition.Cascade#BATCH} cascades in the same statement:
      * nodes' outputs are kept for their dependants (whatever history says), dependants whose last parent this was
      * become ready, batches count their members and fire the callbacks this decides, and the queues of the jobs
-     * made ready are notified at commit.
+     * made ready are notified at commit. {@code workflowIds} and {@code batchIds} are the jobs' (null where none):
+     * the statement carries only the cascades they need.
      */
-    int completeMembers(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs);
+    int completeMembers(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs,
+            @Nullable Long[] workflowIds, @Nullable Long[] batchIds);
 
     /**
      * The cascades of TRANSACTIONAL nodes and members whose handlers succeeded, in their transaction (the claim

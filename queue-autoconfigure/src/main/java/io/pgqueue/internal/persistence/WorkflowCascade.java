@@ -30,7 +30,7 @@ final class WorkflowCascade {
     static final List<String> STANDINGS = List.of("waiting", "active", "dead", "completed", "cancelled");
 
     /** The column a statement's final select must carry, so that the notification CTE is evaluated. */
-    static final String NOTIFIED = ", (SELECT count(*) FROM wf_notified) + (SELECT count(*) FROM b_notified) AS wf_notified";
+    static final String NOTIFIED = ", (SELECT count(*) FROM wf_notified) AS wf_notified";
 
     private final Counters counters;
 
