@@ -200,11 +200,16 @@ class CounterConsistencyTests {
     private void installStateChangeLog() {
         jdbc.execute("""
                 CREATE TABLE public.state_change_log (query text, old_state text, new_state text);
+                CREATE TABLE public.purged_member (batch_id bigint);
                 CREATE FUNCTION public.log_state_change() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN
                     INSERT INTO public.state_change_log
                     VALUES (current_query(), CASE WHEN TG_OP <> 'INSERT' THEN OLD.state END,
                             CASE WHEN TG_OP <> 'DELETE' THEN NEW.state END);
+                    -- a dead member purged or expired stays counted as dead in its batch
+                    IF TG_OP = 'DELETE' AND OLD.state = 'dead' AND OLD.batch_id IS NOT NULL THEN
+                        INSERT INTO public.purged_member VALUES (OLD.batch_id);
+                    END IF;
                     RETURN NULL;
                 END $$;
                 CREATE TRIGGER log_state_change AFTER INSERT OR DELETE OR UPDATE OF state ON pgqueue.job
@@ -337,7 +342,8 @@ class CounterConsistencyTests {
     }
 
     /**
-     * Each batch's aggregate and shards equal what its rows say (active and dead members in the job table), and
+     * Each batch's aggregate and shards equal what its rows say (active and dead members in the job table, dead
+     * ones purged or expired since counted as dead), and
      * its callbacks fired exactly when their events happened: a sealed batch that was not cancelled fired
      * onComplete iff no member is active, onSuccess iff every member completed, onFirstDeath iff a member ever died,
      * onCannotSucceed iff one ever died or was cancelled; an open batch fired nothing.
@@ -348,7 +354,8 @@ class CounterConsistencyTests {
                 WITH members AS (
                     SELECT b.id, b.state,
                            (SELECT count(*) FROM pgqueue.job j WHERE j.batch_id = b.id AND j.state <> 'dead') AS active,
-                           (SELECT count(*) FROM pgqueue.job j WHERE j.batch_id = b.id AND j.state = 'dead') AS dead,
+                           (SELECT count(*) FROM pgqueue.job j WHERE j.batch_id = b.id AND j.state = 'dead')
+                           + (SELECT count(*) FROM public.purged_member p WHERE p.batch_id = b.id) AS dead,
                            (SELECT sum(unfinished) FROM pgqueue.batch_slot s WHERE s.batch_id = b.id) AS unfinished,
                            (SELECT sum(uncompleted) FROM pgqueue.batch_slot s WHERE s.batch_id = b.id) AS uncompleted,
                            (SELECT sum(deaths) FROM pgqueue.batch_slot s WHERE s.batch_id = b.id) AS deaths,
