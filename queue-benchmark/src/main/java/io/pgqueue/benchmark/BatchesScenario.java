@@ -95,7 +95,8 @@ final class BatchesScenario {
                 int n = queue.endsWith("lease") ? members : Math.max(PER_BATCH, members / 5);
                 Runnable plainSend = () -> template.sendBatch(queue, payloads(n, "plain"));
                 Runnable oneSend = () -> oneBatch(batches, queue, n);
-                Runnable manySend = () -> manyBatches(batches, queue, n);
+                Runnable manySend = () -> manyBatches(batches, queue, n, true);
+                Runnable quietSend = () -> manyBatches(batches, queue, n, false);
                 // warm-up: the first drain of a JVM measures its compiler
                 new Drain(n, 0, transaction, plainSend, null).run(database, sql);
                 new Drain(n, 1, transaction, oneSend, null).run(database, sql);
@@ -103,6 +104,7 @@ final class BatchesScenario {
                 List<Drain> plain = new ArrayList<>();
                 List<Drain> one = new ArrayList<>();
                 List<Drain> many = new ArrayList<>();
+                List<Drain> quiet = new ArrayList<>();
                 boolean sampled = mode.equals("LEASE");
                 LockSampler plainLocks = sampled ? new LockSampler(database.pool) : null;
                 LockSampler batchLocks = sampled ? new LockSampler(database.pool) : null;
@@ -110,6 +112,7 @@ final class BatchesScenario {
                     plain.add(new Drain(n, 0, transaction, plainSend, plainLocks).run(database, sql));
                     one.add(new Drain(n, 1, transaction, oneSend, batchLocks).run(database, sql));
                     many.add(new Drain(n, n / PER_BATCH, transaction, manySend, null).run(database, sql));
+                    quiet.add(new Drain(n, 0, transaction, quietSend, null).run(database, sql));
                 }
                 double plainRate = mean(plain, Drain::drainRate);
                 String notes = n + " no-op members; baseline: a plain drain of " + n + " jobs, interleaved, mean of "
@@ -119,6 +122,9 @@ final class BatchesScenario {
                 results.add(new Result("batches " + mode, "drain, " + (n / PER_BATCH) + " batches of " + PER_BATCH,
                         mean(many, Drain::drainRate), plainRate, "jobs/s", true,
                         notes + "; from the commit of the send to the last handler"));
+                results.add(new Result("batches " + mode, "drain, " + (n / PER_BATCH) + " batches of " + PER_BATCH
+                        + " without callbacks", mean(quiet, Drain::drainRate), plainRate, "jobs/s", true,
+                        notes + "; the bookkeeping alone: no callback job to run per batch"));
                 double plainSendRate = mean(plain, Drain::sendRate);
                 String sendNotes = "one transaction: sendBatch of " + n + " jobs vs open, addAll, seal";
                 results.add(new Result("batches " + mode, "send, 1 batch of " + n, mean(one, Drain::sendRate),
@@ -143,9 +149,10 @@ final class BatchesScenario {
         batches.seal(id);
     }
 
-    private static void manyBatches(BatchOperations batches, String queue, int members) {
+    private static void manyBatches(BatchOperations batches, String queue, int members, boolean callbacks) {
         for (int from = 0; from < members; from += PER_BATCH) {
-            long id = batches.open(Batch.builder("bench-many").onComplete("batch-bench-done").build());
+            Batch.Builder batch = Batch.builder("bench-many");
+            long id = batches.open((callbacks ? batch.onComplete("batch-bench-done") : batch).build());
             batches.addAll(id, queue, payloads(Math.min(PER_BATCH, members - from), "many"));
             batches.seal(id);
         }
