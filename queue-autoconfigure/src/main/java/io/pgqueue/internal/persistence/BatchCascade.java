@@ -1,9 +1,7 @@
 package io.pgqueue.internal.persistence;
 
 import java.util.List;
-import java.util.StringJoiner;
 
-import io.pgqueue.model.JobState;
 
 /**
  * The {@link Transition.Cascade#BATCH} cascade, generated once and appended beside the workflow cascade to every
@@ -49,15 +47,16 @@ final class BatchCascade {
      * without a finished state (purged, expired) change nothing: a dead member stays counted as dead.
      */
     String ctes(Transition transition, String changed) {
-        String from = (transition.from().size() == 1) ? literal(transition.from().iterator().next()) : "from_state";
+        String from = (transition.from().size() == 1) ? Transition.literal(transition.from().iterator().next())
+                : "from_state";
         String to = transition.to().isEmpty() ? from
-                : (transition.to().size() == 1) ? literal(transition.to().iterator().next()) : "state";
+                : (transition.to().size() == 1) ? Transition.literal(transition.to().iterator().next()) : "state";
         return ctes(changed, from, to);
     }
 
     /** As {@link #ctes(Transition, String)}, with the old and new state of each row given as SQL expressions. */
     String ctes(String changed, String from, String to) {
-        return moved(changed, standing(from), standing(to)) + CHANGES + shardCtes() + COUNTED + decideCtes();
+        return moved(changed, standing(from), standing(to)) + CHANGES + shardCtes() + counted() + decideCtes();
     }
 
     /**
@@ -85,7 +84,7 @@ final class BatchCascade {
      * and counts only, since nothing is decided before the seal.
      */
     String addedCtes(String inserted) {
-        return moved(inserted, "'none'", "'active'") + CHANGES + shardCtes() + COUNTED;
+        return moved(inserted, "'none'", "'active'") + CHANGES + shardCtes() + counted();
     }
 
     /**
@@ -138,11 +137,13 @@ final class BatchCascade {
             )""";
 
     /** The per-batch count deltas of {@code b_moved}'s rows. */
-    private static final String COUNTED = """
-            , b_counted AS (
-                INSERT INTO {schema}.batch_counter_delta (batch_id, %1$s)
-                SELECT batch_id, %2$s FROM b_moved WHERE was <> now_is GROUP BY batch_id
-            )""".formatted(String.join(", ", STANDINGS), sums());
+    private static String counted() {
+        return """
+                , b_counted AS (
+                    INSERT INTO {schema}.batch_counter_delta (batch_id, %1$s)
+                    SELECT batch_id, %2$s FROM b_moved WHERE was <> now_is GROUP BY batch_id
+                )""".formatted(String.join(", ", STANDINGS), Counters.Aggregate.BATCH.standingDeltas());
+    }
 
     /** The updates of the shards {@code b_changes} names, locked in order. */
     private static String shardCtes() {
@@ -245,15 +246,4 @@ final class BatchCascade {
                 + " END";
     }
 
-    private static String literal(JobState state) {
-        return "'" + state.value() + "'";
-    }
-
-    private static String sums() {
-        StringJoiner sums = new StringJoiner(", ");
-        for (String standing : STANDINGS) {
-            sums.add("sum((now_is = '" + standing + "')::int - (was = '" + standing + "')::int)");
-        }
-        return sums.toString();
-    }
 }

@@ -43,6 +43,18 @@ final class Counters {
          */
         static final Aggregate BATCH = new Aggregate("batch_counter", "batch_counter_delta", "batch_id",
                 BatchCascade.STANDINGS);
+
+        /**
+         * The delta of each column, as sums over rows that carry the standing they had ({@code was}) and have
+         * ({@code now_is}), for an aggregate whose columns are standings (per workflow, per batch).
+         */
+        String standingDeltas() {
+            StringJoiner sums = new StringJoiner(", ");
+            for (String standing : columns) {
+                sums.add("sum((now_is = '" + standing + "')::int - (was = '" + standing + "')::int)");
+            }
+            return sums.toString();
+        }
     }
 
     /** The counter tables: the folded counts, and the deltas not folded yet, per queue, workflow and batch. */

@@ -280,6 +280,11 @@ public enum Transition {
         return cascades;
     }
 
+    /** A state as an SQL literal. */
+    static String literal(JobState state) {
+        return "'" + state.value() + "'";
+    }
+
     /** The tag that starts this transition's statements, visible in pg_stat_activity and server logs. */
     public String tag() {
         return "/* pgqueue:" + name().toLowerCase(Locale.ROOT) + " */";

@@ -1,9 +1,7 @@
 package io.pgqueue.internal.persistence;
 
 import java.util.List;
-import java.util.StringJoiner;
 
-import io.pgqueue.model.JobState;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -58,9 +56,10 @@ final class WorkflowCascade {
      * their nodes; null for the other transitions
      */
     String ctes(Transition transition, String changed, @Nullable String cause) {
-        String from = (transition.from().size() == 1) ? literal(transition.from().iterator().next()) : "from_state";
+        String from = (transition.from().size() == 1) ? Transition.literal(transition.from().iterator().next())
+                : "from_state";
         String to = transition.to().isEmpty() ? "'cancelled'"
-                : (transition.to().size() == 1) ? literal(transition.to().iterator().next()) : "state";
+                : (transition.to().size() == 1) ? Transition.literal(transition.to().iterator().next()) : "state";
         return ctes(changed, from, to, cause);
     }
 
@@ -189,7 +188,7 @@ final class WorkflowCascade {
                           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
                     GROUP BY workflow_id
                 )""".formatted((cause != null) ? "'" + cause.replace("'", "''") + "'" : "NULL::text",
-                String.join(", ", STANDINGS), sums()) + NOTIFICATION;
+                String.join(", ", STANDINGS), Counters.Aggregate.WORKFLOW.standingDeltas()) + NOTIFICATION;
     }
 
     /** A state's standing in its workflow's counts: scheduled, ready and running are all 'active'. */
@@ -197,15 +196,4 @@ final class WorkflowCascade {
         return "CASE WHEN " + state + " IN ('scheduled', 'ready', 'running') THEN 'active' ELSE " + state + " END";
     }
 
-    private static String literal(JobState state) {
-        return "'" + state.value() + "'";
-    }
-
-    private static String sums() {
-        StringJoiner sums = new StringJoiner(", ");
-        for (String standing : STANDINGS) {
-            sums.add("sum((now_is = '" + standing + "')::int - (was = '" + standing + "')::int)");
-        }
-        return sums.toString();
-    }
 }
