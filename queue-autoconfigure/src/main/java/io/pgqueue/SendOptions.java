@@ -16,6 +16,9 @@ public final class SendOptions {
 
     private static final SendOptions DEFAULTS = builder().build();
 
+    /** The key of jobs sent without one to a fair queue. */
+    public static final String DEFAULT_FAIRNESS_KEY = "default";
+
     private final @Nullable Duration delay;
 
     private final @Nullable Instant runAt;
@@ -38,6 +41,8 @@ public final class SendOptions {
 
     private final @Nullable Duration debounceWindow;
 
+    private final @Nullable String fairnessKey;
+
     private SendOptions(Builder builder) {
         this.delay = builder.delay;
         this.runAt = builder.runAt;
@@ -50,6 +55,7 @@ public final class SendOptions {
         this.dedupFor = builder.dedupFor;
         this.debounceKey = builder.debounceKey;
         this.debounceWindow = builder.debounceWindow;
+        this.fairnessKey = builder.fairnessKey;
     }
 
     /** Run as soon as possible, priority 0, no dedup key, the listener's max attempts, no group, no headers. */
@@ -73,6 +79,7 @@ public final class SendOptions {
         builder.timeout = timeout;
         builder.dedupFor = dedupFor;
         builder.debounceKey = debounceKey;
+        builder.fairnessKey = fairnessKey;
         builder.debounceWindow = debounceWindow;
         return builder;
     }
@@ -104,6 +111,15 @@ public final class SendOptions {
         return groupKey;
     }
 
+    /**
+     * The key a fair queue charges the job to (a tenant, an account), or null: a fair queue shares its workers
+     * among its keys by weight (see {@code pgqueue.queues.<name>.fairness}); the template gives jobs sent without
+     * one to a fair queue the key {@value #DEFAULT_FAIRNESS_KEY}.
+     */
+    public @Nullable String fairnessKey() {
+        return fairnessKey;
+    }
+
     public Map<String, String> headers() {
         return headers;
     }
@@ -131,7 +147,7 @@ public final class SendOptions {
     @Override
     public String toString() {
         return "SendOptions[delay=" + delay + ", runAt=" + runAt + ", priority=" + priority + ", dedupKey=" + dedupKey
-                + ", dedupFor=" + dedupFor + ", maxAttempts=" + maxAttempts + ", groupKey=" + groupKey + ", timeout="
+                + ", dedupFor=" + dedupFor + ", maxAttempts=" + maxAttempts + ", groupKey=" + groupKey + ", fairnessKey=" + fairnessKey + ", timeout="
                 + timeout + ", debounce=" + debounceKey + "/" + debounceWindow + ", headers=" + headers + "]";
     }
 
@@ -155,6 +171,8 @@ public final class SendOptions {
         private @Nullable Integer maxAttempts;
 
         private @Nullable String groupKey;
+
+        private @Nullable String fairnessKey;
 
         private final Map<String, String> headers = new LinkedHashMap<>();
 
@@ -246,6 +264,15 @@ public final class SendOptions {
         /** Jobs of one queue with the same group key run one at a time, in the order they were sent. */
         public Builder groupKey(String groupKey) {
             this.groupKey = requireKey(groupKey, "groupKey");
+            return this;
+        }
+
+        /**
+         * The key a fair queue charges the job to: under contention each key of the queue receives workers in
+         * proportion to its weight, a key alone receives all of them.
+         */
+        public Builder fairnessKey(String fairnessKey) {
+            this.fairnessKey = requireKey(fairnessKey, "fairnessKey");
             return this;
         }
 

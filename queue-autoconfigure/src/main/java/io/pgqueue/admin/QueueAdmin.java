@@ -15,6 +15,7 @@ import io.pgqueue.model.BulkCancelResult;
 import io.pgqueue.model.CancelResult;
 import io.pgqueue.model.ClusterNode;
 import io.pgqueue.model.DeadJob;
+import io.pgqueue.model.FairnessKeyInfo;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobPage;
 import io.pgqueue.model.JobQuery;
@@ -108,6 +109,27 @@ public interface QueueAdmin {
     boolean isPaused(String queue);
 
     Set<String> pausedQueues();
+
+    /**
+     * Sets a fairness key's weight in a fair queue, cluster-wide and across restarts: it takes precedence over the
+     * configured weight ({@code pgqueue.queues.<queue>.fairness.weights}) from the next claim on.
+     */
+    void setFairnessWeight(String queue, String key, double weight);
+
+    /** Clears a weight set at run time: the configured (or default) weight applies again. */
+    void clearFairnessWeight(String queue, String key);
+
+    /** Holds back one fairness key's jobs in a fair queue, on every node; the queue's other keys keep running. */
+    void pauseFairnessKey(String queue, String key);
+
+    /** Lets a paused fairness key's jobs run again, at once (its pause earns it no extra share). */
+    void resumeFairnessKey(String queue, String key);
+
+    /**
+     * A fair queue's keys, active ones first: weight set at run time, pause, ready (counted up to a bound) and
+     * running jobs, and how long the next job has waited.
+     */
+    List<FairnessKeyInfo> fairnessKeys(String queue, int limit);
 
     /** Dead jobs of a queue, newest first. */
     List<DeadJob> deadJobs(String queue, int offset, int limit);

@@ -104,7 +104,24 @@ public final class PgQueueAutoConfiguration {
             PgQueueProperties properties, ObjectProvider<SendObserver> sendObserver) {
         JdbcQueueTemplate template = new JdbcQueueTemplate(repositories.publishing(), repositories.admin(), codec, wakeups,
                 properties.getTemplate().getBatchChunkSize());
+        template.setFairQueues(fairQueues(properties));
         sendObserver.ifAvailable(template::setObserver);
+        return template;
+    }
+
+    /** The queues configured fair: the template gives their jobs sent without a fairness key the default key. */
+    private static java.util.function.Predicate<String> fairQueues(PgQueueProperties properties) {
+        java.util.Set<String> fair = new java.util.HashSet<>();
+        properties.getQueues().forEach((queue, settings) -> {
+            if (settings.getFairness().isFair()) {
+                fair.add(queue);
+            }
+        });
+        return fair::contains;
+    }
+
+    private static JdbcQueueTemplate fairTemplate(JdbcQueueTemplate template, PgQueueProperties properties) {
+        template.setFairQueues(fairQueues(properties));
         return template;
     }
 
@@ -126,8 +143,8 @@ public final class PgQueueAutoConfiguration {
     JdbcBatches pgqueueBatches(Repositories repositories, ObjectProvider<QueueTemplate> template, JobPayloadCodec codec,
             Wakeups wakeups, PgQueueProperties properties, ObjectProvider<QueueListenerContainerRegistry> registry) {
         JdbcQueueTemplate members = (template.getIfUnique() instanceof JdbcQueueTemplate jdbcTemplate) ? jdbcTemplate
-                : new JdbcQueueTemplate(repositories.publishing(), repositories.admin(), codec, wakeups,
-                        properties.getTemplate().getBatchChunkSize());
+                : fairTemplate(new JdbcQueueTemplate(repositories.publishing(), repositories.admin(), codec, wakeups,
+                        properties.getTemplate().getBatchChunkSize()), properties);
         return new JdbcBatches(repositories.batches(), members, codec, (queue) -> properties.getQueues().containsKey(queue)
                 || registry.stream().anyMatch((containers) -> containers.getListenerContainers().stream()
                     .anyMatch((container) -> container.queue().equals(queue)))

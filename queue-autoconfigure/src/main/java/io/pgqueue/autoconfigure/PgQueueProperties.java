@@ -68,7 +68,7 @@ public class PgQueueProperties implements InitializingBean {
     /**
      * Per-queue settings, keyed by queue name; they override pgqueue.listener.* for that queue's listeners.
      */
-    private final Map<String, QueueSettings> queues = new LinkedHashMap<>();
+    private final Map<String, Queue> queues = new LinkedHashMap<>();
 
     @Override
     public void afterPropertiesSet() {
@@ -201,7 +201,7 @@ public class PgQueueProperties implements InitializingBean {
         return schedules;
     }
 
-    public Map<String, QueueSettings> getQueues() {
+    public Map<String, Queue> getQueues() {
         return queues;
     }
 
@@ -544,6 +544,131 @@ public class PgQueueProperties implements InitializingBean {
             if (rate != null) {
                 check(prefix + ".rate", rate, () -> RateLimit.parse(rate));
             }
+        }
+    }
+
+    /** One queue's settings: those of its listeners, and its fairness. */
+    public static class Queue extends QueueSettings {
+
+        private final Fairness fairness = new Fairness();
+
+        public Fairness getFairness() {
+            return fairness;
+        }
+
+        @Override
+        void validate(String prefix) {
+            super.validate(prefix);
+            fairness.validate(prefix + ".fairness");
+        }
+    }
+
+    /**
+     * Fairness inside one queue ({@code pgqueue.queues.<name>.fairness.*}): its listeners share their workers
+     * among the jobs' fairness keys by weight. A queue is fair when enabled, or when weights or caps are set.
+     */
+    public static class Fairness {
+
+        /**
+         * Whether the queue's listeners share their workers among fairness keys (weights or caps set imply it).
+         */
+        private boolean enabled;
+
+        /**
+         * Weight of each key named here (e.g. tenant-42: 3); a weight set at run time through QueueAdmin wins.
+         */
+        private Map<String, Double> weights = new LinkedHashMap<>();
+
+        /**
+         * Weight of the keys without one.
+         */
+        private double defaultWeight = 1.0;
+
+        /**
+         * Most running jobs of any one key across the cluster. Unset: no cap.
+         */
+        private @Nullable Integer maxRunningPerKey;
+
+        /**
+         * Most running jobs of each key named here across the cluster, instead of max-running-per-key.
+         */
+        private Map<String, Integer> maxRunning = new LinkedHashMap<>();
+
+        /**
+         * Most keys one claim looks at (at least the claim's batch): more spreads a claim over more keys, at
+         * the cost of one index probe per key.
+         */
+        private int keysPerClaim = 16;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Map<String, Double> getWeights() {
+            return weights;
+        }
+
+        public void setWeights(Map<String, Double> weights) {
+            this.weights = weights;
+        }
+
+        public double getDefaultWeight() {
+            return defaultWeight;
+        }
+
+        public void setDefaultWeight(double defaultWeight) {
+            this.defaultWeight = defaultWeight;
+        }
+
+        public @Nullable Integer getMaxRunningPerKey() {
+            return maxRunningPerKey;
+        }
+
+        public void setMaxRunningPerKey(@Nullable Integer maxRunningPerKey) {
+            this.maxRunningPerKey = maxRunningPerKey;
+        }
+
+        public Map<String, Integer> getMaxRunning() {
+            return maxRunning;
+        }
+
+        public void setMaxRunning(Map<String, Integer> maxRunning) {
+            this.maxRunning = maxRunning;
+        }
+
+        public int getKeysPerClaim() {
+            return keysPerClaim;
+        }
+
+        public void setKeysPerClaim(int keysPerClaim) {
+            this.keysPerClaim = keysPerClaim;
+        }
+
+        /** Whether the queue is fair: enabled, or given weights or caps. */
+        public boolean isFair() {
+            return enabled || !weights.isEmpty() || maxRunningPerKey != null || !maxRunning.isEmpty();
+        }
+
+        void validate(String prefix) {
+            weights.forEach((key, weight) -> {
+                if (weight == null || !(weight > 0) || weight.isInfinite()) {
+                    throw new InvalidConfigurationPropertyValueException(prefix + ".weights." + key, weight,
+                            "must be a number above zero");
+                }
+            });
+            if (!(defaultWeight > 0) || Double.isInfinite(defaultWeight)) {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".default-weight", defaultWeight,
+                        "must be a number above zero");
+            }
+            if (maxRunningPerKey != null) {
+                atLeast(prefix + ".max-running-per-key", maxRunningPerKey, 1);
+            }
+            maxRunning.forEach((key, cap) -> atLeast(prefix + ".max-running." + key, (cap != null) ? cap : 0, 1));
+            atLeast(prefix + ".keys-per-claim", keysPerClaim, 1);
         }
     }
 

@@ -9,6 +9,7 @@ import java.util.function.Function;
 import io.pgqueue.config.ContainerOptionsResolver;
 import io.pgqueue.config.ListenerEndpoint;
 import io.pgqueue.listener.ContainerOptions;
+import io.pgqueue.listener.Fairness;
 import io.pgqueue.listener.RateLimit;
 import io.pgqueue.listener.adapter.MethodJobHandler;
 import io.pgqueue.listener.error.ExponentialBackoff;
@@ -43,8 +44,7 @@ class PropertiesContainerOptionsResolver implements ContainerOptionsResolver {
             throw new IllegalStateException("@QueueListener method " + method + ": " + ex.getMessage(), ex);
         }
         PgQueueProperties.Listener defaults = properties.getListener();
-        PgQueueProperties.QueueSettings perQueue = properties.getQueues()
-            .getOrDefault(queue, new PgQueueProperties.QueueSettings());
+        PgQueueProperties.Queue perQueue = properties.getQueues().getOrDefault(queue, new PgQueueProperties.Queue());
         String id = (endpoint.id() != null) ? endpoint.id()
                 : queue + "-" + containersPerQueue.computeIfAbsent(queue, (name) -> new AtomicInteger()).incrementAndGet();
         try {
@@ -68,6 +68,7 @@ class PropertiesContainerOptionsResolver implements ContainerOptionsResolver {
                 .maxRunning(firstOr(perQueue.getMaxRunning(), defaults.getMaxRunning(), null))
                 .rate(rate(firstOr(perQueue.getRate(), defaults.getRate(), null)))
                 .groupFailure(first(perQueue.getGroupFailure(), defaults.getGroupFailure()))
+                .fairness(fairness(perQueue.getFairness()))
                 .build();
         }
         catch (IllegalArgumentException ex) {
@@ -97,6 +98,19 @@ class PropertiesContainerOptionsResolver implements ContainerOptionsResolver {
         return new ExponentialBackoff(first(perQueue.getInitial(), defaults.getInitial()),
                 first(perQueue.getMultiplier(), defaults.getMultiplier()), first(perQueue.getMax(), defaults.getMax()),
                 first(perQueue.getJitter(), defaults.getJitter()));
+    }
+
+    private static @Nullable Fairness fairness(PgQueueProperties.Fairness properties) {
+        if (!properties.isFair()) {
+            return null;
+        }
+        Fairness.Builder fairness = Fairness.builder()
+            .defaultWeight(properties.getDefaultWeight())
+            .maxRunningPerKey(properties.getMaxRunningPerKey())
+            .keysPerClaim(properties.getKeysPerClaim());
+        properties.getWeights().forEach(fairness::weight);
+        properties.getMaxRunning().forEach(fairness::maxRunning);
+        return fairness.build();
     }
 
     private static @Nullable RateLimit rate(@Nullable String rate) {

@@ -51,6 +51,8 @@ public final class ContainerOptions {
 
     private final @Nullable Duration timeout;
 
+    private final @Nullable Fairness fairness;
+
     private ContainerOptions(Builder builder) {
         this.id = Objects.requireNonNull(builder.id, "id");
         this.queue = Objects.requireNonNull(builder.queue, "queue");
@@ -68,6 +70,7 @@ public final class ContainerOptions {
             throw new IllegalArgumentException("timeout must be positive: " + builder.timeout);
         }
         this.timeout = builder.timeout;
+        this.fairness = builder.fairness;
         if (mode == DeliveryMode.TRANSACTIONAL && (maxRunning != null || rate != null)) {
             throw new IllegalArgumentException("max-running and rate need LEASE delivery: a TRANSACTIONAL job is "
                     + "not visible as running while its transaction is open");
@@ -91,7 +94,13 @@ public final class ContainerOptions {
             .maxRunning(maxRunning)
             .rate(rate)
             .groupFailure(groupFailure)
-            .timeout(timeout);
+            .timeout(timeout)
+            .fairness(fairness);
+    }
+
+    /** How the queue's workers are shared among fairness keys, or null when the queue is not fair. */
+    public @Nullable Fairness fairness() {
+        return fairness;
     }
 
     /** The most a handler may run on one job (or one batch), unless the job has its own; null for none. */
@@ -161,7 +170,7 @@ public final class ContainerOptions {
         return queue.equals(other.queue) && mode == other.mode && batchSize == other.batchSize
                 && maxAttempts == other.maxAttempts && Objects.equals(timeout, other.timeout) && backoff.equals(other.backoff)
                 && Objects.equals(maxRunning, other.maxRunning) && Objects.equals(rate, other.rate)
-                && groupFailure == other.groupFailure;
+                && groupFailure == other.groupFailure && Objects.equals(fairness, other.fairness);
     }
 
     @Override
@@ -169,7 +178,7 @@ public final class ContainerOptions {
         return "ContainerOptions[id=" + id + ", queue=" + queue + ", mode=" + mode + ", concurrency=" + concurrency
                 + ", batchSize=" + batchSize + ", maxAttempts=" + maxAttempts + ", timeout=" + timeout + ", pollInterval=" + pollInterval
                 + ", backoff=" + backoff + ", autoStartup=" + autoStartup + ", maxRunning=" + maxRunning + ", rate="
-                + rate + ", groupFailure=" + groupFailure + "]";
+                + rate + ", groupFailure=" + groupFailure + ", fairness=" + fairness + "]";
     }
 
     private static int positive(int value, String name) {
@@ -206,6 +215,8 @@ public final class ContainerOptions {
 
         private @Nullable RateLimit rate;
 
+        private @Nullable Fairness fairness;
+
         private GroupFailurePolicy groupFailure = DEFAULT_GROUP_FAILURE;
 
         private Builder() {
@@ -213,6 +224,12 @@ public final class ContainerOptions {
 
         public Builder maxRunning(@Nullable Integer maxRunning) {
             this.maxRunning = maxRunning;
+            return this;
+        }
+
+        /** Shares the queue's workers among fairness keys (null: claims in plain priority and time order). */
+        public Builder fairness(@Nullable Fairness fairness) {
+            this.fairness = fairness;
             return this;
         }
 

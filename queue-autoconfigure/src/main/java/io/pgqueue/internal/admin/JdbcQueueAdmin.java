@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.ToIntFunction;
 
+import io.pgqueue.SendOptions;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.persistence.JobAdminPort;
@@ -26,6 +27,7 @@ import io.pgqueue.model.BulkCancelResult;
 import io.pgqueue.model.CancelResult;
 import io.pgqueue.model.ClusterNode;
 import io.pgqueue.model.DeadJob;
+import io.pgqueue.model.FairnessKeyInfo;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobPage;
 import io.pgqueue.model.JobQuery;
@@ -307,6 +309,46 @@ public class JdbcQueueAdmin implements QueueAdmin {
         repositories.stats().setPaused(QueueNames.validate(queue), false);
         wakeups.jobsReady(queue);
         logger.info("Queue '" + queue + "' resumed");
+    }
+
+    @Override
+    public void setFairnessWeight(String queue, String key, double weight) {
+        if (!(weight > 0) || Double.isInfinite(weight)) {
+            throw new IllegalArgumentException("A fairness weight must be a number above zero: " + weight);
+        }
+        repositories.fairness().setWeight(QueueNames.validate(queue), fairnessKey(key), weight);
+        logger.info("Fairness key '" + key + "' of queue '" + queue + "' weighs " + weight);
+    }
+
+    @Override
+    public void clearFairnessWeight(String queue, String key) {
+        repositories.fairness().setWeight(QueueNames.validate(queue), fairnessKey(key), null);
+        logger.info("Fairness key '" + key + "' of queue '" + queue + "' weighs as configured");
+    }
+
+    @Override
+    public void pauseFairnessKey(String queue, String key) {
+        repositories.fairness().setPaused(QueueNames.validate(queue), fairnessKey(key), true);
+        logger.info("Fairness key '" + key + "' of queue '" + queue + "' paused");
+    }
+
+    @Override
+    public void resumeFairnessKey(String queue, String key) {
+        repositories.fairness().setPaused(QueueNames.validate(queue), fairnessKey(key), false);
+        wakeups.jobsReady(queue);
+        logger.info("Fairness key '" + key + "' of queue '" + queue + "' resumed");
+    }
+
+    @Override
+    public List<FairnessKeyInfo> fairnessKeys(String queue, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1: " + limit);
+        }
+        return repositories.fairness().keys(QueueNames.validate(queue), limit);
+    }
+
+    private static String fairnessKey(String key) {
+        return SendOptions.builder().fairnessKey(key).build().fairnessKey();
     }
 
     @Override

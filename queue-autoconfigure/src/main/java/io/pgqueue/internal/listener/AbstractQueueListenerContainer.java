@@ -79,6 +79,16 @@ abstract class AbstractQueueListenerContainer implements QueueListenerContainer 
     /** Starts the container's threads; {@link #running} is already true, so their loops run. */
     protected abstract void doStart();
 
+    /** The claim strategy's start (a fair queue's keys made consistent); a failure is repeated later. */
+    static void startStrategy(ClaimStrategy strategy) {
+        try {
+            strategy.started();
+        }
+        catch (RuntimeException ex) {
+            // the idle safety sweep does the same work again
+        }
+    }
+
     @Override
     public final synchronized void stop() {
         if (!running) {

@@ -58,6 +58,8 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     private final ClaimPositions positions;
 
+    private final ClaimStrategy strategy;
+
     LeaseQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobEnginePort jobs, NodeRuntime node,
             IdleQueues idle, ClaimPositions positions) {
         super(options, executor, idle);
@@ -67,6 +69,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         this.claimRequest = new ClaimRequest(options.queue(), options.batchSize(), options.maxAttempts(),
                 options.groupFailure() == GroupFailurePolicy.BLOCK, node.identity().id(),
                 node.settings().leaseDuration().toMillis());
+        this.strategy = ClaimStrategy.of(options, jobs);
     }
 
     @Override
@@ -76,6 +79,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         workers = new WorkerPool(options.concurrency(),
                 (task) -> newThread(task, "worker-" + workerCount.incrementAndGet()));
         node.track(this, new Tracked());
+        startStrategy(strategy);
         acks = new AckBatcher(jobs, node.identity().id(), "pgqueue-" + id() + "-acks");
         acks.start();
         poller = newThread(() -> pollLoop(false), "poller");
@@ -168,7 +172,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                 dispatch(claim.jobs(), slotsTaken);
                 // every slot it asked for came back filled: more jobs are probably waiting than one poller
                 // can claim; a short claim ends the backlog
-                boolean full = claim.jobs().size() >= requested;
+                boolean full = strategy.moreReady(claim, requested);
                 if (full && !backlog) {
                     backlog = true;
                     backlogSignal.wakeUp();
@@ -177,7 +181,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                     backlog = false;
                 }
                 if (!backlogHelper) {
-                    afterPoll(requested, claim.jobs().size(), claim.promoted());
+                    afterPoll(requested, full ? requested : claim.jobs().size(), claim.promoted());
                 }
             }
             catch (InterruptedException ex) {
@@ -189,9 +193,9 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     private Claim claim(int requested) {
         ClaimPositions.Ticket ticket = positions.next(claimRequest.withLimit(requested));
-        Claim claim = options.throttled() ? jobs.claimThrottled(ticket.request(), options.maxRunning(), options.rate())
-                : jobs.claimLeased(ticket.request());
+        Claim claim = strategy.claim(ticket.request());
         positions.claimed(ticket, claim);
+        strategy.afterClaim(claim);
         return claim;
     }
 

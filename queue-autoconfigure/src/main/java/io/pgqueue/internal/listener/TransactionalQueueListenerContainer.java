@@ -49,6 +49,8 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
 
     private final ClaimPositions positions;
 
+    private final ClaimStrategy strategy;
+
     TransactionalQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobEnginePort jobs,
             HistoryRepository history, TransactionTemplate transactions, Duration shutdownTimeout, Duration interruptGrace,
             IdleQueues idle, ClaimPositions positions) {
@@ -58,6 +60,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
         this.history = history;
         this.claimRequest = new ClaimRequest(options.queue(), options.batchSize(), options.maxAttempts(),
                 options.groupFailure() == GroupFailurePolicy.BLOCK, null, 0);
+        this.strategy = ClaimStrategy.of(options, jobs);
         this.transactions = transactions;
         this.shutdownTimeout = shutdownTimeout;
         this.interruptGrace = interruptGrace;
@@ -84,6 +87,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
 
     @Override
     protected void doStart() {
+        startStrategy(strategy);
         for (int i = 1; i <= options.concurrency(); i++) {
             startWorker();
         }
@@ -129,10 +133,10 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 AtomicReference<List<JobExecutor.Outcome>> setbacks = new AtomicReference<>(List.of());
                 Batch batch;
                 try {
-                    promoted = lastClaimFull ? 0 : jobs.promoteDue(queue());
+                    promoted = lastClaimFull ? 0 : strategy.promoteDue();
                     batch = transactions.execute((status) -> {
                         ClaimPositions.Ticket ticket = positions.next(claimRequest);
-                        Claim claim = jobs.claimAndDelete(ticket.request());
+                        Claim claim = strategy.claim(ticket.request());
                         positions.claimed(ticket, claim);
                         List<JobExecutor.Outcome> failures;
                         inFlight.addAndGet(claim.jobs().size());
@@ -144,6 +148,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                         }
                         if (failures.isEmpty()) {
                             succeeded.set(claim.jobs());
+                            strategy.beforeCommit(claim);
                             return new Batch(claim, List.of());
                         }
                         setbacks.set(failures);
@@ -151,6 +156,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                             status.setRollbackOnly();
                             return new Batch(claim, failures);
                         }
+                        strategy.beforeCommit(claim);
                         return new Batch(claim, List.of());
                     });
                 }
@@ -177,8 +183,10 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 }
                 if (batch != null) {
                     batch.failures().forEach(this::recordSetback);
-                    lastClaimFull = batch.claim().jobs().size() >= options.batchSize();
-                    afterPoll(options.batchSize(), batch.claim().jobs().size(), promoted);
+                    strategy.afterClaim(batch.claim());
+                    lastClaimFull = strategy.moreReady(batch.claim(), options.batchSize());
+                    afterPoll(options.batchSize(), lastClaimFull ? options.batchSize() : batch.claim().jobs().size(),
+                            promoted);
                 }
             }
             catch (InterruptedException ex) {

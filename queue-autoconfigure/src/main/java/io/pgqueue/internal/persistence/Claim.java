@@ -10,12 +10,19 @@ import org.jspecify.annotations.Nullable;
  * @param jobs the jobs claimed
  * @param promoted how many due scheduled jobs of the queue became ready just before the claim
  * @param last the position of the last job claimed in claim order, or null when none was
+ * @param emptiedKeys the fairness keys a fair claim found without ready jobs (their share of the claim went
+ * unused: another claim right away fills it)
  */
-public record Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor last) {
+public record Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor last, List<String> emptiedKeys) {
 
     public static final Claim NONE = new Claim(List.of(), 0, null);
 
     public Claim {
         jobs = List.copyOf(jobs);
+        emptiedKeys = List.copyOf(emptiedKeys);
+    }
+
+    public Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor last) {
+        this(jobs, promoted, last, List.of());
     }
 }

@@ -20,10 +20,12 @@ import org.jspecify.annotations.Nullable;
  * @param timeoutMillis the job's own timeout, or null for the listener's
  * @param workflowId the workflow the job is a node of, or null
  * @param batchId the batch the job is a member of, or null
+ * @param fairnessKey the fairness key the job is charged to, or null
  */
 public record ClaimedJob(long id, String queue, String payloadJson, @Nullable String payloadType,
         @Nullable String headersJson, int attempt, int maxAttempts, Instant enqueuedAt, Instant dueAt, Instant claimedAt,
-        @Nullable Long timeoutMillis, @Nullable Long workflowId, @Nullable Long batchId) {
+        @Nullable Long timeoutMillis, @Nullable Long workflowId, @Nullable Long batchId,
+        @Nullable String fairnessKey) {
 
     /** Whether the job is a workflow's node. */
     public boolean inWorkflow() {

@@ -53,12 +53,7 @@ final class JdbcJobRepository implements JobRepository {
             SELECT id FROM {schema}.job j
             WHERE j.queue = :queue AND j.state = 'ready'
               AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state s WHERE s.queue = :queue AND s.paused)
-              AND (j.group_key IS NULL OR NOT EXISTS (
-                    SELECT 1 FROM {schema}.job g
-                    WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-                      AND g.id <> j.id
-                      AND (g.state = 'running'
-                           OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))""";
+              AND """ + FairnessCascade.GROUP_TURN;
 
     private static final String READY_IDS = READY + """
 
@@ -81,11 +76,42 @@ final class JdbcJobRepository implements JobRepository {
               AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
             ORDER BY j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT :limit""";
 
+    /** The columns of the rows a claim returns. */
+    private static final List<String> CLAIMED = List.of("id", "queue", "payload", "payload_type", "headers", "attempts",
+            "max_attempts", "created_at", "run_at", "claimed_at", "timeout_ms", "priority", "workflow_id", "batch_id",
+            "fairness_key");
+
     /** The columns a claim returns. */
-    private static final String CLAIMED_COLUMNS = """
-            SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at,
-                   timeout_ms, priority, workflow_id, batch_id
-            FROM claimed""";
+    private static final String CLAIMED_COLUMNS = "SELECT " + String.join(", ", CLAIMED) + " FROM claimed";
+
+    /**
+     * What a fair claim returns: the claimed rows, or one row of nulls when it claimed none, each with the keys
+     * the claim found empty ({@code fair_emptied}).
+     */
+    private static final String FAIR_CLAIMED_COLUMNS = "SELECT "
+            + String.join(", ", CLAIMED.stream().map((column) -> "c." + column).toList())
+            + ", e.keys AS emptied FROM (SELECT array_agg(key) AS keys FROM fair_emptied) e LEFT JOIN claimed c ON true";
+
+    /** What a LEASE claim does to the rows it takes (the claim's SET clause). */
+    private static final String LEASE_SET = """
+            SET state = 'running', attempts = j.attempts + 1,
+                max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+                locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+                attempted_at = now(), progress_percent = NULL, progress_message = NULL""";
+
+    /** What the LEASE claim's changed rows return. */
+    private static final String LEASE_RETURNING = """
+            RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+                      j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
+                      j.priority, j.workflow_id, j.batch_id, j.fairness_key""";
+
+    /** What the TRANSACTIONAL claim's deleted rows return (for the history too). */
+    private static final String DELETE_RETURNING = """
+            RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+                      j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+                      j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+                      now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+                      j.fairness_key""";
 
     /** What a statement that finishes jobs returns of each row, for the history (with the finished state). */
     static final String FINISHED_COLUMNS = """
@@ -166,6 +192,22 @@ final class JdbcJobRepository implements JobRepository {
 
     private final Sql promoteDueOfQueue;
 
+    private final Sql promoteDueOfFairQueue;
+
+    private final Sql claimFairLeased;
+
+    private final Sql claimFairAndDelete;
+
+    private final Sql chargeFairness;
+
+    private final Sql sweepLock;
+
+    private final Sql sweepSettle;
+
+    private final Sql activateReadyKeys;
+
+    private final FairnessCascade fairness = new FairnessCascade();
+
     private final Sql claimLeased;
 
     private final Sql claimLeasedAfter;
@@ -242,11 +284,12 @@ final class JdbcJobRepository implements JobRepository {
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
         for (RowShape shape : RowShape.values()) {
             for (boolean batched : new boolean[] { false, true }) {
-                (batched ? enqueueToBatch : enqueue).put(shape, new Sql[] {
-                        schema.sql(enqueueStatement(shape, false, false, batched)),
-                        schema.sql(enqueueStatement(shape, true, false, batched)),
-                        schema.sql(enqueueStatement(shape, false, true, batched)),
-                        schema.sql(enqueueStatement(shape, true, true, batched)) });
+                Sql[] variants = new Sql[8];
+                for (int variant = 0; variant < variants.length; variant++) {
+                    variants[variant] = schema.sql(enqueueStatement(shape, (variant & 1) != 0, (variant & 2) != 0,
+                            batched, (variant & 4) != 0));
+                }
+                (batched ? enqueueToBatch : enqueue).put(shape, variants);
             }
         }
         this.enqueueDebounced = schema.sql(debounceStatement());
@@ -308,10 +351,17 @@ final class JdbcJobRepository implements JobRepository {
                 SELECT count(*) FROM expired
                 """);
         this.lookups = new JobLookups(schema);
-        this.promoteDue = schema.sql(promoteStatement(false));
-        this.promoteDueOfQueue = schema.sql(promoteStatement(true));
-        this.claimLeased = schema.sql(promoteStatement(true) + ";\n" + claimLeasedStatement(false));
-        this.claimLeasedAfter = schema.sql(promoteStatement(true) + ";\n" + claimLeasedStatement(true));
+        this.promoteDue = schema.sql(promoteStatement(false, true));
+        this.promoteDueOfQueue = schema.sql(promoteStatement(true, false));
+        this.promoteDueOfFairQueue = schema.sql(promoteStatement(true, true));
+        this.claimLeased = schema.sql(promoteStatement(true, false) + ";\n" + claimLeasedStatement(false));
+        this.claimLeasedAfter = schema.sql(promoteStatement(true, false) + ";\n" + claimLeasedStatement(true));
+        this.claimFairLeased = schema.sql(promoteStatement(true, true) + ";\n" + fairClaimLeasedStatement());
+        this.claimFairAndDelete = schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + fairClaimAndDeleteStatement());
+        this.chargeFairness = schema.sql(fairness.chargeStatement());
+        this.sweepLock = schema.sql(fairness.sweepLockStatement());
+        this.sweepSettle = schema.sql(fairness.sweepSettleStatement());
+        this.activateReadyKeys = schema.sql(fairness.activateReadyStatement());
         this.claimAndDelete = schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + claimAndDeleteStatement(false));
         this.claimAndDeleteAfter = schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + claimAndDeleteStatement(true));
         this.complete = schema.sql(completeStatement(0));
@@ -391,14 +441,16 @@ final class JdbcJobRepository implements JobRepository {
 
     /** As {@link #insertCtes(Counters.Rows, boolean)}; with {@code windowed}, input rows may carry dedup windows. */
     String insertCtes(Counters.Rows rows, boolean notify, boolean windowed) {
-        return insertCtes(rows, notify, windowed, false);
+        return insertCtes(rows, notify, windowed, false, false);
     }
 
     /**
      * As {@link #insertCtes(Counters.Rows, boolean, boolean)}; with {@code batched}, the jobs are members of the
-     * batch {@code :batch_id}, which the caller locked open, and the statement carries the batch cascade.
+     * batch {@code :batch_id}, which the caller locked open, and the statement carries the batch cascade; with
+     * {@code keyed}, the input rows carry {@code fairness_key}, and the statement the fairness cascade.
      */
-    private String insertCtes(Counters.Rows rows, boolean notify, boolean windowed, boolean batched) {
+    private String insertCtes(Counters.Rows rows, boolean notify, boolean windowed, boolean batched, boolean keyed) {
+        String columns = (batched ? ", batch_id" : "") + (keyed ? ", fairness_key" : "");
         return Transition.ENQUEUE.tag() + (windowed ? WINDOW_CTE : "") + """
                 , inserted AS (
                     INSERT INTO {schema}.job (queue, state, priority, run_at, payload, payload_type, headers,
@@ -412,8 +464,9 @@ final class JdbcJobRepository implements JobRepository {
 
                     WHERE i.dedup_for_ms IS NULL
                        OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)"""
-                : "", batched ? ", batch_id" : "", batched ? ", :batch_id::bigint" : "")
+                : "", columns, (batched ? ", :batch_id::bigint" : "") + (keyed ? ", fairness_key" : ""))
                 + counters.deltaCte(Transition.ENQUEUE, "inserted", rows) + (batched ? batches.addedCtes("inserted") : "")
+                + (keyed ? fairness.activateCte("inserted", "", false) : "")
                 + (notify ? """
                 , notified AS (
                     SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
@@ -421,18 +474,18 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     /** The input CTE of a send: the job rows as parameters of the given shape. */
-    private static String inputCte(RowShape shape) {
+    private static String inputCte(RowShape shape, boolean keyed) {
         return """
                 WITH input AS (
                     SELECT :queue::text AS queue, i.*,
                            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
                     FROM %s AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                                 group_key, timeout_ms, dedup_for_ms)
-                )""".formatted(shape.rows);
+                                 group_key, timeout_ms, dedup_for_ms%s)
+                )""".formatted(shape.rows(keyed), keyed ? ", fairness_key" : "");
     }
 
-    private String enqueueStatement(RowShape shape, boolean notify, boolean windowed, boolean batched) {
-        return inputCte(shape) + insertCtes(shape.counted, notify, windowed, batched)
+    private String enqueueStatement(RowShape shape, boolean notify, boolean windowed, boolean batched, boolean keyed) {
+        return inputCte(shape, keyed) + insertCtes(shape.counted, notify, windowed, batched, keyed)
                 + (notify ? "\nSELECT id FROM inserted LEFT JOIN notified ON true" : "\nSELECT id FROM inserted");
     }
 
@@ -441,12 +494,12 @@ final class JdbcJobRepository implements JobRepository {
      * gives that one the new payload and options and pushes its run-at back. Only inserted rows are counted.
      */
     private String debounceStatement() {
-        return inputCte(RowShape.SINGLE) + Transition.ENQUEUE.tag() + """
+        return inputCte(RowShape.SINGLE, true) + Transition.ENQUEUE.tag() + """
                 , upserted AS (
                     INSERT INTO {schema}.job AS j (queue, state, priority, run_at, payload, payload_type, headers,
-                                                   max_attempts, group_key, timeout_ms, debounce_key)
+                                                   max_attempts, group_key, timeout_ms, debounce_key, fairness_key)
                     SELECT queue, 'scheduled', priority, due, payload::jsonb, payload_type, headers::jsonb,
-                           max_attempts, group_key, timeout_ms, :debounce_key
+                           max_attempts, group_key, timeout_ms, :debounce_key, fairness_key
                     FROM input
                     ON CONFLICT (queue, debounce_key) WHERE state = 'scheduled' AND debounce_key IS NOT NULL
                     DO UPDATE SET payload = excluded.payload, payload_type = excluded.payload_type,
@@ -465,34 +518,47 @@ final class JdbcJobRepository implements JobRepository {
      * quiet window ends here: it lets go of its key, so that a later send of the key starts a new job and a
      * retry or snooze of this one, back to scheduled, never meets that job in the key's unique index.
      */
-    private String promoteStatement(boolean oneQueue) {
+    private String promoteStatement(boolean oneQueue, boolean keyed) {
         return Transition.PROMOTE.tag() + """
                 WITH promoted AS (
                     UPDATE {schema}.job SET state = 'ready', debounce_key = NULL
                     WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job
                                          WHERE %s state = 'scheduled' AND run_at <= now()
                                          ORDER BY run_at LIMIT :promote_limit FOR UPDATE SKIP LOCKED))
-                    RETURNING queue
-                )""".formatted(oneQueue ? "queue = :queue AND" : "")
-                + counters.deltaCte(Transition.PROMOTE, "promoted", Counters.Rows.MANY) + "\nSELECT count(*) FROM promoted";
+                    RETURNING queue%s
+                )""".formatted(oneQueue ? "queue = :queue AND" : "", keyed ? ", fairness_key" : "")
+                + counters.deltaCte(Transition.PROMOTE, "promoted", Counters.Rows.MANY)
+                + (keyed ? fairness.activateCte("promoted", "", false) : "") + "\nSELECT count(*) FROM promoted";
     }
 
     private String claimLeasedStatement(boolean after) {
         return Transition.CLAIM_LEASE.tag() + """
                 WITH claimed AS (
                     UPDATE {schema}.job j
-                    SET state = 'running', attempts = j.attempts + 1,
-                        max_attempts = coalesce(j.max_attempts, :default_max_attempts),
-                        locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
-                        attempted_at = now(), progress_percent = NULL, progress_message = NULL
+                    %s
                     WHERE j.id = ANY(ARRAY(%s))
                       AND %s
                       AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
-                    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-                              j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
-                              j.priority, j.workflow_id, j.batch_id
-                )""".formatted(after ? READY_IDS_AFTER : READY_IDS, Transition.CLAIM_LEASE.guard("j")) + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)
+                    %s
+                )""".formatted(LEASE_SET, after ? READY_IDS_AFTER : READY_IDS, Transition.CLAIM_LEASE.guard("j"),
+                LEASE_RETURNING) + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)
                 + "\n" + CLAIMED_COLUMNS;
+    }
+
+    /** The fair LEASE claim: the keys' shares ({@link FairnessCascade}), then the claim of the jobs picked. */
+    private String fairClaimLeasedStatement() {
+        return Transition.CLAIM_LEASE.tag() + fairness.leasedCtes() + """
+                , fair_emptied AS (
+                    SELECT key FROM fair_charged WHERE emptied
+                ), claimed AS (
+                    UPDATE {schema}.job j
+                    %s
+                    WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
+                      AND %s
+                      AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+                    %s
+                )""".formatted(LEASE_SET, Transition.CLAIM_LEASE.guard("j"), LEASE_RETURNING)
+                + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY) + "\n" + FAIR_CLAIMED_COLUMNS;
     }
 
     private String claimAndDeleteStatement(boolean after) {
@@ -500,12 +566,20 @@ final class JdbcJobRepository implements JobRepository {
                 WITH claimed AS (
                     DELETE FROM {schema}.job j
                     WHERE j.id = ANY(ARRAY(%s))
-                    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-                              j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
-                              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
-                              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id
-                )""".formatted(after ? READY_IDS_AFTER : READY_IDS) + history.archiveCte("claimed", false)
+                    %s
+                )""".formatted(after ? READY_IDS_AFTER : READY_IDS, DELETE_RETURNING) + history.archiveCte("claimed", false)
                 + counters.deltaCte(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY) + "\n" + CLAIMED_COLUMNS;
+    }
+
+    /** The fair TRANSACTIONAL claim: the keys' shares, then the deletion of the jobs picked. */
+    private String fairClaimAndDeleteStatement() {
+        return Transition.CLAIM_DELETE.tag() + fairness.deletedCtes() + """
+                , claimed AS (
+                    DELETE FROM {schema}.job j
+                    WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
+                    %s
+                )""".formatted(DELETE_RETURNING) + history.archiveCte("claimed", false)
+                + counters.deltaCte(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY) + "\n" + FAIR_CLAIMED_COLUMNS;
     }
 
     /**
@@ -716,9 +790,9 @@ final class JdbcJobRepository implements JobRepository {
                                 WHERE live.queue = d.queue AND live.dedup_key = d.dedup_key AND live.state <> 'dead'))
                         ORDER BY d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END, d.id DESC)
                       AND j.state = 'dead'
-                    RETURNING j.id, j.queue, j.workflow_id, j.batch_id
+                    RETURNING j.id, j.queue, j.workflow_id, j.batch_id, j.fairness_key
                 )""" + counters.deltaCte(Transition.RETRY_DEAD, "retried", Counters.Rows.MANY)
-                + cascades(Transition.RETRY_DEAD, "retried", null)
+                + cascades(Transition.RETRY_DEAD, "retried", null) + fairness.activateCte("retried", "", false)
                 + "\nSELECT count(*)" + NOTIFIED + " FROM retried");
     }
 
@@ -748,8 +822,7 @@ final class JdbcJobRepository implements JobRepository {
             return List.of();
         }
         RowShape shape = RowShape.of(jobs);
-        boolean windowed = jobs.stream().anyMatch((job) -> job.dedupForMillis() != null);
-        return jdbc.query(enqueue.get(shape)[(notify ? 1 : 0) + (windowed ? 2 : 0)], (params) -> {
+        return jdbc.query(enqueue.get(shape)[variant(jobs, notify)], (params) -> {
             shape.bind(params, jobs);
             params.text("queue", queue);
             if (notify) {
@@ -764,8 +837,7 @@ final class JdbcJobRepository implements JobRepository {
             return List.of();
         }
         RowShape shape = RowShape.of(jobs);
-        boolean windowed = jobs.stream().anyMatch((job) -> job.dedupForMillis() != null);
-        return jdbc.query(enqueueToBatch.get(shape)[(notify ? 1 : 0) + (windowed ? 2 : 0)], (params) -> {
+        return jdbc.query(enqueueToBatch.get(shape)[variant(jobs, notify)], (params) -> {
             shape.bind(params, jobs);
             params.text("queue", queue).int8("batch_id", batchId);
             if (notify) {
@@ -774,12 +846,19 @@ final class JdbcJobRepository implements JobRepository {
         }, (row) -> row.getLong(1));
     }
 
+    /** The insert variant: with NOTIFY, with dedup windows, with fairness keys (each a bit). */
+    private static int variant(List<NewJob> jobs, boolean notify) {
+        boolean windowed = jobs.stream().anyMatch((job) -> job.dedupForMillis() != null);
+        boolean keyed = jobs.stream().anyMatch((job) -> job.fairnessKey() != null);
+        return (notify ? 1 : 0) + (windowed ? 2 : 0) + (keyed ? 4 : 0);
+    }
+
     @Override
     public DebouncedSend enqueueDebounced(String queue, NewJob job) {
         String key = Objects.requireNonNull(job.debounceKey(), "debounce key");
         List<DebouncedSend> sent = jdbc.query(enqueueDebounced, (params) -> {
             RowShape.SINGLE.bind(params, List.of(job));
-            params.text("queue", queue).text("debounce_key", key);
+            params.text("queue", queue).text("debounce_key", key).text("fairness_key", job.fairnessKey());
         }, (row) -> new DebouncedSend(row.getLong("id"), row.getBoolean("inserted")));
         return sent.get(0);
     }
@@ -821,7 +900,8 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
-    public Claim claimThrottled(ClaimRequest request, @Nullable Integer maxRunning, @Nullable RateLimit rate) {
+    public Claim claimThrottled(ClaimRequest request, @Nullable Integer maxRunning, @Nullable RateLimit rate,
+            @Nullable FairShares shares) {
         Claim claim = transactions.execute((status) -> {
             jdbc.count(throttleLock,
                     (params) -> params.text("key", "pgqueue.throttle." + schema.name() + "." + request.queue()));
@@ -838,7 +918,8 @@ final class JdbcJobRepository implements JobRepository {
             if (allowed <= 0) {
                 return Claim.NONE;
             }
-            Claim claimed = claimLeased(request.withLimit(allowed));
+            Claim claimed = (shares != null) ? claimFairLeased(request.withLimit(allowed), shares)
+                    : claimLeased(request.withLimit(allowed));
             if (rate != null && !claimed.jobs().isEmpty()) {
                 jdbc.update(rateStarted,
                         (params) -> params.int4("started", claimed.jobs().size()).text("queue", request.queue()));
@@ -846,6 +927,92 @@ final class JdbcJobRepository implements JobRepository {
             return claimed;
         });
         return (claim != null) ? claim : Claim.NONE;
+    }
+
+    @Override
+    public Claim claimFairLeased(ClaimRequest request, FairShares shares) {
+        UUID node = Objects.requireNonNull(request.node(), "A LEASE claim needs a node");
+        return jdbc.execute((Connection connection) -> {
+            try (PreparedStatement statement = jdbc.statement(connection, claimFairLeased, (params) -> {
+                bindFairClaim(params, request, shares);
+                params.int4("promote_limit", PROMOTE_PER_CLAIM).uuid("node", node).int8("lease_ms", request.leaseMillis());
+            })) {
+                // two results: how many jobs the first statement promoted, then the claimed rows
+                statement.execute();
+                long promoted;
+                try (ResultSet rows = statement.getResultSet()) {
+                    promoted = rows.next() ? rows.getLong(1) : 0;
+                }
+                if (!statement.getMoreResults()) {
+                    throw new IllegalStateException("A claim returned no claimed rows");
+                }
+                try (ResultSet rows = statement.getResultSet()) {
+                    return fairlyClaimed(rows, promoted);
+                }
+            }
+        });
+    }
+
+    @Override
+    public Claim claimFairAndDelete(ClaimRequest request, FairShares shares) {
+        return jdbc.execute((Connection connection) -> {
+            try (PreparedStatement statement = jdbc.statement(connection, claimFairAndDelete, (params) -> {
+                bindFairClaim(params, request, shares);
+                params.text("fair_lock", "pgqueue.fair." + schema.name() + "." + request.queue() + ".");
+            })) {
+                // the savepoint, then the claimed rows
+                statement.execute();
+                if (!statement.getMoreResults()) {
+                    throw new IllegalStateException("A claim returned no claimed rows");
+                }
+                try (ResultSet rows = statement.getResultSet()) {
+                    return fairlyClaimed(rows, 0);
+                }
+            }
+        });
+    }
+
+    private static void bindFairClaim(Params params, ClaimRequest request, FairShares shares) throws SQLException {
+        params.text("queue", request.queue())
+            .int4("limit", request.limit())
+            .int4("key_scan", Math.max(request.limit(), shares.keysPerClaim()))
+            .int4("default_max_attempts", request.defaultMaxAttempts())
+            .bool("failures_block", request.groupFailuresBlock());
+        shares.bind(params);
+    }
+
+    @Override
+    public void chargeFairness(String queue, FairShares shares, Map<String, Integer> taken) {
+        if (taken.isEmpty()) {
+            return;
+        }
+        java.util.TreeMap<String, Integer> sorted = new java.util.TreeMap<>(taken);
+        jdbc.update(chargeFairness, (params) -> {
+            params.text("queue", queue)
+                .array("keys", "text", sorted.keySet().toArray())
+                .array("counts", "int4", sorted.values().toArray());
+            shares.bind(params);
+        });
+    }
+
+    @Override
+    public int promoteDueFair(String queue) {
+        return (int) jdbc.count(promoteDueOfFairQueue,
+                (params) -> params.text("queue", queue).int4("promote_limit", PROMOTE_PER_CLAIM));
+    }
+
+    @Override
+    public int sweepFairness(String queue) {
+        Integer swept = transactions.execute((status) -> {
+            int marked = jdbc.update(sweepLock, (params) -> params.text("queue", queue));
+            return (marked == 0) ? 0 : jdbc.update(sweepSettle, (params) -> params.text("queue", queue));
+        });
+        return (swept != null) ? swept : 0;
+    }
+
+    @Override
+    public int activateReadyKeys(String queue) {
+        return (int) jdbc.count(activateReadyKeys, (params) -> params.text("queue", queue));
     }
 
     @Override
@@ -886,14 +1053,34 @@ final class JdbcJobRepository implements JobRepository {
             ClaimCursor position = new ClaimCursor(rows.getInt("priority"), rows.getTimestamp("run_at").toInstant(),
                     rows.getLong("id"));
             last = (last == null) ? position : ClaimCursor.later(last, position);
-            jobs.add(new ClaimedJob(rows.getLong("id"), rows.getString("queue"), rows.getString("payload"),
-                    rows.getString("payload_type"), rows.getString("headers"), rows.getInt("attempts"),
-                    rows.getInt("max_attempts"), rows.getTimestamp("created_at").toInstant(),
-                    rows.getTimestamp("run_at").toInstant(), rows.getTimestamp("claimed_at").toInstant(),
-                    rows.getObject("timeout_ms", Long.class), rows.getObject("workflow_id", Long.class),
-                    rows.getObject("batch_id", Long.class)));
+            jobs.add(claimedJob(rows));
         }
         return new Claim(jobs, promoted, last);
+    }
+
+    private static ClaimedJob claimedJob(ResultSet rows) throws SQLException {
+        return new ClaimedJob(rows.getLong("id"), rows.getString("queue"), rows.getString("payload"),
+                rows.getString("payload_type"), rows.getString("headers"), rows.getInt("attempts"),
+                rows.getInt("max_attempts"), rows.getTimestamp("created_at").toInstant(),
+                rows.getTimestamp("run_at").toInstant(), rows.getTimestamp("claimed_at").toInstant(),
+                rows.getObject("timeout_ms", Long.class), rows.getObject("workflow_id", Long.class),
+                rows.getObject("batch_id", Long.class), rows.getString("fairness_key"));
+    }
+
+    /** The rows of a fair claim: the claimed jobs (none when its one row is empty) and the keys found empty. */
+    private static Claim fairlyClaimed(ResultSet rows, long promoted) throws SQLException {
+        List<ClaimedJob> jobs = new ArrayList<>();
+        List<String> emptied = List.of();
+        while (rows.next()) {
+            java.sql.Array keys = rows.getArray("emptied");
+            if (keys != null && emptied.isEmpty()) {
+                emptied = List.of((String[]) keys.getArray());
+            }
+            if (rows.getObject("id") != null) {
+                jobs.add(claimedJob(rows));
+            }
+        }
+        return new Claim(jobs, promoted, null, emptied);
     }
 
     @Override
@@ -1170,6 +1357,15 @@ final class JdbcJobRepository implements JobRepository {
             this.counted = counted;
         }
 
+        /** The rows, with the fairness key as a further column when {@code keyed}. */
+        String rows(boolean keyed) {
+            if (!keyed) {
+                return rows;
+            }
+            return (this == MIXED) ? rows.replace(":dedup_for_ms::bigint[]", ":dedup_for_ms::bigint[], :fairness_key::text[]")
+                    : rows.replace(":dedup_for_ms::bigint", ":dedup_for_ms::bigint, :fairness_key::text");
+        }
+
         static RowShape of(List<NewJob> jobs) {
             if (jobs.size() == 1) {
                 return SINGLE;
@@ -1191,6 +1387,9 @@ final class JdbcJobRepository implements JobRepository {
                     .array("group_key", "text", column(jobs, NewJob::groupKey))
                     .array("timeout_ms", "int8", column(jobs, NewJob::timeoutMillis))
                     .array("dedup_for_ms", "int8", column(jobs, NewJob::dedupForMillis));
+                if (params.expects("fairness_key")) {
+                    params.array("fairness_key", "text", column(jobs, NewJob::fairnessKey));
+                }
                 return;
             }
             NewJob job = jobs.get(0);
@@ -1210,6 +1409,9 @@ final class JdbcJobRepository implements JobRepository {
                 .text("group_key", job.groupKey())
                 .int8("timeout_ms", job.timeoutMillis())
                 .int8("dedup_for_ms", job.dedupForMillis());
+            if (params.expects("fairness_key")) {
+                params.text("fairness_key", job.fairnessKey());
+            }
         }
 
         private static @Nullable Object[] column(List<NewJob> jobs, Function<NewJob, @Nullable Object> column) {

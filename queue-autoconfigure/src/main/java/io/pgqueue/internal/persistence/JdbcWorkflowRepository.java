@@ -83,25 +83,27 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
         this.insert = schema.sql(Transition.SUBMIT.tag() + """
                 WITH input AS (
                     SELECT n.id, n.queue, n.pending, n.name, n.parents, i.payload, i.payload_type, i.headers,
-                           i.priority, i.max_attempts, i.group_key, i.timeout_ms,
+                           i.priority, i.max_attempts, i.group_key, i.timeout_ms, i.fairness_key,
                            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
                     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[],
                                 :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :group_key::text[],
-                                :timeout_ms::bigint[])
+                                :timeout_ms::bigint[], :fairness_key::text[])
                          WITH ORDINALITY AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms,
-                                              max_attempts, group_key, timeout_ms, ord)
+                                              max_attempts, group_key, timeout_ms, fairness_key, ord)
                     JOIN unnest(:ids::bigint[], :queues::text[], :pending::int[], :names::text[], :parents::text[])
                          WITH ORDINALITY AS n(id, queue, pending, name, parents, ord) ON n.ord = i.ord
                 ), inserted AS (
                     INSERT INTO {schema}.job (id, queue, state, priority, run_at, payload, payload_type, headers,
-                                              max_attempts, group_key, timeout_ms, workflow_id, pending_parents)
+                                              max_attempts, group_key, timeout_ms, workflow_id, pending_parents,
+                                              fairness_key)
                     OVERRIDING SYSTEM VALUE
                     SELECT id, queue, CASE WHEN pending > 0 THEN 'waiting' WHEN due > now() THEN 'scheduled' ELSE 'ready' END,
                            priority, due, payload::jsonb, payload_type, headers::jsonb, max_attempts, group_key,
-                           timeout_ms, :workflow_id, pending
+                           timeout_ms, :workflow_id, pending, fairness_key
                     FROM input
-                    RETURNING id, queue, state, workflow_id
-                )""" + counters.deltaCte(Transition.SUBMIT, "inserted", Counters.Rows.MANY) + """
+                    RETURNING id, queue, state, workflow_id, fairness_key
+                )""" + counters.deltaCte(Transition.SUBMIT, "inserted", Counters.Rows.MANY)
+                + new FairnessCascade().activateCte("inserted", "", true) + """
                 , nodes AS (
                     INSERT INTO {schema}.workflow_node (workflow_id, name, job_id, queue, parents)
                     SELECT :workflow_id, name, id, queue,
@@ -194,6 +196,7 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
                 .array("delay_ms", "int8", Params.column(nodes, (n) -> n.job().delayMillis()))
                 .array("max_attempts", "int4", Params.column(nodes, (n) -> n.job().maxAttempts()))
                 .array("group_key", "text", Params.column(nodes, (n) -> n.job().groupKey()))
+                .array("fairness_key", "text", Params.column(nodes, (n) -> n.job().fairnessKey()))
                 .array("timeout_ms", "int8", Params.column(nodes, (n) -> n.job().timeoutMillis()))
                 .int8Array("ids", nodes.stream().mapToLong(NewNode::jobId).toArray())
                 .array("queues", "text", Params.column(nodes, NewNode::queue))

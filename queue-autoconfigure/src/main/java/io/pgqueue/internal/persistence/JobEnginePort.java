@@ -29,7 +29,13 @@ public interface JobEnginePort {
      * one queue are serialised across the cluster for one short transaction that counts what is running and
      * started, claims at most what both allow and records the starts.
      */
-    Claim claimThrottled(ClaimRequest request, @Nullable Integer maxRunning, @Nullable RateLimit rate);
+    default Claim claimThrottled(ClaimRequest request, @Nullable Integer maxRunning, @Nullable RateLimit rate) {
+        return claimThrottled(request, maxRunning, rate, null);
+    }
+
+    /** As {@link #claimThrottled(ClaimRequest, Integer, RateLimit)}, the claim a fair one when shares are given. */
+    Claim claimThrottled(ClaimRequest request, @Nullable Integer maxRunning, @Nullable RateLimit rate,
+            @Nullable FairShares shares);
 
     /**
      * {@link Transition#CLAIM_DELETE} in the caller's transaction (a Spring-managed one on the same
@@ -39,6 +45,37 @@ public interface JobEnginePort {
      * worker until it commits ({@link #promoteDue(String)} runs before, in a transaction of its own).
      */
     Claim claimAndDelete(ClaimRequest request);
+
+    /**
+     * As {@link #claimLeased}, for a fair queue: the jobs are picked key by key in proportion to the keys'
+     * weights, within each key's cap on running jobs (exact across the cluster), and the keys' passes move in
+     * the same statement. The cursor is not used: a fair claim always looks at the keys with the lowest passes.
+     */
+    Claim claimFairLeased(ClaimRequest request, FairShares shares);
+
+    /**
+     * As {@link #claimAndDelete}, for a fair queue; the keys' passes move at the end of the transaction
+     * ({@link #chargeFairness}), a key's cap is held as advisory slots until it ends.
+     */
+    Claim claimFairAndDelete(ClaimRequest request, FairShares shares);
+
+    /**
+     * Charges the keys of a fair TRANSACTIONAL claim with the jobs it took (a count of zero: found empty), in
+     * the claim's transaction, just before it commits.
+     */
+    void chargeFairness(String queue, FairShares shares, java.util.Map<String, Integer> taken);
+
+    /** {@link #promoteDue(String)} of a fair queue: the keys of the jobs made ready are activated. */
+    int promoteDueFair(String queue);
+
+    /**
+     * Deactivates the queue's drained keys (found empty by a claim) that still have no ready or running job, in a
+     * transaction of its own; returns how many keys were looked at.
+     */
+    int sweepFairness(String queue);
+
+    /** Activates the keys of the queue that have ready jobs and are inactive (a safety net); returns how many. */
+    int activateReadyKeys(String queue);
 
     /**
      * {@link Transition#COMPLETE} of the LEASE jobs this node still owns in the attempts given, as completed or,

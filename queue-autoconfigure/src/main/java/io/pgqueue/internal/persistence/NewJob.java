@@ -20,11 +20,12 @@ import org.jspecify.annotations.Nullable;
  * @param timeoutMillis the most a handler may run on the job, or null for the listener's setting
  * @param dedupForMillis how long the dedup key stays taken after this send, finished or not, or null
  * @param debounceKey sends with this key collapse into the one job waiting for its quiet window, or null
+ * @param fairnessKey the key a fair queue charges the job to, or null
  */
 public record NewJob(String payloadJson, @Nullable String payloadType, @Nullable String headersJson, short priority,
         @Nullable Instant runAt, long delayMillis, @Nullable Integer maxAttempts, @Nullable String dedupKey,
         @Nullable String groupKey, @Nullable Long timeoutMillis, @Nullable Long dedupForMillis,
-        @Nullable String debounceKey) {
+        @Nullable String debounceKey, @Nullable String fairnessKey) {
 
     @Nullable Long runAtMillis() {
         return (runAt != null) ? runAt.toEpochMilli() : null;
@@ -36,6 +37,7 @@ public record NewJob(String payloadJson, @Nullable String payloadType, @Nullable
                 && priority == other.priority && Objects.equals(runAt, other.runAt) && delayMillis == other.delayMillis
                 && Objects.equals(maxAttempts, other.maxAttempts) && Objects.equals(dedupKey, other.dedupKey)
                 && Objects.equals(groupKey, other.groupKey) && Objects.equals(timeoutMillis, other.timeoutMillis)
-                && Objects.equals(dedupForMillis, other.dedupForMillis) && Objects.equals(debounceKey, other.debounceKey);
+                && Objects.equals(dedupForMillis, other.dedupForMillis) && Objects.equals(debounceKey, other.debounceKey)
+                && Objects.equals(fairnessKey, other.fairnessKey);
     }
 }

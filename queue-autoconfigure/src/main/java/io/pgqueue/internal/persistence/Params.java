@@ -56,6 +56,10 @@ final class Params {
         return set(name, (at) -> statement.setObject(at, value, Types.BIGINT));
     }
 
+    Params float8(String name, double value) throws SQLException {
+        return set(name, (at) -> statement.setDouble(at, value));
+    }
+
     Params bool(String name, boolean value) throws SQLException {
         return set(name, (at) -> statement.setBoolean(at, value));
     }
@@ -93,6 +97,11 @@ final class Params {
     Params array(String name, String elementType, @Nullable Object[] values) throws SQLException {
         Array array = connection.createArrayOf(elementType, values);
         return set(name, (at) -> statement.setArray(at, array));
+    }
+
+    /** Whether the statement has the named parameter (for those only some variants of a statement have). */
+    boolean expects(String name) {
+        return sql.parameterNames().contains(name);
     }
 
     /** Throws naming the statement when a parameter was left unbound. */

@@ -39,6 +39,8 @@ public final class Repositories {
      * @param counters whether statements append counter deltas
      * @param history whether finished jobs are copied to job_history
      */
+    private final FairnessRepository fairness;
+
     public Repositories(DataSource dataSource, Schema schema, String historyTable, boolean counters, boolean history,
             Duration statementTimeout) {
         Jdbc jdbc = new Jdbc(dataSource, statementTimeout);
@@ -54,6 +56,7 @@ public final class Repositories {
         this.vacuumHorizon = new JdbcVacuumHorizonRepository(jdbc, schema);
         this.workflows = new JdbcWorkflowRepository(jdbc, schema, counterDeltas);
         this.batches = new JdbcBatchRepository(jdbc, schema, counterDeltas);
+        this.fairness = new JdbcFairnessRepository(jdbc, schema);
     }
 
     public Schema schema() {
@@ -95,6 +98,10 @@ public final class Repositories {
 
     public BatchRepository batches() {
         return batches;
+    }
+
+    public FairnessRepository fairness() {
+        return fairness;
     }
 
     public NodeRepository nodes() {

@@ -90,7 +90,8 @@ public enum Transition {
     RELEASE(of(JobState.RUNNING), of(JobState.READY), List.of(), List.of(Guard.OWNED, Guard.NOT_CANCEL_REQUESTED),
             List.of()),
 
-    RETRY_DEAD(of(JobState.DEAD), of(JobState.READY), List.of(), List.of(), List.of(Cascade.WORKFLOW, Cascade.BATCH)),
+    RETRY_DEAD(of(JobState.DEAD), of(JobState.READY), List.of(), List.of(),
+            List.of(Cascade.WORKFLOW, Cascade.BATCH, Cascade.FAIRNESS)),
 
     PURGE(of(JobState.DEAD), none(), List.of(), List.of(), List.of(Cascade.WORKFLOW)),
 
@@ -188,7 +189,16 @@ public enum Transition {
          * only), {@link #COMPLETE}, {@link #CLAIM_DELETE} (the end of the handler), {@link #FAIL},
          * {@link #FAIL_AFTER_ROLLBACK} and {@link #CANCEL_RUNNING} carry it beside {@link #WORKFLOW}.
          */
-        BATCH
+        BATCH,
+
+        /**
+         * The fairness keys of the rows made ready are held ({@code FOR KEY SHARE}) when active, else activated:
+         * a key is never deactivated under a job being made ready ({@link FairnessCascade}). Declared by the
+         * transitions all of whose statements carry it; the keyed variants of {@link #ENQUEUE} and
+         * {@link #SUBMIT}, the fair queues' and maintenance's {@link #PROMOTE} and every {@link #UNBLOCK} carry it
+         * too; the fair variants of {@link #CLAIM_LEASE} and {@link #CLAIM_DELETE} charge the keys they take from.
+         */
+        FAIRNESS
     }
 
     /**

@@ -34,6 +34,8 @@ final class WorkflowCascade {
 
     private final JdbcHistoryRepository history;
 
+    private static final FairnessCascade FAIRNESS = new FairnessCascade();
+
     WorkflowCascade(Counters counters, JdbcHistoryRepository history) {
         this.counters = counters;
         this.history = history;
@@ -115,9 +117,10 @@ final class WorkflowCascade {
                                      WHEN j.run_at > now() THEN 'scheduled' ELSE 'ready' END
                     FROM wf_satisfied s
                     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND %2$s
-                    RETURNING j.id, j.queue, j.state, j.workflow_id
+                    RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
                 )""".formatted(Transition.UNBLOCK.tag(), Transition.UNBLOCK.guard("j"))
-                + counters.deltaCte(Transition.UNBLOCK, "wf_released", Counters.Rows.MANY);
+                + counters.deltaCte(Transition.UNBLOCK, "wf_released", Counters.Rows.MANY)
+                + FAIRNESS.activateCte("wf_released", "wf_", true);
     }
 
     private String ctes(String changed, String from, String to, @Nullable String cause) {

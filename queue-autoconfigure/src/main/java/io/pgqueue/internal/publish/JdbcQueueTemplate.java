@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.JobRequest;
@@ -44,6 +45,8 @@ public class JdbcQueueTemplate implements QueueTemplate {
 
     private volatile SendObserver observer = SendObserver.NONE;
 
+    private Predicate<String> fairQueues = (queue) -> false;
+
     public JdbcQueueTemplate(JobPublishPort jobs, JobAdminPort lookups, JobPayloadCodec codec, Wakeups wakeups,
             int batchChunkSize) {
         if (batchChunkSize < 1) {
@@ -54,6 +57,14 @@ public class JdbcQueueTemplate implements QueueTemplate {
         this.codec = codec;
         this.wakeups = wakeups;
         this.batchChunkSize = batchChunkSize;
+    }
+
+    /**
+     * The queues configured fair (pgqueue.queues.<name>.fairness): jobs sent to them without a fairness key get
+     * the default key.
+     */
+    public void setFairQueues(Predicate<String> fairQueues) {
+        this.fairQueues = Objects.requireNonNull(fairQueues, "fairQueues");
     }
 
     /** Observes every send from now on (pgqueue.template.observation-enabled). */
@@ -167,7 +178,13 @@ public class JdbcQueueTemplate implements QueueTemplate {
         return new NewJob(codec.writePayload(queue, payload), payload.getClass().getName(),
                 codec.writeHeaders(headers), options.priority(), options.runAt(),
                 (delay != null) ? delay.toMillis() : 0L, options.maxAttempts(), options.dedupKey(), options.groupKey(),
-                millis(options.timeout()), millis(options.dedupFor()), options.debounceKey());
+                millis(options.timeout()), millis(options.dedupFor()), options.debounceKey(), fairnessKey(queue, options));
+    }
+
+    /** The job's fairness key: its own, else the default key when the queue is fair, else none. */
+    private @Nullable String fairnessKey(String queue, SendOptions options) {
+        return (options.fairnessKey() != null) ? options.fairnessKey()
+                : fairQueues.test(queue) ? SendOptions.DEFAULT_FAIRNESS_KEY : null;
     }
 
     private static @Nullable Long millis(@Nullable Duration duration) {

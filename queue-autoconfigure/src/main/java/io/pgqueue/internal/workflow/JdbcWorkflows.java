@@ -174,7 +174,7 @@ public final class JdbcWorkflows implements WorkflowOperations {
         return new NewJob(codec.writePayload(node.queue(), node.payload()), node.payload().getClass().getName(),
                 codec.writeHeaders(options.headers()), options.priority(), options.runAt(),
                 (delay != null) ? delay.toMillis() : 0L, options.maxAttempts(), null, options.groupKey(),
-                millis(options.timeout()), null, null);
+                millis(options.timeout()), null, null, options.fairnessKey());
     }
 
     private static @Nullable Long millis(@Nullable Duration duration) {

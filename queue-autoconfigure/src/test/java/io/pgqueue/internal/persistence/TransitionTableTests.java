@@ -88,6 +88,11 @@ class TransitionTableTests {
                             .contains("INSERT INTO \"pgqueue\".job_dependency")
                             .contains("INSERT INTO \"pgqueue\".workflow_counter_delta");
                     }
+                    if (transition.cascades().contains(Transition.Cascade.FAIRNESS)) {
+                        assertThat(statement).as("fairness cascade of %s in %s", transition, statement)
+                            .contains("FOR KEY SHARE OF k")
+                            .contains("INSERT INTO \"pgqueue\".fair_key");
+                    }
                     if (transition.cascades().contains(Transition.Cascade.DEDUP_WINDOW_RELEASE)) {
                         assertThat(statement).as("dedup window release of %s in %s", transition, statement)
                             .contains("DELETE FROM \"pgqueue\".dedup_window");
