@@ -28,7 +28,7 @@ public final class BenchmarkMain {
 
     /** Scenarios that run only when named. */
     private static final List<String> EXTRA = List.of("churn", "long-transaction", "long-transaction-steady", "history",
-            "workflows", "batches");
+            "workflows", "batches", "fairness");
 
     private static final String USAGE = """
             java -jar queue-benchmark.jar [options]
@@ -105,6 +105,9 @@ public final class BenchmarkMain {
                             smoke ? 100 : quick ? 1_000 : 10_000, smoke ? 1_000 : quick ? 100_000 : 1_000_000);
                     case "batches" -> BatchesScenario.run(server, smoke ? 200 : quick ? 20_000 : 100_000,
                             smoke ? 1 : quick ? 2 : 3);
+                    case "fairness" -> FairnessScenario.run(server, smoke ? 2_000 : quick ? 200_000 : 1_000_000,
+                            smoke ? 2 : quick ? 10 : 60, smoke ? 2_000 : quick ? 100_000 : 500_000,
+                            smoke ? 1 : quick ? 2 : 3, smoke ? 400 : quick ? 20_000 : 100_000);
                     case "long-transaction" -> LongTransactionScenario.run(run,
                             Integer.getInteger("bench.long-transaction.jobs", sizes.drainJobs() / 2));
                     case "long-transaction-steady" -> LongTransactionScenario.steady(run, sizes.steady());

@@ -172,7 +172,7 @@ final class NodesScenario {
      * CPU time the whole machine has spent busy (not idle or waiting for I/O), from {@code /proc/stat}, or a
      * large negative number where there is none (the CPU split is then not reported).
      */
-    private static long machineBusyNanos() {
+    static long machineBusyNanos() {
         try {
             String[] fields = java.nio.file.Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
             long busy = 0;

@@ -158,6 +158,12 @@ final class PgQueueApp implements AutoCloseable {
         }
 
         @Bean
+        @ConditionalOnBooleanProperty("bench.fairness")
+        FairnessScenario.Handlers fairnessHandlers() {
+            return new FairnessScenario.Handlers();
+        }
+
+        @Bean
         @ConditionalOnBooleanProperty("bench.workflow-parent")
         WorkflowsScenario.Parent workflowParent() {
             return new WorkflowsScenario.Parent();

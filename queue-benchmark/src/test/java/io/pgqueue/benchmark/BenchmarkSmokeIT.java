@@ -23,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class BenchmarkSmokeIT {
 
     private static final List<String> SCENARIOS = List.of("enqueue", "drain", "steady", "pickup", "backlog", "metrics",
-            "memory", "peer", "queues", "payloads", "nodes", "work", "workflows", "batches");
+            "memory", "peer", "queues", "payloads", "nodes", "work", "workflows", "batches",
+            "fairness");
 
     @Test
     void everyScenarioRunsAndPrintsItsRows() throws IOException, InterruptedException {

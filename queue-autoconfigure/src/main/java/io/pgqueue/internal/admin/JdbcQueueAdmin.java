@@ -11,7 +11,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.ToIntFunction;
 
-import io.pgqueue.SendOptions;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.persistence.JobAdminPort;
@@ -347,8 +346,12 @@ public class JdbcQueueAdmin implements QueueAdmin {
         return repositories.fairness().keys(QueueNames.validate(queue), limit);
     }
 
+    /** A fairness key as a send accepts it: 1 to 512 characters. */
     private static String fairnessKey(String key) {
-        return SendOptions.builder().fairnessKey(key).build().fairnessKey();
+        if (key == null || key.isEmpty() || key.length() > 512) {
+            throw new IllegalArgumentException("A fairness key must have 1 to 512 characters: " + key);
+        }
+        return key;
     }
 
     @Override
