@@ -80,7 +80,8 @@ class SqlEnqueueTests {
 
                 long delayed = send(connection, "SELECT pgqueue.send('from-sql', '{\"n\": 2}', p_delay => interval '1 hour', "
                         + "p_priority => 7, p_dedup_key => 'once', p_group_key => 'g', p_max_attempts => 2, "
-                        + "p_headers => '{\"source\": \"psql\"}', p_timeout => interval '30 seconds')");
+                        + "p_headers => '{\"source\": \"psql\"}', p_timeout => interval '30 seconds', "
+                        + "p_fairness_key => 'tenant-sql')");
                 JobInfo job = admin.job(delayed);
                 assertThat(job.state()).isEqualTo(JobState.SCHEDULED);
                 assertThat(job.priority()).isEqualTo(7);
@@ -89,6 +90,7 @@ class SqlEnqueueTests {
                 assertThat(job.maxAttempts()).isEqualTo(2);
                 assertThat(job.headers()).isEqualTo(Map.of("source", "psql"));
                 assertThat(job.timeoutMillis()).isEqualTo(30_000);
+                assertThat(job.fairnessKey()).isEqualTo("tenant-sql");
                 try (PreparedStatement duplicate = connection.prepareStatement(
                         "SELECT pgqueue.send('from-sql', '{}', p_dedup_key => 'once')"); ResultSet rows = duplicate.executeQuery()) {
                     rows.next();
@@ -149,7 +151,7 @@ class SqlEnqueueTests {
             assertThatThrownBy(() -> jdbc.queryForObject("SELECT pgqueue.send('q', '{}', p_headers => '[1]')", Long.class))
                 .hasMessageContaining("headers must be a JSON object of string values");
             assertThatThrownBy(() -> jdbc.queryForObject("SELECT pgqueue.send('q', '{}', p_dedup_key => '')", Long.class))
-                .hasMessageContaining("dedup and group keys must have 1 to 512 characters");
+                .hasMessageContaining("dedup, group and fairness keys must have 1 to 512 characters");
             assertThat(jdbc.queryForObject("SELECT count(*) FROM pgqueue.job WHERE queue = 'q'", Long.class)).isZero();
         });
     }
@@ -177,7 +179,7 @@ class SqlEnqueueTests {
             try {
                 jdbc.execute("GRANT USAGE ON SCHEMA pgqueue TO " + sender + ", " + stranger);
                 jdbc.execute("GRANT EXECUTE ON FUNCTION pgqueue.send(text, jsonb, interval, timestamptz, integer, text, "
-                        + "text, integer, jsonb, interval) TO " + sender);
+                        + "text, integer, jsonb, interval, text) TO " + sender);
                 try (Connection connection = database.connect();
                         java.sql.Statement statement = connection.createStatement()) {
                     statement.execute("SET ROLE " + sender);

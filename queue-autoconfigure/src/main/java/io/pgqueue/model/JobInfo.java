@@ -34,16 +34,29 @@ import org.jspecify.annotations.Nullable;
  * @param leaseUntil when that node's lease runs out, or null
  * @param workflowId the workflow the job is a node of, or null
  * @param batchId the batch the job is a member of, or null
+ * @param fairnessKey the fairness key a fair queue charges the job to, or null (finished jobs do not keep it)
  */
 public record JobInfo(long id, String queue, JobState state, String payload, @Nullable String payloadType,
         Map<String, String> headers, int attempts, @Nullable Integer maxAttempts, int priority, Instant runAt,
         Instant enqueuedAt, @Nullable Instant attemptedAt, @Nullable Instant finishedAt, @Nullable String lastError,
         @Nullable String output, @Nullable Progress progress, boolean cancelRequested, @Nullable String groupKey,
         @Nullable String dedupKey, @Nullable Long timeoutMillis, @Nullable UUID lockedBy, @Nullable Instant leaseUntil,
-        @Nullable Long workflowId, @Nullable Long batchId) {
+        @Nullable Long workflowId, @Nullable Long batchId, @Nullable String fairnessKey) {
 
     public JobInfo {
         headers = Map.copyOf(headers);
+    }
+
+    /** A job without a fairness key (the components before fairness existed). */
+    public JobInfo(long id, String queue, JobState state, String payload, @Nullable String payloadType,
+            Map<String, String> headers, int attempts, @Nullable Integer maxAttempts, int priority, Instant runAt,
+            Instant enqueuedAt, @Nullable Instant attemptedAt, @Nullable Instant finishedAt, @Nullable String lastError,
+            @Nullable String output, @Nullable Progress progress, boolean cancelRequested, @Nullable String groupKey,
+            @Nullable String dedupKey, @Nullable Long timeoutMillis, @Nullable UUID lockedBy,
+            @Nullable Instant leaseUntil, @Nullable Long workflowId, @Nullable Long batchId) {
+        this(id, queue, state, payload, payloadType, headers, attempts, maxAttempts, priority, runAt, enqueuedAt,
+                attemptedAt, finishedAt, lastError, output, progress, cancelRequested, groupKey, dedupKey, timeoutMillis,
+                lockedBy, leaseUntil, workflowId, batchId, null);
     }
 
     /** A job that is no batch's member (the components before batches existed). */
@@ -55,7 +68,7 @@ public record JobInfo(long id, String queue, JobState state, String payload, @Nu
             @Nullable Instant leaseUntil, @Nullable Long workflowId) {
         this(id, queue, state, payload, payloadType, headers, attempts, maxAttempts, priority, runAt, enqueuedAt,
                 attemptedAt, finishedAt, lastError, output, progress, cancelRequested, groupKey, dedupKey, timeoutMillis,
-                lockedBy, leaseUntil, workflowId, null);
+                lockedBy, leaseUntil, workflowId, null, null);
     }
 
     /** A job that is no workflow's node (the components before workflows existed). */

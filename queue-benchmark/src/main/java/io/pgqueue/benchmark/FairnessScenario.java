@@ -105,8 +105,8 @@ final class FairnessScenario {
                 "pgqueue.queues.fair-drain.fairness.enabled", "true",
                 "pgqueue.queues.fair-capped.fairness.max-running-per-key", "2",
                 "pgqueue.listener.poll-interval", "100ms");
-        try (Database database = server.createDatabase("fairness", 40);
-                PgQueueApp app = PgQueueApp.start(database, 40, properties)) {
+        try (Database database = server.createDatabase("fairness", 4);
+                PgQueueApp app = PgQueueApp.start(database, 20, properties)) {
             QueueAdmin admin = app.bean(QueueAdmin.class);
             app.startListeners();
             results.addAll(pickup(database, app, admin, backlog, seconds));
@@ -249,7 +249,12 @@ final class FairnessScenario {
     /** Per-key caps across four application contexts, checked by the handlers in a shared table. */
     private static List<Result> caps(BenchServer server, Database database, Map<String, Object> properties, int jobs)
             throws Exception {
-        Handlers.checks = database.pool;
+        com.zaxxer.hikari.HikariDataSource checks = new com.zaxxer.hikari.HikariDataSource();
+        checks.setJdbcUrl(database.url);
+        checks.setUsername(database.pool.getUsername());
+        checks.setPassword(database.pool.getPassword());
+        checks.setMaximumPoolSize(32);
+        Handlers.checks = checks;
         try (Connection connection = database.pool.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE IF NOT EXISTS cap_check (key text PRIMARY KEY, running int NOT NULL)");
             statement.execute("INSERT INTO cap_check SELECT 'k' || g, 0 FROM generate_series(0, 7) AS g ON CONFLICT DO NOTHING");
@@ -259,7 +264,7 @@ final class FairnessScenario {
         List<PgQueueApp> others = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                PgQueueApp other = PgQueueApp.start(database, 12, properties);
+                PgQueueApp other = PgQueueApp.start(database, 8, properties);
                 other.startListeners();
                 others.add(other);
             }
@@ -274,6 +279,7 @@ final class FairnessScenario {
         }
         finally {
             others.forEach(PgQueueApp::close);
+            checks.close();
         }
         return List.of(new Result("fairness caps", "per-key cap exceeded (times)", Handlers.violations.get(), 0, "times",
                 false, Handlers.checked.get() + " of " + jobs + " jobs over 8 keys capped at 2 running, 4 application "
@@ -327,7 +333,9 @@ final class FairnessScenario {
         analyze(database);
     }
 
+    /** Committed transactions of the database (after the second that backends may keep their counts to themselves). */
     private static long commits(Database database) throws Exception {
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1100));
         try (Connection connection = database.pool.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("SELECT pg_stat_clear_snapshot()");
             try (ResultSet row = statement.executeQuery(

@@ -51,7 +51,7 @@ final class JdbcHistoryRepository implements HistoryRepository {
                    finished_at, {error} AS last_error, {output} AS output, NULL::smallint AS progress_percent,
                    NULL::text AS progress_message, false AS cancel_requested, group_key, dedup_key,
                    NULL::bigint AS timeout_ms, NULL::uuid AS locked_by, NULL::timestamptz AS lease_until, workflow_id,
-                   batch_id
+                   batch_id, NULL::text AS fairness_key
             FROM {schema}.job_history""";
 
     private final Jdbc jdbc;

@@ -31,7 +31,7 @@ final class JobLookups {
             SELECT id, queue, state, {payload} AS payload, payload_type, %s, attempts, max_attempts,
                    priority, run_at, created_at, attempted_at, dead_at AS finished_at, {error} AS last_error,
                    NULL::text AS output, progress_percent, progress_message, cancel_requested, group_key, dedup_key,
-                   timeout_ms, locked_by, lease_until, workflow_id, batch_id
+                   timeout_ms, locked_by, lease_until, workflow_id, batch_id, fairness_key
             FROM {schema}.job""";
 
     /** Headers as two arrays ordered by name: no JSON parsing needed to read them. */
@@ -204,7 +204,7 @@ final class JobLookups {
                 row.getBoolean("cancel_requested"), row.getString("group_key"), row.getString("dedup_key"),
                 row.getObject("timeout_ms", Long.class), row.getObject("locked_by", UUID.class),
                 instant(row.getTimestamp("lease_until")), row.getObject("workflow_id", Long.class),
-                row.getObject("batch_id", Long.class));
+                row.getObject("batch_id", Long.class), row.getString("fairness_key"));
     }
 
     private static Map<String, String> headers(ResultSet row) throws SQLException {

@@ -60,7 +60,7 @@ public class JdbcQueueTemplate implements QueueTemplate {
     }
 
     /**
-     * The queues configured fair (pgqueue.queues.<name>.fairness): jobs sent to them without a fairness key get
+     * The queues configured fair ({@code pgqueue.queues.<name>.fairness}): jobs sent to them without a fairness key get
      * the default key.
      */
     public void setFairQueues(Predicate<String> fairQueues) {

@@ -36,7 +36,7 @@ CREATE INDEX fair_key_drained_idx ON fair_key (queue) WHERE drained;
 
 -- pgqueue.send() takes the key as its last parameter. Replacing the function drops the EXECUTE grants the
 -- application gave on it: they are recorded first and given again to the new function.
-CREATE TEMPORARY TABLE pgqueue_send_grantees ON COMMIT DROP AS
+CREATE TEMPORARY TABLE pgqueue_send_grantees AS
     SELECT DISTINCT grantee FROM information_schema.routine_privileges
     WHERE routine_schema = current_schema() AND routine_name = 'send' AND privilege_type = 'EXECUTE'
       AND grantee <> current_user;
@@ -147,6 +147,8 @@ BEGIN
     END LOOP;
 END
 $$;
+
+DROP TABLE pgqueue_send_grantees;
 
 CREATE OR REPLACE FUNCTION schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE
