@@ -18,6 +18,7 @@ import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.model.BulkCancelResult;
 import io.pgqueue.model.ClusterNode;
 import io.pgqueue.model.DeadJob;
+import io.pgqueue.model.FairnessKeyInfo;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobPage;
 import io.pgqueue.model.JobQuery;
@@ -74,6 +75,9 @@ public class PgQueueEndpoint {
         this.roles = Set.copyOf(roles);
     }
 
+    /** The fairness keys a queue's detail shows. */
+    private static final int FAIRNESS_KEYS_SHOWN = 50;
+
     @ReadOperation
     public QueuesDescriptor queues() {
         List<QueueDescriptor> queues = admin.queues().stream().map(this::describe).toList();
@@ -110,7 +114,8 @@ public class PgQueueEndpoint {
         // masked, a page shows no payload, output or error: it does not read them
         JobPage page = admin.jobs(show ? query : query.toBuilder().withoutContent().build());
         return new QueueDetailDescriptor(describe(stats), deadJobs, offset, deadPage,
-                page.jobs().stream().map((job) -> JobDescriptor.of(job, show)).toList(), page.nextCursor());
+                page.jobs().stream().map((job) -> JobDescriptor.of(job, show)).toList(), page.nextCursor(),
+                admin.fairnessKeys(queue, FAIRNESS_KEYS_SHOWN));
     }
 
     /** One job of the queue, live or (while the history keeps it) finished. */
@@ -161,6 +166,42 @@ public class PgQueueEndpoint {
             }
             case REMOVE -> new OperationResult(name, "remove", admin.removeSchedule(name) ? 1 : 0);
             default -> throw new IllegalStateException("Not a schedule action: " + action);
+        });
+    }
+
+    /**
+     * Operates one fairness key of a fair queue: {@code POST /actuator/pgqueue/{queue}/keys/{key}} with
+     * {@code action} one of {@code pause}, {@code resume}, {@code weight} (with {@code weight}, a number above
+     * zero) or {@code clear-weight}.
+     */
+    @WriteOperation
+    public WebEndpointResponse<OperationResult> operateKey(SecurityContext securityContext, @Selector String queue,
+            @Selector String scope, @Selector String key, String action, @Nullable Double weight) {
+        String target = "queue " + queue + " key " + key;
+        if (!"keys".equals(scope)) {
+            return refused(target, action, "Unknown scope '" + scope + "': use /{queue}/keys/{key}");
+        }
+        return operation(securityContext, target, action, () -> switch (AdminAction.of(Target.FAIRNESS_KEY, action)) {
+            case PAUSE_KEY -> {
+                admin.pauseFairnessKey(queue, key);
+                yield new OperationResult(queue, "pause", 1);
+            }
+            case RESUME_KEY -> {
+                admin.resumeFairnessKey(queue, key);
+                yield new OperationResult(queue, "resume", 1);
+            }
+            case WEIGHT -> {
+                if (weight == null) {
+                    throw new IllegalArgumentException("weight needs a weight: a number above zero");
+                }
+                admin.setFairnessWeight(queue, key, weight);
+                yield new OperationResult(queue, "weight", 1);
+            }
+            case CLEAR_WEIGHT -> {
+                admin.clearFairnessWeight(queue, key);
+                yield new OperationResult(queue, "clear-weight", 1);
+            }
+            default -> throw new IllegalStateException("Not a fairness key action: " + action);
         });
     }
 
@@ -383,9 +424,13 @@ public class PgQueueEndpoint {
      * @param deadJobs dead jobs, newest first
      * @param deadOffset the page's offset
      * @param deadLimit the page's size
+     * @param jobs a page of its jobs, newest first
+     * @param nextCursor where the next page starts, or null
+     * @param fairnessKeys the keys of a fair queue (active ones first, at most 50), empty for others
      */
     public record QueueDetailDescriptor(QueueDescriptor queue, List<DeadJobDescriptor> deadJobs, int deadOffset,
-            int deadLimit, List<JobDescriptor> jobs, @Nullable Long nextCursor) implements OperationResponseBody {
+            int deadLimit, List<JobDescriptor> jobs, @Nullable Long nextCursor,
+            List<FairnessKeyInfo> fairnessKeys) implements OperationResponseBody {
     }
 
     /**

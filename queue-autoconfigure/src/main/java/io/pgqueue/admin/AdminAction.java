@@ -40,11 +40,22 @@ public enum AdminAction {
 
     RESCHEDULE(Target.SCHEDULE, "reschedule"),
 
-    REMOVE(Target.SCHEDULE, "remove");
+    REMOVE(Target.SCHEDULE, "remove"),
 
-    /** What an action acts on: a queue (or jobs of it), one job, or a recurring job. */
+    /** One fairness key of a fair queue is held back; the queue's other keys keep running. */
+    PAUSE_KEY(Target.FAIRNESS_KEY, "pause"),
+
+    RESUME_KEY(Target.FAIRNESS_KEY, "resume"),
+
+    /** A fairness key's weight is set at run time (with {@code weight}), cluster-wide. */
+    WEIGHT(Target.FAIRNESS_KEY, "weight"),
+
+    /** A fairness key's weight set at run time is cleared: the configured one applies again. */
+    CLEAR_WEIGHT(Target.FAIRNESS_KEY, "clear-weight");
+
+    /** What an action acts on: a queue (or jobs of it), one job, a recurring job, or a fair queue's key. */
     public enum Target {
-        QUEUE, JOB, SCHEDULE
+        QUEUE, JOB, SCHEDULE, FAIRNESS_KEY
     }
 
     private static final Log audit = LogFactory.getLog(AdminAction.class);

@@ -15,6 +15,7 @@ import io.pgqueue.model.BulkCancelResult;
 import io.pgqueue.model.CancelResult;
 import io.pgqueue.model.ClusterNode;
 import io.pgqueue.model.DeadJob;
+import io.pgqueue.model.FairnessKeyCounts;
 import io.pgqueue.model.FairnessKeyInfo;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobPage;
@@ -130,6 +131,9 @@ public interface QueueAdmin {
      * running jobs, and how long the next job has waited.
      */
     List<FairnessKeyInfo> fairnessKeys(String queue, int limit);
+
+    /** Every fair queue's keys, counted by what they do (active, paused, idle). */
+    List<FairnessKeyCounts> fairnessKeyCounts();
 
     /** Dead jobs of a queue, newest first. */
     List<DeadJob> deadJobs(String queue, int offset, int limit);

@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.model.FairnessKeyCounts;
 import io.pgqueue.model.JobState;
 import io.pgqueue.model.QueueStats;
 import io.pgqueue.model.BatchState;
@@ -41,6 +42,10 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
 
     private final List<MultiGauge> lagGauges = new ArrayList<>();
 
+    private final List<MultiGauge> keyGauges = new ArrayList<>();
+
+    private volatile List<FairnessKeyCounts> fairnessKeys = List.of();
+
     private volatile Map<String, QueueStats> snapshot = Map.of();
 
     private volatile double vacuumHoldSeconds;
@@ -65,6 +70,10 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
             lagGauges.add(MultiGauge.builder("pgqueue.job.lag")
                 .description("Time since the oldest ready job of the queue became due")
                 .baseUnit("seconds")
+                .register(registry));
+            keyGauges.add(MultiGauge.builder("pgqueue.fairness.keys")
+                .description("Fairness keys of a fair queue by what they do (active, paused, idle)")
+                .baseUnit("keys")
                 .register(registry));
         }
         for (WorkflowState state : WorkflowState.values()) {
@@ -100,6 +109,7 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
             vacuumHoldSeconds = admin.vacuumHold().map((hold) -> hold.age(now).toMillis() / 1000.0).orElse(0.0);
             workflows = admin.workflowsByState();
             batches = admin.batchesByState();
+            fairnessKeys = admin.fairnessKeyCounts();
         }
         catch (RuntimeException ex) {
             logger.warn("Could not refresh pgqueue metrics: " + ex.getMessage());
@@ -113,9 +123,16 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
             }
             lagRows.add(MultiGauge.Row.of(Tags.of("queue", queue), () -> lagSeconds(queue)));
         }
+        List<MultiGauge.Row<?>> keyRows = new ArrayList<>();
+        for (FairnessKeyCounts keys : fairnessKeys) {
+            keyRows.add(MultiGauge.Row.of(Tags.of("queue", keys.queue(), "state", "active"), keys.active()));
+            keyRows.add(MultiGauge.Row.of(Tags.of("queue", keys.queue(), "state", "paused"), keys.paused()));
+            keyRows.add(MultiGauge.Row.of(Tags.of("queue", keys.queue(), "state", "idle"), keys.idle()));
+        }
         synchronized (this) {
             jobGauges.forEach((gauge) -> gauge.register(jobRows, false));
             lagGauges.forEach((gauge) -> gauge.register(lagRows, false));
+            keyGauges.forEach((gauge) -> gauge.register(keyRows, true));
         }
     }
 

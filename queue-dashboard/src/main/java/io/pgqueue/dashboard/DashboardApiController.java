@@ -15,6 +15,7 @@ import io.pgqueue.dashboard.DashboardViews.BatchDetail;
 import io.pgqueue.dashboard.DashboardViews.BatchMemberView;
 import io.pgqueue.dashboard.DashboardViews.BatchView;
 import io.pgqueue.dashboard.DashboardViews.DeadSelection;
+import io.pgqueue.dashboard.DashboardViews.FairnessKeyView;
 import io.pgqueue.dashboard.DashboardViews.JobPageView;
 import io.pgqueue.dashboard.DashboardViews.JobRow;
 import io.pgqueue.dashboard.DashboardViews.JobView;
@@ -176,6 +177,27 @@ class DashboardApiController {
     @GetMapping("/nodes")
     List<NodeView> nodes() {
         return admin.nodes().stream().map(NodeView::of).toList();
+    }
+
+    /** A fair queue's keys (active ones first, at most 100): weight, pause, ready and running jobs, wait. */
+    @GetMapping("/queues/{queue}/keys")
+    List<FairnessKeyView> keys(@PathVariable String queue) {
+        Instant now = Instant.now();
+        return admin.fairnessKeys(queue, 100).stream().map((key) -> FairnessKeyView.of(key, now)).toList();
+    }
+
+    @PostMapping("/queues/{queue}/keys/{key}/{action:pause|resume}")
+    ActionResult pauseOrResumeKey(HttpServletRequest request, @PathVariable String queue, @PathVariable String key,
+            @PathVariable String action) {
+        return act(request, action, "queue " + queue + " key " + key, () -> {
+            if (action.equals("pause")) {
+                admin.pauseFairnessKey(queue, key);
+            }
+            else {
+                admin.resumeFairnessKey(queue, key);
+            }
+            return 1L;
+        });
     }
 
     @PostMapping("/queues/{queue}/{action:pause|resume}")

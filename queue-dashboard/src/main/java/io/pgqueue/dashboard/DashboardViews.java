@@ -12,6 +12,7 @@ import io.pgqueue.admin.AdminAction;
 import io.pgqueue.admin.Masking;
 import io.pgqueue.dashboard.ThroughputHistory.RatePoint;
 import io.pgqueue.model.ClusterNode;
+import io.pgqueue.model.FairnessKeyInfo;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobState;
 import io.pgqueue.model.NodeContainer;
@@ -484,5 +485,28 @@ final class DashboardViews {
      * @param error the reason
      */
     record Refusal(String error) {
+    }
+
+    /**
+     * A fairness key of a queue as the queue's page lists it.
+     *
+     * @param key the key
+     * @param status active, paused or idle
+     * @param weight the weight set at run time, or null when the configured one applies
+     * @param ready ready jobs, counted up to {@code readyLimit}
+     * @param readyLimit the count's bound: a key with this many ready jobs may have more
+     * @param running running jobs
+     * @param waitingSeconds how long the key's next job has been ready, or null when it has none
+     */
+    record FairnessKeyView(String key, String status, @Nullable Double weight, long ready, long readyLimit, long running,
+            @Nullable Double waitingSeconds) {
+
+        static FairnessKeyView of(FairnessKeyInfo key, Instant now) {
+            String status = key.paused() ? "paused" : key.active() ? "active" : "idle";
+            Double waiting = (key.nextReadySince() != null)
+                    ? Math.max(0, Duration.between(key.nextReadySince(), now).toMillis() / 1000.0) : null;
+            return new FairnessKeyView(key.key(), status, key.weight(), key.ready(), FairnessKeyInfo.READY_COUNT_LIMIT,
+                    key.running(), waiting);
+        }
     }
 }

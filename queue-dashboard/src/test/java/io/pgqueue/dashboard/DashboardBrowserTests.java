@@ -309,6 +309,23 @@ class DashboardBrowserTests {
         page.waitFor((driver) -> !driver.findElements(By.cssSelector("tr[data-batch='" + id + "']")).isEmpty());
     }
 
+    @Test
+    void aQueuesFairnessKeysShowTheirBacklogAndOneIsPausedFromThePage() {
+        queues.sendBatch("tenants", java.util.stream.IntStream.range(0, 30).mapToObj((n) -> io.pgqueue.JobRequest.of(
+                Map.of("n", n), SendOptions.builder().fairnessKey((n % 3 == 0) ? "tenant-b" : "tenant-a").build()))
+            .toList());
+        admin.setFairnessWeight("tenants", "tenant-a", 3);
+        Browser page = browser().open("#/queues/tenants");
+        page.waitForText(By.cssSelector("#fairness-keys tr[data-key='tenant-a'] td:nth-child(4)"), "20");
+        assertThat(page.text(By.cssSelector("#fairness-keys tr[data-key='tenant-a']"))).contains("3");
+        assertThat(page.text(By.cssSelector("#fairness-keys tr[data-key='tenant-b']"))).contains("10", "configured");
+        page.click(By.cssSelector("#fairness-keys tr[data-key='tenant-b'] button[data-action='pause']"));
+        page.waitFor((driver) -> !driver.findElements(By.cssSelector("#fairness-keys tr[data-key='tenant-b'] button[data-action='resume']")).isEmpty());
+        assertThat(admin.fairnessKeys("tenants", 10)).filteredOn((key) -> key.key().equals("tenant-b"))
+            .singleElement().satisfies((key) -> assertThat(key.paused()).isTrue());
+        assertThat(page.screenshot("fairness")).exists();
+    }
+
     /** The dashboard guide's pictures: the overview with throughput, and a job page; look at them in target/screenshots. */
     @Test
     void screenshotsForReadme() {

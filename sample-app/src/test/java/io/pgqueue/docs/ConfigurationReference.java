@@ -45,11 +45,15 @@ final class ConfigurationReference {
     /** The keys of {@code pgqueue.schedules.<name>.*}, from the javadoc of their fields. */
     private final Map<String, Field> scheduleKeys;
 
+    /** The keys of {@code pgqueue.queues.<queue>.fairness.*}, from the javadoc of their fields. */
+    private final Map<String, Field> fairnessKeys;
+
     private ConfigurationReference(Map<String, JsonNode> properties, Map<String, List<String>> hints) {
         this.properties = properties;
         this.hints = hints;
         this.perQueueKeys = perQueueKeys(properties);
-        this.scheduleKeys = scheduleKeys();
+        this.scheduleKeys = fieldKeys("Schedule", PgQueueProperties.Schedule.class);
+        this.fairnessKeys = fieldKeys("Fairness", PgQueueProperties.Fairness.class);
     }
 
     /** pgqueue's properties from every metadata file on the classpath. */
@@ -104,6 +108,9 @@ final class ConfigurationReference {
         }
         String[] parts = key.split("\\.", 4);
         if (parts.length == 4 && parts[0].equals("pgqueue") && parts[1].equals("queues")) {
+            if (parts[3].startsWith("fairness.")) {
+                return fairnessKeys.containsKey(parts[3].substring("fairness.".length()).split("\\.")[0]);
+            }
             return perQueueKeys.containsKey(parts[3]);
         }
         if (parts.length == 4 && parts[0].equals("pgqueue") && parts[1].equals("schedules")) {
@@ -138,6 +145,7 @@ final class ConfigurationReference {
         section(page, "Core", "pgqueue.*", (name) -> name.startsWith("pgqueue.") && !name.startsWith("pgqueue.dashboard.")
                 && !MAP_PROPERTIES.contains(name));
         perQueue(page);
+        fairness(page);
         schedules(page);
         section(page, "Dashboard", "pgqueue.dashboard.* (module `pgqueue-spring-boot-dashboard`)",
                 (name) -> name.startsWith("pgqueue.dashboard."));
@@ -170,6 +178,22 @@ final class ConfigurationReference {
                 """);
         perQueueKeys.forEach((key, property) -> page.append("| `pgqueue.queues.<queue>.").append(key).append("` | ")
             .append(type(property)).append(" | ").append(description(property)).append(" |\n"));
+        page.append('\n');
+    }
+
+    private void fairness(StringBuilder page) {
+        page.append("""
+                ## Fairness per queue
+
+                `pgqueue.queues.<queue>.fairness.*` makes a queue fair: its listeners share their workers among the
+                jobs' fairness keys by weight ([Fairness](fairness.md)).
+
+                | key | type | default | description |
+                |---|---|---|---|
+                """);
+        fairnessKeys.forEach((key, field) -> page.append("| `pgqueue.queues.<queue>.fairness.").append(key)
+            .append(field.type().contains("Map") ? ".<key>" : "").append("` | ").append(field.type()).append(" | ")
+            .append(field.defaultValue()).append(" | ").append(field.description()).append(" |\n"));
         page.append('\n');
     }
 
@@ -215,11 +239,11 @@ final class ConfigurationReference {
     private static final Pattern FIELD = Pattern.compile(
             "/\\*\\*(.*?)\\*/\\s*private (?:@Nullable )?([\\w<>, ]+?) (\\w+)(?: = ([^;]+))?;", Pattern.DOTALL);
 
-    /** The keys of a recurring job, from the javadoc of the fields of its properties class. */
-    private static Map<String, Field> scheduleKeys() {
+    /** The keys of a nested properties class (a recurring job, a queue's fairness), from its fields' javadoc. */
+    private static Map<String, Field> fieldKeys(String className, Class<?> type) {
         String source = Repository.read(java.nio.file.Path.of("queue-autoconfigure", "src", "main", "java", "io",
                 "pgqueue", "autoconfigure", "PgQueueProperties.java"));
-        int start = source.indexOf("public static class Schedule {");
+        int start = source.indexOf("public static class " + className + " {");
         String body = source.substring(start, source.indexOf("\n    }\n", start));
         Map<String, Field> keys = new LinkedHashMap<>();
         Matcher matcher = FIELD.matcher(body);
@@ -230,13 +254,12 @@ final class ConfigurationReference {
             String defaultValue = initial.isEmpty() ? ""
                     : "`" + (initial.startsWith("\"") ? initial.substring(1, initial.length() - 1)
                             : enumValue(initial.substring(initial.lastIndexOf('.') + 1))) + "`";
-            Class<?> fieldType = BeanUtils.getPropertyDescriptor(PgQueueProperties.Schedule.class, matcher.group(3))
-                .getPropertyType();
+            Class<?> fieldType = BeanUtils.getPropertyDescriptor(type, matcher.group(3)).getPropertyType();
             keys.put(kebab(matcher.group(3)), new Field(type(fieldType.getName()), defaultValue, escape(description)));
         }
-        for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(PgQueueProperties.Schedule.class)) {
+        for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(type)) {
             if (descriptor.getWriteMethod() != null && !keys.containsKey(kebab(descriptor.getName()))) {
-                throw new IllegalStateException("Schedule property " + descriptor.getName() + " has no documented field");
+                throw new IllegalStateException(className + " property " + descriptor.getName() + " has no documented field");
             }
         }
         return keys;

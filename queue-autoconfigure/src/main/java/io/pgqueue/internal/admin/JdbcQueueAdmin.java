@@ -26,6 +26,7 @@ import io.pgqueue.model.BulkCancelResult;
 import io.pgqueue.model.CancelResult;
 import io.pgqueue.model.ClusterNode;
 import io.pgqueue.model.DeadJob;
+import io.pgqueue.model.FairnessKeyCounts;
 import io.pgqueue.model.FairnessKeyInfo;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobPage;
@@ -347,6 +348,11 @@ public class JdbcQueueAdmin implements QueueAdmin {
     }
 
     /** A fairness key as a send accepts it: 1 to 512 characters. */
+    @Override
+    public List<FairnessKeyCounts> fairnessKeyCounts() {
+        return repositories.fairness().keyCounts();
+    }
+
     private static String fairnessKey(String key) {
         if (key == null || key.isEmpty() || key.length() > 512) {
             throw new IllegalArgumentException("A fairness key must have 1 to 512 characters: " + key);

@@ -2,6 +2,7 @@ package io.pgqueue.internal.persistence;
 
 import java.util.List;
 
+import io.pgqueue.model.FairnessKeyCounts;
 import io.pgqueue.model.FairnessKeyInfo;
 import org.jspecify.annotations.Nullable;
 
@@ -17,6 +18,6 @@ public interface FairnessRepository {
     /** Up to {@code limit} keys of the queue, active ones first, then by key. */
     List<FairnessKeyInfo> keys(String queue, int limit);
 
-    /** Counts of the keys of every queue that has any: [active, paused, idle] by queue. */
-    java.util.Map<String, long[]> keyCounts();
+    /** The keys of every queue that has any, counted by what they do, by queue. */
+    List<FairnessKeyCounts> keyCounts();
 }

@@ -2,9 +2,8 @@ package io.pgqueue.internal.persistence;
 
 import java.sql.Timestamp;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 
+import io.pgqueue.model.FairnessKeyCounts;
 import io.pgqueue.model.FairnessKeyInfo;
 import org.jspecify.annotations.Nullable;
 
@@ -50,7 +49,7 @@ final class JdbcFairnessRepository implements FairnessRepository {
         this.keyCounts = schema.sql("""
                 SELECT queue, count(*) FILTER (WHERE active AND NOT paused), count(*) FILTER (WHERE paused),
                        count(*) FILTER (WHERE NOT active AND NOT paused)
-                FROM {schema}.fair_key GROUP BY queue""");
+                FROM {schema}.fair_key GROUP BY queue ORDER BY queue""");
     }
 
     /** Inserts the key's row with one column set, or sets that column of the existing row. */
@@ -85,10 +84,8 @@ final class JdbcFairnessRepository implements FairnessRepository {
     }
 
     @Override
-    public Map<String, long[]> keyCounts() {
-        Map<String, long[]> counts = new TreeMap<>();
-        jdbc.query(keyCounts, Jdbc.Binder.NONE, (row) -> counts.put(row.getString(1),
-                new long[] { row.getLong(2), row.getLong(3), row.getLong(4) }));
-        return counts;
+    public List<FairnessKeyCounts> keyCounts() {
+        return jdbc.query(keyCounts, Jdbc.Binder.NONE,
+                (row) -> new FairnessKeyCounts(row.getString(1), row.getLong(2), row.getLong(3), row.getLong(4)));
     }
 }

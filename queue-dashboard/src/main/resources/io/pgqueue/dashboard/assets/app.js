@@ -360,9 +360,10 @@
     function queuePage(state, queue, params) {
         const header = el('h1', {}, 'Queue ', el('span', { text: queue }));
         const cards = el('div', { class: 'cards' });
+        const keys = el('div');
         const list = el('div');
         const path = '#/queues/' + encodeURIComponent(queue);
-        render(header, cards,
+        render(header, cards, keys,
             filterForm(params, [['state', 'state', null, [['', 'every live state']].concat(ALL_STATES.map((s) => [s, s]))]]
                 .concat(JOB_FILTERS), (values) => navigate(path, values)),
             list);
@@ -385,7 +386,32 @@
                 status.replaceChildren(paused ? badge('paused') : '');
                 pause.replaceChildren(pauseButton(queue, paused) || '');
             }
+            const fair = await get('/queues/' + encodeURIComponent(queue) + '/keys').catch(() => []);
+            if (!state.stale()) {
+                keys.replaceChildren(...fairnessKeys(queue, fair));
+            }
         };
+    }
+
+    /** A fair queue's keys: status, weight, ready (bounded count), running, how long the next job waited. */
+    function fairnessKeys(queue, keys) {
+        if (!keys.length) {
+            return [];
+        }
+        const rows = keys.map((k) => el('tr', { 'data-key': k.key },
+            el('td', { text: k.key }),
+            el('td', {}, k.status === 'active' ? el('span', { class: 'muted', text: 'active' }) : badge(k.status)),
+            el('td', { text: k.weight === null ? 'configured' : String(k.weight) }),
+            el('td', { text: k.ready >= k.readyLimit ? count(k.readyLimit) + '+' : count(k.ready) }),
+            el('td', { text: count(k.running) }),
+            el('td', { text: k.waitingSeconds === null ? '–' : seconds(k.waitingSeconds) }),
+            el('td', {}, actionButton(k.status === 'paused' ? 'Resume' : 'Pause',
+                { 'data-action': k.status === 'paused' ? 'resume' : 'pause', 'data-key': k.key },
+                () => post('/queues/' + encodeURIComponent(queue) + '/keys/' + encodeURIComponent(k.key) + '/'
+                    + (k.status === 'paused' ? 'resume' : 'pause'))) || '')));
+        return [el('h2', { text: 'Fairness keys' }),
+            el('table', { id: 'fairness-keys' }, el('thead', {}, el('tr', {}, ['Key', 'Status', 'Weight', 'Ready', 'Running',
+                'Next job waiting', ''].map((h) => el('th', { text: h })))), el('tbody', {}, rows))];
     }
 
     /** Dead jobs of a queue, selectable, with bulk retry and purge of the selection or of all that match. */
