@@ -116,6 +116,47 @@ class CounterConsistencyTests {
         }
     }
 
+    /** The fair claims among the writers: LEASE with per-key caps, and TRANSACTIONAL; the same random outcomes. */
+    static class FairUnreliable {
+
+        private final Unreliable outcomes = new Unreliable();
+
+        @io.pgqueue.annotation.QueueListener(queue = "fair-walk", concurrency = "4", timeout = "100ms", maxAttempts = "2")
+        void fair(int kind, io.pgqueue.listener.JobContext job) throws InterruptedException {
+            outcomes.handle(kind, job);
+        }
+
+        @io.pgqueue.annotation.QueueListener(queue = "fair-walk-tx", mode = "transactional", concurrency = "2",
+                batchSize = "3", maxAttempts = "2")
+        void fairTransactional(int kind, io.pgqueue.listener.JobContext job) {
+            if (Math.floorMod(kind, 4) == 2) {
+                throw new IllegalStateException("unreliable");
+            }
+        }
+    }
+
+    /** Keyed sends to the fair queues, single and in batches, some delayed, while the other writers run. */
+    private static void sendKeyed(org.springframework.context.ApplicationContext context, Random random,
+            CountDownLatch done)
+            throws InterruptedException {
+        QueueTemplate template = context.getBean(QueueTemplate.class);
+        while (!done.await(5, TimeUnit.MILLISECONDS)) {
+            String queue = random.nextBoolean() ? "fair-walk" : "fair-walk-tx";
+            SendOptions.Builder options = SendOptions.builder()
+                .fairnessKey("tenant-" + random.nextInt(5));
+            if (random.nextInt(4) == 0) {
+                options.delay(Duration.ofMillis(random.nextInt(50)));
+            }
+            if (random.nextBoolean()) {
+                template.send(queue, random.nextInt(4) == 0 ? 3 : random.nextInt(4), options.build());
+            }
+            else {
+                template.sendBatch(queue, List.of(JobRequest.of(1, options.build()),
+                        JobRequest.of(2, options.build()), JobRequest.of(3, options.build())));
+            }
+        }
+    }
+
     @Test
     void randomOperationsFromSeveralThreadsLeaveCountersEqualToCountStar() throws Exception {
         long seed = System.nanoTime();
@@ -126,12 +167,15 @@ class CounterConsistencyTests {
                 // schedule ticks among the writers: the scheduler's own and triggered ones
                 "pgqueue.scheduler.poll-interval=50ms", "pgqueue.schedules.tick.queue=alpha",
                 "pgqueue.schedules.tick.fixed-rate=100ms")
+            .withPropertyValues("pgqueue.queues.fair-walk.fairness.max-running-per-key=1",
+                    "pgqueue.queues.fair-walk.fairness.weights.tenant-0=3", "pgqueue.queues.fair-walk-tx.fairness.enabled=true")
             .withBean(Unreliable.class, Unreliable::new)
+            .withBean(FairUnreliable.class, FairUnreliable::new)
             .run((context) -> {
             installStateChangeLog();
             jdbc.execute(TRIGGERED);
             int threads = 6;
-            ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+            ExecutorService pool = Executors.newFixedThreadPool(threads + 2);
             CountDownLatch done = new CountDownLatch(threads);
             try {
                 List<Future<?>> workers = new ArrayList<>();
@@ -156,17 +200,24 @@ class CounterConsistencyTests {
                     }
                     return null;
                 });
+                Future<?> keyed = pool.submit(() -> {
+                    sendKeyed(context, new Random(seed - 1), done);
+                    return null;
+                });
                 for (Future<?> worker : workers) {
                     worker.get(120, TimeUnit.SECONDS);
                 }
                 maintenance.get(30, TimeUnit.SECONDS);
+                keyed.get(30, TimeUnit.SECONDS);
             }
             finally {
                 pool.shutdownNow();
             }
             // the listener's jobs all end: completed, dead or cancelled (timeouts, snoozes and failures on the way)
             await().atMost(Duration.ofSeconds(60)).until(() -> jdbc.queryForObject(
-                    "SELECT count(*) FROM pgqueue.job WHERE queue = ? AND state <> 'dead'", Long.class, LISTENED) == 0);
+                    "SELECT count(*) FROM pgqueue.job WHERE queue IN (?, 'fair-walk', 'fair-walk-tx') AND state <> 'dead'",
+                    Long.class, LISTENED) == 0);
+            // (the fair queues' jobs ended too: no key was left inactive under a ready job)
             context.getBean(io.pgqueue.config.QueueListenerContainerRegistry.class).stop();
             // every writer stops before the counters and COUNT(*) are read, one after the other: a schedule's
             // tick between the two reads would show as a difference

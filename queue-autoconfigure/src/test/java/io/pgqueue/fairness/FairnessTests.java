@@ -183,7 +183,7 @@ class FairnessTests {
 
         final AtomicInteger met = new AtomicInteger();
 
-        @QueueListener(queue = "solo", concurrency = "6", batchSize = "6")
+        @QueueListener(queue = "solo", concurrency = "6", batchSize = "1")
         void handle(Task task) throws InterruptedException, BrokenBarrierException, TimeoutException {
             allAtOnce.await(20, TimeUnit.SECONDS);
             met.incrementAndGet();

@@ -24,6 +24,12 @@ abstract class ClaimStrategy {
     /** How often a fair container re-activates keys whose ready jobs no statement activated, while it idles. */
     private static final long SAFETY_SWEEP_NANOS = 10_000_000_000L;
 
+    /**
+     * How often at most a fair container deactivates the keys its claims found empty: such a key is already at the
+     * back of the line (its pass moved past the others'), so a sweep per claim would buy nothing but statements.
+     */
+    private static final long SWEEP_NANOS = 500_000_000L;
+
     protected final JobEnginePort jobs;
 
     protected final String queue;
@@ -37,7 +43,7 @@ abstract class ClaimStrategy {
         Fairness fairness = options.fairness();
         if (fairness != null) {
             FairShares shares = new FairShares(fairness.weights(), fairness.maxRunning(), fairness.defaultWeight(),
-                    fairness.maxRunningPerKey(), fairness.keysPerClaim());
+                    fairness.maxRunningPerKey(), fairness.keysPerClaim(), options.batchSize());
             return new Fair(jobs, options, shares);
         }
         if (options.mode() == DeliveryMode.TRANSACTIONAL) {
@@ -114,6 +120,8 @@ abstract class ClaimStrategy {
 
         private volatile long lastSafetySweep = System.nanoTime();
 
+        private volatile long lastSweep = System.nanoTime() - SWEEP_NANOS;
+
         Fair(JobEnginePort jobs, ContainerOptions options, FairShares shares) {
             super(jobs, options.queue());
             this.options = options;
@@ -151,7 +159,9 @@ abstract class ClaimStrategy {
 
         @Override
         void afterClaim(Claim claim) {
-            if (!claim.emptiedKeys().isEmpty()) {
+            long now = System.nanoTime();
+            if ((!claim.emptiedKeys().isEmpty() || claim.jobs().isEmpty()) && now - lastSweep >= SWEEP_NANOS) {
+                lastSweep = now;
                 jobs.sweepFairness(queue);
             }
             if (claim.jobs().isEmpty() && System.nanoTime() - lastSafetySweep > SAFETY_SWEEP_NANOS) {

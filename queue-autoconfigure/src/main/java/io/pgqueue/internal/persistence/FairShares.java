@@ -15,9 +15,10 @@ import org.jspecify.annotations.Nullable;
  * @param defaultWeight the weight of keys without one
  * @param defaultCap the cap of keys without their own, or null for none
  * @param keysPerClaim most keys one claim looks at
+ * @param mostPerClaim most jobs one claim takes (the container's batch)
  */
 public record FairShares(Map<String, Double> weights, Map<String, Integer> caps, double defaultWeight,
-        @Nullable Integer defaultCap, int keysPerClaim) {
+        @Nullable Integer defaultCap, int keysPerClaim, int mostPerClaim) {
 
     public FairShares {
         weights = Map.copyOf(weights);

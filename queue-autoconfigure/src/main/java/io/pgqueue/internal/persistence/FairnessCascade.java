@@ -51,15 +51,29 @@ final class FairnessCascade {
             coalesce((SELECT c.cap FROM fair_settings c WHERE c.key = k.key), :fair_default_cap::int)""";
 
     /**
-     * The claim's weighted shares of its limit among the keys that have room: the limit lowest tags, counted per
-     * key. Pure arithmetic: it assumes every key has its share ready, and the claim reports the keys it found
-     * empty (drained), whose slots the next claim fills.
+     * How many ready jobs a key has, up to its room: a share larger than that would leave slots empty (a small
+     * key's one job must not take a claim's every slot). Counted through the key's index range, and only when the
+     * claim looks at more than one key (a key alone takes its room); the constant limit keeps the planner's
+     * estimate, and with it JIT, out of the statement, and the index's order keeps it on the index (a limit alone
+     * makes a sequential scan look cheap).
+     */
+    private static final String AVAILABLE = """
+            CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN %1$s
+                 ELSE least(%1$s, (SELECT count(*)::int FROM (
+                           SELECT 1 FROM {schema}.job a
+                           WHERE a.queue = :queue AND a.fairness_key = c.key AND a.state = 'ready'
+                           ORDER BY a.priority DESC, a.run_at, a.id LIMIT {most}) AS ready)) END""";
+
+    /**
+     * The claim's weighted shares of its limit among the keys that have ready jobs: the limit lowest tags, counted
+     * per key, the j-th job of a key up to what it has.
      */
     private static final String SHARES = """
             , fair_shares AS (
                 SELECT key, count(*)::int AS share FROM (
-                    SELECT r.key FROM fair_rooms r CROSS JOIN LATERAL generate_series(1, r.room) AS g(j)
-                    ORDER BY r.pass + g.j / r.weight, r.key LIMIT :limit) AS tags
+                    SELECT r.key, row_number() OVER (ORDER BY r.pass + g.j / r.weight, r.key) AS n
+                    FROM fair_rooms r CROSS JOIN LATERAL generate_series(1, r.available) AS g(j)) AS tags
+                WHERE n <= :limit
                 GROUP BY key
             )""";
 
@@ -74,7 +88,7 @@ final class FairnessCascade {
                     SELECT j.id FROM {schema}.job j
                     WHERE j.queue = :queue AND j.fairness_key = s.key AND j.state = 'ready' AND %s
                     ORDER BY j.priority DESC, j.run_at, j.id LIMIT s.share FOR UPDATE SKIP LOCKED) AS p
-                LIMIT :limit
+                LIMIT {most}
             ), fair_taken AS (
                 SELECT key, count(*)::int AS n FROM fair_picked GROUP BY key
             )""";
@@ -87,7 +101,7 @@ final class FairnessCascade {
             FROM {schema}.fair_key k
             WHERE k.queue = :queue AND k.active AND NOT k.paused
               AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state q WHERE q.queue = :queue AND q.paused)
-            ORDER BY k.pass, k.key LIMIT :key_scan""";
+            ORDER BY k.pass, k.key LIMIT {keys}""";
 
     /**
      * The FAIRNESS cascade of a statement whose CTE {@code rows} returns {@code queue}, {@code fairness_key} and,
@@ -108,6 +122,7 @@ final class FairnessCascade {
                     FROM %2$s r
                     WHERE r.fairness_key IS NOT NULL%5$s
                       AND NOT EXISTS (SELECT 1 FROM %1$sfair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+                    ORDER BY r.queue, r.fairness_key
                     ON CONFLICT (queue, key) DO UPDATE
                         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
                 )""".formatted(prefix, rows, ready, LOWEST_PASS.formatted("r.queue"), ready.replace("state", "r.state"));
@@ -115,42 +130,64 @@ final class FairnessCascade {
 
     /**
      * The CTEs of a LEASE claim that picks its jobs fairly, ending in {@code fair_picked} (id, key) and
-     * {@code fair_charged}, which moves the passes of the keys it looked at. The keys' rows are locked
-     * (FOR NO KEY UPDATE SKIP LOCKED: two claimers take different keys). A key with a cap counts its running
-     * jobs, exactly: a key whose row another claim changed after this statement's snapshot was taken (its running
-     * jobs invisible here) takes nothing this time.
+     * {@code fair_charged}, which moves the passes of the keys it looked at. Uncapped keys are read without a lock
+     * (two claimers may take jobs of one hot key side by side: the jobs' own locks keep them apart) and charged at
+     * the end of the statement, their rows locked in key order (so two claims never wait for each other in a
+     * cycle) and each pass moved from its newest value. A capped key's row is locked first (FOR NO KEY UPDATE SKIP
+     * LOCKED: one claimer at a time) and its running jobs counted, exactly: a key whose row another claim changed
+     * after this statement's snapshot was taken (its running jobs invisible here) takes nothing this time.
      */
-    String leasedCtes() {
-        return "WITH " + SETTINGS + """
+    String leasedCtes(int most, int keys) {
+        return sized("WITH " + SETTINGS + """
                 , fair_candidates AS (
-                    SELECT k.key, k.pass, (SELECT s.pass FROM {schema}.fair_key s WHERE s.queue = k.queue AND s.key = k.key) AS seen_pass,
-                           %1$s AS weight, %2$s AS cap
+                    SELECT k.key, k.pass, k.drained, %1$s AS weight, %2$s AS cap
                     %3$s
+                ), fair_capped AS (
+                    SELECT k.key, k.pass,
+                           (SELECT s.pass FROM {schema}.fair_key s WHERE s.queue = k.queue AND s.key = k.key) AS seen_pass
+                    FROM {schema}.fair_key k
+                    WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT key FROM fair_candidates WHERE cap IS NOT NULL))
+                    ORDER BY k.key
                     FOR NO KEY UPDATE OF k SKIP LOCKED
-                ), fair_running AS (
-                    SELECT r.fairness_key AS key, count(*) AS n FROM {schema}.job r
-                    WHERE r.queue = :queue AND r.state = 'running'
-                      AND r.fairness_key = ANY(ARRAY(SELECT key FROM fair_candidates WHERE cap IS NOT NULL))
-                    GROUP BY r.fairness_key
-                ), fair_rooms AS (
-                    SELECT c.key, c.pass, c.weight,
+                ), fair_room AS (
+                    SELECT c.key, c.pass, c.weight, c.drained,
                            CASE WHEN c.cap IS NULL THEN :limit
-                                WHEN c.pass IS DISTINCT FROM c.seen_pass THEN -1
-                                ELSE greatest(0, least(:limit, c.cap - coalesce(r.n, 0))) END AS room
-                    FROM fair_candidates c LEFT JOIN fair_running r ON r.key = c.key
-                )""".formatted(WEIGHT, CAP, CANDIDATES) + SHARES + PICKED.formatted("fair_shares", GROUP_TURN) + """
-                , fair_charged AS (
+                                WHEN l.key IS NULL OR l.pass IS DISTINCT FROM l.seen_pass THEN -1
+                                ELSE greatest(0, least(:limit, c.cap - (
+                                    SELECT count(*) FROM {schema}.job r
+                                    WHERE r.queue = :queue AND r.state = 'running' AND r.fairness_key = c.key))) END AS room
+                    FROM fair_candidates c LEFT JOIN fair_capped l ON l.key = c.key
+                ), fair_rooms AS (
+                    SELECT c.*, %4$s AS available FROM fair_room c
+                )""".formatted(WEIGHT, CAP, CANDIDATES, AVAILABLE.formatted("c.room")) + SHARES + PICKED.formatted("fair_shares", GROUP_TURN) + """
+                , fair_moves AS (
+                    SELECT r.key, r.weight, coalesce(t.n, 0) AS n, (r.room > 0 AND r.available = 0) AS emptied
+                    FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key
+                    WHERE r.room >= 0 AND (t.n > 0 OR r.room = 0 OR (r.available = 0 AND NOT r.drained))
+                ), fair_locked AS (
+                    SELECT k.key FROM {schema}.fair_key k
+                    WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT key FROM fair_moves))
+                    ORDER BY k.key FOR NO KEY UPDATE OF k
+                ), fair_charged AS (
                     UPDATE {schema}.fair_key k
-                    SET pass = CASE WHEN coalesce(t.n, 0) > 0 THEN r.pass + t.n / r.weight
+                    SET pass = CASE WHEN m.n > 0 THEN k.pass + m.n / m.weight
                                     ELSE greatest(k.pass, (SELECT max(b.pass) FROM {schema}.fair_key b
                                                            WHERE b.queue = :queue AND b.active AND NOT b.paused)) END,
-                        drained = k.drained OR (coalesce(t.n, 0) = 0 AND r.room > 0),
-                        updated_at = now()
-                    FROM fair_rooms r LEFT JOIN fair_shares s ON s.key = r.key LEFT JOIN fair_taken t ON t.key = r.key
-                    WHERE k.queue = :queue AND k.key = r.key
-                      AND (coalesce(t.n, 0) > 0 OR r.room = 0 OR s.share > 0)
-                    RETURNING k.key, (coalesce(t.n, 0) = 0 AND r.room > 0) AS emptied
-                )""";
+                        drained = k.drained OR m.emptied, updated_at = now()
+                    FROM fair_locked x JOIN fair_moves m ON m.key = x.key
+                    WHERE k.queue = :queue AND k.key = x.key
+                    RETURNING k.key, m.emptied
+                )""", most, keys);
+    }
+
+    /**
+     * A fair claim's statement for claims of at most {@code most} jobs over at most {@code keys} keys: its limits
+     * are constants, so that PostgreSQL's generic plan of the prepared statement is the plan it would make for any
+     * claim (a limit it cannot see it takes as a tenth of the rows, and the generic plan then reads whole tables),
+     * and the statement is planned once rather than at every claim.
+     */
+    private static String sized(String sql, int most, int keys) {
+        return sql.replace("{most}", Integer.toString(most)).replace("{keys}", Integer.toString(Math.max(most, keys)));
     }
 
     /**
@@ -160,15 +197,16 @@ final class FairnessCascade {
      * a set of advisory slots, one per running job, held until the transaction ends (a rollback to the claim's
      * savepoint gives them back with the jobs).
      */
-    String deletedCtes() {
-        return "WITH " + SETTINGS + """
+    String deletedCtes(int most, int keys) {
+        return sized("WITH " + SETTINGS + """
                 , fair_candidates AS (
                     SELECT k.key, k.pass, %1$s AS weight, %2$s AS cap
                     %3$s
                 ), fair_rooms AS (
-                    SELECT c.key, c.pass, c.weight, CASE WHEN c.cap IS NULL THEN :limit ELSE least(:limit, c.cap) END AS room
+                    SELECT c.key, c.pass, c.weight, %4$s AS available
                     FROM fair_candidates c
-                )""".formatted(WEIGHT, CAP, CANDIDATES) + SHARES + """
+                )""".formatted(WEIGHT, CAP, CANDIDATES,
+                AVAILABLE.formatted("CASE WHEN c.cap IS NULL THEN :limit ELSE least(:limit, c.cap) END")) + SHARES + """
                 , fair_slots AS (
                     SELECT s.key,
                            CASE WHEN c.cap IS NULL THEN s.share
@@ -179,9 +217,8 @@ final class FairnessCascade {
                     FROM fair_shares s JOIN fair_candidates c ON c.key = s.key
                 )""" + PICKED.formatted("fair_slots", GROUP_TURN) + """
                 , fair_emptied AS (
-                    SELECT s.key FROM fair_slots s LEFT JOIN fair_taken t ON t.key = s.key
-                    WHERE s.share > 0 AND t.n IS NULL
-                )""";
+                    SELECT key FROM fair_rooms WHERE available = 0
+                )""", most, keys);
     }
 
     /**

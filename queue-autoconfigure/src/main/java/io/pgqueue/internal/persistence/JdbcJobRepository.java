@@ -194,9 +194,17 @@ final class JdbcJobRepository implements JobRepository {
 
     private final Sql promoteDueOfFairQueue;
 
-    private final Sql claimFairLeased;
+    /** The fair claims' statements by their size: most jobs per claim, most keys a claim looks at. */
+    private final Map<FairSize, Sql> claimFairLeased = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private final Sql claimFairAndDelete;
+    private final Map<FairSize, Sql> claimFairAndDelete = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** A fair claim's size: its statement is made once per size, its limits constants. */
+    record FairSize(int most, int keys) {
+    }
+
+    /** The size of the default listener's fair claims (batch 10, 16 keys per claim). */
+    private static final FairSize DEFAULT_FAIR_SIZE = new FairSize(10, 16);
 
     private final Sql chargeFairness;
 
@@ -356,8 +364,9 @@ final class JdbcJobRepository implements JobRepository {
         this.promoteDueOfFairQueue = schema.sql(promoteStatement(true, true));
         this.claimLeased = schema.sql(promoteStatement(true, false) + ";\n" + claimLeasedStatement(false));
         this.claimLeasedAfter = schema.sql(promoteStatement(true, false) + ";\n" + claimLeasedStatement(true));
-        this.claimFairLeased = schema.sql(promoteStatement(true, true) + ";\n" + fairClaimLeasedStatement());
-        this.claimFairAndDelete = schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + fairClaimAndDeleteStatement());
+        // the usual size is made now (and checked by the transition table's test with the others)
+        fairClaimLeased(DEFAULT_FAIR_SIZE);
+        fairClaimAndDelete(DEFAULT_FAIR_SIZE);
         this.chargeFairness = schema.sql(fairness.chargeStatement());
         this.sweepLock = schema.sql(fairness.sweepLockStatement());
         this.sweepSettle = schema.sql(fairness.sweepSettleStatement());
@@ -545,9 +554,19 @@ final class JdbcJobRepository implements JobRepository {
                 + "\n" + CLAIMED_COLUMNS;
     }
 
+    private Sql fairClaimLeased(FairSize size) {
+        return claimFairLeased.computeIfAbsent(size, (s) -> schema.sql(promoteStatement(true, true) + ";\n"
+                + fairClaimLeasedStatement(s)));
+    }
+
+    private Sql fairClaimAndDelete(FairSize size) {
+        return claimFairAndDelete.computeIfAbsent(size,
+                (s) -> schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + fairClaimAndDeleteStatement(s)));
+    }
+
     /** The fair LEASE claim: the keys' shares ({@link FairnessCascade}), then the claim of the jobs picked. */
-    private String fairClaimLeasedStatement() {
-        return Transition.CLAIM_LEASE.tag() + fairness.leasedCtes() + """
+    private String fairClaimLeasedStatement(FairSize size) {
+        return Transition.CLAIM_LEASE.tag() + fairness.leasedCtes(size.most(), size.keys()) + """
                 , fair_emptied AS (
                     SELECT key FROM fair_charged WHERE emptied
                 ), claimed AS (
@@ -572,8 +591,8 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     /** The fair TRANSACTIONAL claim: the keys' shares, then the deletion of the jobs picked. */
-    private String fairClaimAndDeleteStatement() {
-        return Transition.CLAIM_DELETE.tag() + fairness.deletedCtes() + """
+    private String fairClaimAndDeleteStatement(FairSize size) {
+        return Transition.CLAIM_DELETE.tag() + fairness.deletedCtes(size.most(), size.keys()) + """
                 , claimed AS (
                     DELETE FROM {schema}.job j
                     WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
@@ -876,14 +895,21 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public Claim claimLeased(ClaimRequest request) {
+        return promoteThenClaim((request.after() != null) ? claimLeasedAfter : claimLeased, request,
+                (params) -> bindClaim(params, request), JdbcJobRepository::claimed);
+    }
+
+    /**
+     * Runs a LEASE claim's two statements in one round trip and reads their two results: how many jobs the first
+     * promoted, then the claimed rows.
+     */
+    private Claim promoteThenClaim(Sql sql, ClaimRequest request, Jdbc.Binder binder, ClaimReader reader) {
         UUID node = Objects.requireNonNull(request.node(), "A LEASE claim needs a node");
         return jdbc.execute((Connection connection) -> {
-            try (PreparedStatement statement = jdbc.statement(connection,
-                    (request.after() != null) ? claimLeasedAfter : claimLeased, (params) -> {
-                bindClaim(params, request);
+            try (PreparedStatement statement = jdbc.statement(connection, sql, (params) -> {
+                binder.bind(params);
                 params.int4("promote_limit", PROMOTE_PER_CLAIM).uuid("node", node).int8("lease_ms", request.leaseMillis());
             })) {
-                // two results: how many jobs the first statement promoted, then the claimed rows
                 statement.execute();
                 long promoted;
                 try (ResultSet rows = statement.getResultSet()) {
@@ -893,10 +919,17 @@ final class JdbcJobRepository implements JobRepository {
                     throw new IllegalStateException("A claim returned no claimed rows");
                 }
                 try (ResultSet rows = statement.getResultSet()) {
-                    return claimed(rows, promoted);
+                    return reader.read(rows, promoted);
                 }
             }
         });
+    }
+
+    /** Reads a claim's rows. */
+    @FunctionalInterface
+    private interface ClaimReader {
+
+        Claim read(ResultSet rows, long promoted) throws SQLException;
     }
 
     @Override
@@ -931,51 +964,26 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public Claim claimFairLeased(ClaimRequest request, FairShares shares) {
-        UUID node = Objects.requireNonNull(request.node(), "A LEASE claim needs a node");
-        return jdbc.execute((Connection connection) -> {
-            try (PreparedStatement statement = jdbc.statement(connection, claimFairLeased, (params) -> {
-                bindFairClaim(params, request, shares);
-                params.int4("promote_limit", PROMOTE_PER_CLAIM).uuid("node", node).int8("lease_ms", request.leaseMillis());
-            })) {
-                // two results: how many jobs the first statement promoted, then the claimed rows
-                statement.execute();
-                long promoted;
-                try (ResultSet rows = statement.getResultSet()) {
-                    promoted = rows.next() ? rows.getLong(1) : 0;
-                }
-                if (!statement.getMoreResults()) {
-                    throw new IllegalStateException("A claim returned no claimed rows");
-                }
-                try (ResultSet rows = statement.getResultSet()) {
-                    return fairlyClaimed(rows, promoted);
-                }
-            }
-        });
+        return promoteThenClaim(fairClaimLeased(size(request, shares)), request,
+                (params) -> bindFairClaim(params, request, shares), JdbcJobRepository::fairlyClaimed);
     }
 
     @Override
     public Claim claimFairAndDelete(ClaimRequest request, FairShares shares) {
-        return jdbc.execute((Connection connection) -> {
-            try (PreparedStatement statement = jdbc.statement(connection, claimFairAndDelete, (params) -> {
-                bindFairClaim(params, request, shares);
-                params.text("fair_lock", "pgqueue.fair." + schema.name() + "." + request.queue() + ".");
-            })) {
-                // the savepoint, then the claimed rows
-                statement.execute();
-                if (!statement.getMoreResults()) {
-                    throw new IllegalStateException("A claim returned no claimed rows");
-                }
-                try (ResultSet rows = statement.getResultSet()) {
-                    return fairlyClaimed(rows, 0);
-                }
-            }
-        });
+        return savepointThenClaim(fairClaimAndDelete(size(request, shares)), (params) -> {
+            bindFairClaim(params, request, shares);
+            params.text("fair_lock", "pgqueue.fair." + schema.name() + "." + request.queue() + ".");
+        }, JdbcJobRepository::fairlyClaimed);
+    }
+
+    /** The statement size of a claim: up to the container's batch (a claim asks for at most that). */
+    private static FairSize size(ClaimRequest request, FairShares shares) {
+        return new FairSize(Math.max(request.limit(), shares.mostPerClaim()), shares.keysPerClaim());
     }
 
     private static void bindFairClaim(Params params, ClaimRequest request, FairShares shares) throws SQLException {
         params.text("queue", request.queue())
             .int4("limit", request.limit())
-            .int4("key_scan", Math.max(request.limit(), shares.keysPerClaim()))
             .int4("default_max_attempts", request.defaultMaxAttempts())
             .bool("failures_block", request.groupFailuresBlock());
         shares.bind(params);
@@ -1017,16 +1025,20 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public Claim claimAndDelete(ClaimRequest request) {
+        return savepointThenClaim((request.after() != null) ? claimAndDeleteAfter : claimAndDelete,
+                (params) -> bindClaim(params, request), JdbcJobRepository::claimed);
+    }
+
+    /** Runs a TRANSACTIONAL claim: the savepoint, then the claim, whose rows it reads. */
+    private Claim savepointThenClaim(Sql sql, Jdbc.Binder binder, ClaimReader reader) {
         return jdbc.execute((Connection connection) -> {
-            try (PreparedStatement statement = jdbc.statement(connection,
-                    (request.after() != null) ? claimAndDeleteAfter : claimAndDelete, (params) -> bindClaim(params, request))) {
-                // the savepoint, then the claimed rows
+            try (PreparedStatement statement = jdbc.statement(connection, sql, binder)) {
                 statement.execute();
                 if (!statement.getMoreResults()) {
                     throw new IllegalStateException("A claim returned no claimed rows");
                 }
                 try (ResultSet rows = statement.getResultSet()) {
-                    return claimed(rows, 0);
+                    return reader.read(rows, 0);
                 }
             }
         });
