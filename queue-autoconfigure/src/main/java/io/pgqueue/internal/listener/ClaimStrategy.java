@@ -92,11 +92,12 @@ abstract class ClaimStrategy {
     }
 
     /**
-     * Whether more jobs are probably ready than the claim took: it came back full, or it took some but found keys
-     * empty whose share another claim can give to the keys that have jobs.
+     * Whether more jobs are probably ready than the claim took: it came back full, or it found keys empty, whose
+     * share another claim gives to the keys that have jobs (each such claim marks the keys it found empty, which
+     * the next passes by: the keys with jobs come into its view, and the claims end when none is left to mark).
      */
     boolean moreReady(Claim claim, int requested) {
-        return claim.jobs().size() >= requested || (!claim.jobs().isEmpty() && !claim.emptiedKeys().isEmpty());
+        return claim.jobs().size() >= requested || !claim.emptiedKeys().isEmpty();
     }
 
     private abstract static class Plain extends ClaimStrategy {
@@ -154,7 +155,7 @@ abstract class ClaimStrategy {
                 }
             }
             claim.emptiedKeys().forEach((key) -> taken.putIfAbsent(key, 0));
-            jobs.chargeFairness(queue, shares, taken);
+            jobs.chargeFairness(queue, shares, taken, claim.emptiedKeys());
         }
 
         @Override

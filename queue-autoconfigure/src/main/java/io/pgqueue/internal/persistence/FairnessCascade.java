@@ -22,7 +22,7 @@ final class FairnessCascade {
 
     /** The lowest pass of a queue's active keys, where a key that becomes active starts. */
     private static final String LOWEST_PASS = """
-            coalesce((SELECT min(a.pass) FROM {schema}.fair_key a WHERE a.queue = %s AND a.active AND NOT a.paused), 0)""";
+            coalesce((SELECT min(a.pass) FROM {schema}.fair_key a WHERE a.queue = %s AND a.active AND NOT a.drained AND NOT a.paused), 0)""";
 
     /**
      * A job whose group lets it run now: no job of its group is running, and no earlier one is pending (a failed
@@ -65,6 +65,15 @@ final class FairnessCascade {
                            ORDER BY a.priority DESC, a.run_at, a.id LIMIT {most}) AS ready)) END""";
 
     /**
+     * Whether a claim left a key without ready jobs, as far as its snapshot tells: it took all the key's ready jobs
+     * it counted (or, for a key alone, which it does not count, found none to take). Rows another claim holds count
+     * as ready, so a key two claimers share is not taken for empty.
+     */
+    private static final String EMPTIED = """
+            (r.room > 0 AND CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN coalesce(t.n, 0) = 0
+                                 ELSE coalesce(t.n, 0) >= r.available END)""";
+
+    /**
      * The claim's weighted shares of its limit among the keys that have ready jobs: the limit lowest tags, counted
      * per key, the j-th job of a key up to what it has.
      */
@@ -99,7 +108,7 @@ final class FairnessCascade {
      */
     private static final String CANDIDATES = """
             FROM {schema}.fair_key k
-            WHERE k.queue = :queue AND k.active AND NOT k.paused
+            WHERE k.queue = :queue AND k.active AND NOT k.drained AND NOT k.paused
               AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state q WHERE q.queue = :queue AND q.paused)
             ORDER BY k.pass, k.key LIMIT {keys}""";
 
@@ -116,6 +125,13 @@ final class FairnessCascade {
                     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM %2$s WHERE fairness_key IS NOT NULL%3$s)
                       AND k.active
                     FOR KEY SHARE OF k
+                ), %1$sfair_refill AS (
+                    SELECT k.queue, k.key FROM {schema}.fair_key k
+                    WHERE (k.queue, k.key) IN (SELECT queue, key FROM %1$sfair_held) AND k.drained
+                    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+                ), %1$sfair_refilled AS (
+                    UPDATE {schema}.fair_key k SET drained = false, updated_at = now()
+                    FROM %1$sfair_refill f WHERE k.queue = f.queue AND k.key = f.key
                 ), %1$sfair_activated AS (
                     INSERT INTO {schema}.fair_key AS k (queue, key, pass)
                     SELECT DISTINCT r.queue, r.fairness_key, %4$s
@@ -140,7 +156,7 @@ final class FairnessCascade {
     String leasedCtes(int most, int keys) {
         return sized("WITH " + SETTINGS + """
                 , fair_candidates AS (
-                    SELECT k.key, k.pass, k.drained, %1$s AS weight, %2$s AS cap
+                    SELECT k.key, k.pass, %1$s AS weight, %2$s AS cap
                     %3$s
                 ), fair_capped AS (
                     SELECT k.key, k.pass,
@@ -150,7 +166,7 @@ final class FairnessCascade {
                     ORDER BY k.key
                     FOR NO KEY UPDATE OF k SKIP LOCKED
                 ), fair_room AS (
-                    SELECT c.key, c.pass, c.weight, c.drained,
+                    SELECT c.key, c.pass, c.weight,
                            CASE WHEN c.cap IS NULL THEN :limit
                                 WHEN l.key IS NULL OR l.pass IS DISTINCT FROM l.seen_pass THEN -1
                                 ELSE greatest(0, least(:limit, c.cap - (
@@ -161,9 +177,9 @@ final class FairnessCascade {
                     SELECT c.*, %4$s AS available FROM fair_room c
                 )""".formatted(WEIGHT, CAP, CANDIDATES, AVAILABLE.formatted("c.room")) + SHARES + PICKED.formatted("fair_shares", GROUP_TURN) + """
                 , fair_moves AS (
-                    SELECT r.key, r.weight, coalesce(t.n, 0) AS n, (r.room > 0 AND r.available = 0) AS emptied
+                    SELECT r.key, r.weight, coalesce(t.n, 0) AS n, %1$s AS emptied
                     FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key
-                    WHERE r.room >= 0 AND (t.n > 0 OR r.room = 0 OR (r.available = 0 AND NOT r.drained))
+                    WHERE r.room >= 0 AND (t.n > 0 OR r.room = 0 OR %1$s)
                 ), fair_locked AS (
                     SELECT k.key FROM {schema}.fair_key k
                     WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT key FROM fair_moves))
@@ -172,12 +188,12 @@ final class FairnessCascade {
                     UPDATE {schema}.fair_key k
                     SET pass = CASE WHEN m.n > 0 THEN k.pass + m.n / m.weight
                                     ELSE greatest(k.pass, (SELECT max(b.pass) FROM {schema}.fair_key b
-                                                           WHERE b.queue = :queue AND b.active AND NOT b.paused)) END,
+                                                           WHERE b.queue = :queue AND b.active AND NOT b.drained AND NOT b.paused)) END,
                         drained = k.drained OR m.emptied, updated_at = now()
                     FROM fair_locked x JOIN fair_moves m ON m.key = x.key
                     WHERE k.queue = :queue AND k.key = x.key
                     RETURNING k.key, m.emptied
-                )""", most, keys);
+                )""".formatted(EMPTIED), most, keys);
     }
 
     /**
@@ -202,11 +218,12 @@ final class FairnessCascade {
                 , fair_candidates AS (
                     SELECT k.key, k.pass, %1$s AS weight, %2$s AS cap
                     %3$s
-                ), fair_rooms AS (
-                    SELECT c.key, c.pass, c.weight, %4$s AS available
+                ), fair_room AS (
+                    SELECT c.*, CASE WHEN c.cap IS NULL THEN :limit ELSE least(:limit, c.cap) END AS room
                     FROM fair_candidates c
-                )""".formatted(WEIGHT, CAP, CANDIDATES,
-                AVAILABLE.formatted("CASE WHEN c.cap IS NULL THEN :limit ELSE least(:limit, c.cap) END")) + SHARES + """
+                ), fair_rooms AS (
+                    SELECT c.*, %4$s AS available FROM fair_room c
+                )""".formatted(WEIGHT, CAP, CANDIDATES, AVAILABLE.formatted("c.room")) + SHARES + """
                 , fair_slots AS (
                     SELECT s.key,
                            CASE WHEN c.cap IS NULL THEN s.share
@@ -217,14 +234,14 @@ final class FairnessCascade {
                     FROM fair_shares s JOIN fair_candidates c ON c.key = s.key
                 )""" + PICKED.formatted("fair_slots", GROUP_TURN) + """
                 , fair_emptied AS (
-                    SELECT key FROM fair_rooms WHERE available = 0
-                )""", most, keys);
+                    SELECT r.key FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key WHERE %s
+                )""".formatted(EMPTIED), most, keys);
     }
 
     /**
-     * Moves the passes of the keys a TRANSACTIONAL claim took jobs from ({@code :keys}, {@code :counts}; a count of
-     * zero marks a key found empty), at the end of the handlers' transaction: the rows are locked in key order and
-     * held only until the commit.
+     * Moves the passes of the keys a TRANSACTIONAL claim took jobs from ({@code :keys}, {@code :counts}; a key it
+     * found empty counts zero) and marks the keys it left empty ({@code :emptied}) drained, at the end of the
+     * handlers' transaction: the rows are locked in key order and held only until the commit.
      */
     String chargeStatement() {
         return "WITH " + SETTINGS + """
@@ -238,8 +255,8 @@ final class FairnessCascade {
                 UPDATE {schema}.fair_key k
                 SET pass = CASE WHEN c.n > 0 THEN l.pass + c.n / l.weight
                                 ELSE greatest(k.pass, (SELECT max(b.pass) FROM {schema}.fair_key b
-                                                       WHERE b.queue = :queue AND b.active AND NOT b.paused)) END,
-                    drained = k.drained OR c.n = 0, updated_at = now()
+                                                       WHERE b.queue = :queue AND b.active AND NOT b.drained AND NOT b.paused)) END,
+                    drained = k.drained OR k.key = ANY(:emptied::text[]), updated_at = now()
                 FROM locked l JOIN charges c ON c.key = l.key
                 WHERE k.queue = :queue AND k.key = l.key""".formatted(WEIGHT);
     }

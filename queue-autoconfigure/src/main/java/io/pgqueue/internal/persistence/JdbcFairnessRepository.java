@@ -31,7 +31,7 @@ final class JdbcFairnessRepository implements FairnessRepository {
                 paused = excluded.paused,
                     active = k.active OR NOT excluded.paused,
                     pass = CASE WHEN excluded.paused THEN k.pass ELSE greatest(k.pass, coalesce(
-                        (SELECT min(a.pass) FROM {schema}.fair_key a WHERE a.queue = k.queue AND a.active AND NOT a.paused),
+                        (SELECT min(a.pass) FROM {schema}.fair_key a WHERE a.queue = k.queue AND a.active AND NOT a.drained AND NOT a.paused),
                         k.pass)) END""", "paused", ":paused::boolean"));
         this.keys = schema.sql("""
                 SELECT k.key, k.weight, k.paused, k.active, k.pass,
@@ -57,7 +57,7 @@ final class JdbcFairnessRepository implements FairnessRepository {
         return """
                 INSERT INTO {schema}.fair_key AS k (queue, key, pass, active, %s)
                 VALUES (:queue, :key, coalesce((SELECT min(a.pass) FROM {schema}.fair_key a
-                                                WHERE a.queue = :queue AND a.active AND NOT a.paused), 0), false, %s)
+                                                WHERE a.queue = :queue AND a.active AND NOT a.drained AND NOT a.paused), 0), false, %s)
                 ON CONFLICT (queue, key) DO UPDATE SET %s, updated_at = now()""".formatted(column, value, update);
     }
 

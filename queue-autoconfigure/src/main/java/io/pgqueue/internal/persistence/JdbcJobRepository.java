@@ -990,7 +990,7 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
-    public void chargeFairness(String queue, FairShares shares, Map<String, Integer> taken) {
+    public void chargeFairness(String queue, FairShares shares, Map<String, Integer> taken, List<String> emptied) {
         if (taken.isEmpty()) {
             return;
         }
@@ -998,7 +998,8 @@ final class JdbcJobRepository implements JobRepository {
         jdbc.update(chargeFairness, (params) -> {
             params.text("queue", queue)
                 .array("keys", "text", sorted.keySet().toArray())
-                .array("counts", "int4", sorted.values().toArray());
+                .array("counts", "int4", sorted.values().toArray())
+                .array("emptied", "text", emptied.toArray());
             shares.bind(params);
         });
     }

@@ -60,10 +60,10 @@ public interface JobEnginePort {
     Claim claimFairAndDelete(ClaimRequest request, FairShares shares);
 
     /**
-     * Charges the keys of a fair TRANSACTIONAL claim with the jobs it took (a count of zero: found empty), in
-     * the claim's transaction, just before it commits.
+     * Charges the keys of a fair TRANSACTIONAL claim with the jobs it took (a count of zero: found empty) and marks
+     * those it left empty, in the claim's transaction, just before it commits.
      */
-    void chargeFairness(String queue, FairShares shares, java.util.Map<String, Integer> taken);
+    void chargeFairness(String queue, FairShares shares, java.util.Map<String, Integer> taken, List<String> emptied);
 
     /** {@link #promoteDue(String)} of a fair queue: the keys of the jobs made ready are activated. */
     int promoteDueFair(String queue);

@@ -12,9 +12,9 @@ CREATE INDEX job_fair_ready_idx ON job (queue, fairness_key, priority DESC, run_
 
 -- One row per (queue, key) that ever had a job: its pass (the virtual time of the key's claims), the weight
 -- and pause set at run time, and whether it may have ready jobs. A key is 'active' from the statement that
--- makes one of its jobs ready (send, promotion, release of a workflow node, retry of a dead job) until a claim
--- finds it without ready or running jobs; 'drained' marks a key a claim found empty, which the next sweep
--- deactivates unless a job arrived meanwhile. Statements that make a job ready hold the key's row
+-- makes one of its jobs ready (send, promotion, release of a workflow node, retry of a dead job) until a sweep
+-- finds it without ready or running jobs; 'drained' marks a key a claim left empty: claims pass it by, the
+-- statements that make its jobs ready take the mark off, and the sweep deactivates it unless a job arrived. Statements that make a job ready hold the key's row
 -- FOR KEY SHARE (or activate it), the sweep takes it FOR UPDATE and looks with a fresh snapshot, so a key
 -- is never deactivated under a job that is being made ready.
 CREATE TABLE fair_key (
@@ -36,8 +36,8 @@ CREATE TABLE fair_key (
     autovacuum_vacuum_cost_delay = 0
 );
 
--- The claim reads the active keys of a queue by pass; sweeps find the drained ones.
-CREATE INDEX fair_key_pass_idx ON fair_key (queue, pass, key) WHERE active AND NOT paused;
+-- The claim reads the keys it may serve (active, not drained, not paused) by pass; sweeps find the drained ones.
+CREATE INDEX fair_key_pass_idx ON fair_key (queue, pass, key) WHERE active AND NOT drained AND NOT paused;
 CREATE INDEX fair_key_drained_idx ON fair_key (queue) WHERE drained;
 
 -- pgqueue.send() takes the key as its last parameter. Replacing the function drops the EXECUTE grants the
@@ -123,10 +123,14 @@ BEGIN
         SELECT k.queue, k.key FROM fair_key k
         WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL) AND k.active
         FOR KEY SHARE OF k
+    ), fair_refilled AS (
+        UPDATE fair_key k SET drained = false, updated_at = now()
+        FROM fair_held h WHERE k.queue = h.queue AND k.key = h.key AND k.drained
     ), fair_activated AS (
         INSERT INTO fair_key AS k (queue, key, pass)
         SELECT DISTINCT r.queue, r.fairness_key,
-               coalesce((SELECT min(a.pass) FROM fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.paused), 0)
+               coalesce((SELECT min(a.pass) FROM fair_key a
+                         WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
         FROM inserted r
         WHERE r.fairness_key IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
