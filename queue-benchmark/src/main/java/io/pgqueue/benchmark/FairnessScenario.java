@@ -106,7 +106,7 @@ final class FairnessScenario {
                 "pgqueue.queues.fair-capped.fairness.max-running-per-key", "2",
                 "pgqueue.listener.poll-interval", "100ms");
         try (Database database = server.createDatabase("fairness", 4);
-                PgQueueApp app = PgQueueApp.start(database, 20, properties)) {
+                PgQueueApp app = PgQueueApp.start(database, 40, properties)) {
             QueueAdmin admin = app.bean(QueueAdmin.class);
             app.startListeners();
             results.addAll(pickup(database, app, admin, backlog, seconds));
@@ -253,7 +253,7 @@ final class FairnessScenario {
         checks.setJdbcUrl(database.url);
         checks.setUsername(database.pool.getUsername());
         checks.setPassword(database.pool.getPassword());
-        checks.setMaximumPoolSize(32);
+        checks.setMaximumPoolSize(16);
         Handlers.checks = checks;
         try (Connection connection = database.pool.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE IF NOT EXISTS cap_check (key text PRIMARY KEY, running int NOT NULL)");
@@ -264,7 +264,7 @@ final class FairnessScenario {
         List<PgQueueApp> others = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                PgQueueApp other = PgQueueApp.start(database, 8, properties);
+                PgQueueApp other = PgQueueApp.start(database, 6, properties);
                 other.startListeners();
                 others.add(other);
             }

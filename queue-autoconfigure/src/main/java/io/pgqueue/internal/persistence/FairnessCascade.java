@@ -51,18 +51,18 @@ final class FairnessCascade {
             coalesce((SELECT c.cap FROM fair_settings c WHERE c.key = k.key), :fair_default_cap::int)""";
 
     /**
-     * How many ready jobs a key has, up to its room: a share larger than that would leave slots empty (a small
-     * key's one job must not take a claim's every slot). Counted through the key's index range, and only when the
-     * claim looks at more than one key (a key alone takes its room); the constant limit keeps the planner's
-     * estimate, and with it JIT, out of the statement, and the index's order keeps it on the index (a limit alone
-     * makes a sequential scan look cheap).
+     * How many ready jobs a key has, up to one more than a claim takes: a share larger than that would leave slots
+     * empty (a small key's one job must not take a claim's every slot), and a claim that took them all left the key
+     * empty. Counted through the key's index range, and only when the claim looks at more than one key (a key alone
+     * takes its room); the constant limit keeps the planner's estimate, and with it JIT, out of the statement, and
+     * the index's order keeps it on the index (a limit alone makes a sequential scan look cheap).
      */
     private static final String AVAILABLE = """
-            CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN %1$s
-                 ELSE least(%1$s, (SELECT count(*)::int FROM (
+            CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN {most} + 1
+                 ELSE (SELECT count(*)::int FROM (
                            SELECT 1 FROM {schema}.job a
                            WHERE a.queue = :queue AND a.fairness_key = c.key AND a.state = 'ready'
-                           ORDER BY a.priority DESC, a.run_at, a.id LIMIT {most}) AS ready)) END""";
+                           ORDER BY a.priority DESC, a.run_at, a.id LIMIT {most} + 1) AS ready) END""";
 
     /**
      * Whether a claim left a key without ready jobs, as far as its snapshot tells: it took all the key's ready jobs
@@ -71,7 +71,7 @@ final class FairnessCascade {
      */
     private static final String EMPTIED = """
             (r.room > 0 AND CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN coalesce(t.n, 0) = 0
-                                 ELSE coalesce(t.n, 0) >= r.available END)""";
+                                 ELSE coalesce(t.n, 0) >= r.ready END)""";
 
     /**
      * The claim's weighted shares of its limit among the keys that have ready jobs: the limit lowest tags, counted
@@ -81,7 +81,7 @@ final class FairnessCascade {
             , fair_shares AS (
                 SELECT key, count(*)::int AS share FROM (
                     SELECT r.key, row_number() OVER (ORDER BY r.pass + g.j / r.weight, r.key) AS n
-                    FROM fair_rooms r CROSS JOIN LATERAL generate_series(1, r.available) AS g(j)) AS tags
+                    FROM fair_rooms r CROSS JOIN LATERAL generate_series(1, least(r.room, r.ready)) AS g(j)) AS tags
                 WHERE n <= :limit
                 GROUP BY key
             )""";
@@ -174,8 +174,8 @@ final class FairnessCascade {
                                     WHERE r.queue = :queue AND r.state = 'running' AND r.fairness_key = c.key))) END AS room
                     FROM fair_candidates c LEFT JOIN fair_capped l ON l.key = c.key
                 ), fair_rooms AS (
-                    SELECT c.*, %4$s AS available FROM fair_room c
-                )""".formatted(WEIGHT, CAP, CANDIDATES, AVAILABLE.formatted("c.room")) + SHARES + PICKED.formatted("fair_shares", GROUP_TURN) + """
+                    SELECT c.*, %4$s AS ready FROM fair_room c
+                )""".formatted(WEIGHT, CAP, CANDIDATES, AVAILABLE) + SHARES + PICKED.formatted("fair_shares", GROUP_TURN) + """
                 , fair_moves AS (
                     SELECT r.key, r.weight, coalesce(t.n, 0) AS n, %1$s AS emptied
                     FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key
@@ -222,8 +222,8 @@ final class FairnessCascade {
                     SELECT c.*, CASE WHEN c.cap IS NULL THEN :limit ELSE least(:limit, c.cap) END AS room
                     FROM fair_candidates c
                 ), fair_rooms AS (
-                    SELECT c.*, %4$s AS available FROM fair_room c
-                )""".formatted(WEIGHT, CAP, CANDIDATES, AVAILABLE.formatted("c.room")) + SHARES + """
+                    SELECT c.*, %4$s AS ready FROM fair_room c
+                )""".formatted(WEIGHT, CAP, CANDIDATES, AVAILABLE) + SHARES + """
                 , fair_slots AS (
                     SELECT s.key,
                            CASE WHEN c.cap IS NULL THEN s.share
