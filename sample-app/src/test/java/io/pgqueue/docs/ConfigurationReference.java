@@ -251,8 +251,9 @@ final class ConfigurationReference {
             String description = matcher.group(1).lines().map((line) -> line.replaceFirst("^\\s*\\*\\s?", "").strip())
                 .collect(Collectors.joining(" ")).strip();
             String initial = (matcher.group(4) != null) ? matcher.group(4).strip() : "";
-            String defaultValue = initial.isEmpty() ? ""
+            String defaultValue = (initial.isEmpty() || initial.startsWith("new ")) ? ""
                     : "`" + (initial.startsWith("\"") ? initial.substring(1, initial.length() - 1)
+                            : initial.matches("[0-9.]+") ? initial
                             : enumValue(initial.substring(initial.lastIndexOf('.') + 1))) + "`";
             Class<?> fieldType = BeanUtils.getPropertyDescriptor(type, matcher.group(3)).getPropertyType();
             keys.put(kebab(matcher.group(3)), new Field(type(fieldType.getName()), defaultValue, escape(description)));

@@ -34,8 +34,10 @@ class Fairness {
 
         @Transactional
         void importFile(String tenant, List<Row> rows) {
+            // tag::tenant-send[]
             SendOptions ofTenant = SendOptions.builder().fairnessKey(tenant).build(); // charged to the tenant
             queues.sendBatch("imports", rows.stream().map((row) -> JobRequest.of(row, ofTenant)).toList());
+            // end::tenant-send[]
         }
     }
 
