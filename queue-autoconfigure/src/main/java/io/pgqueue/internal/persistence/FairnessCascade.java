@@ -51,6 +51,14 @@ final class FairnessCascade {
             coalesce((SELECT c.cap FROM fair_settings c WHERE c.key = k.key), :fair_default_cap::int)""";
 
     /**
+     * "Ready", written so that only the ready-key index can serve it: its predicate says the same, while the
+     * queue's claim index (`state = 'ready'`) is not implied by it. Otherwise a planner whose statistics say one
+     * key holds nearly every row (one tenant's import analysed alone) takes the claim index, in the same order,
+     * and walks that key's whole backlog to find a small key's job — a claim then costs hundreds of milliseconds.
+     */
+    private static final String KEY_READY = "j.state >= 'ready' AND j.state <= 'ready'";
+
+    /**
      * How many ready jobs a key has, up to one more than a claim takes: a share larger than that would leave slots
      * empty (a small key's one job must not take a claim's every slot), and a claim that took them all left the key
      * empty. Counted through the key's index range, and only when the claim looks at more than one key (a key alone
@@ -61,8 +69,8 @@ final class FairnessCascade {
             CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN {most} + 1
                  ELSE (SELECT count(*)::int FROM (
                            SELECT 1 FROM {schema}.job a
-                           WHERE a.queue = :queue AND a.fairness_key = c.key AND a.state = 'ready'
-                           ORDER BY a.priority DESC, a.run_at, a.id LIMIT {most} + 1) AS ready) END""";
+                           WHERE a.queue = :queue AND a.fairness_key = c.key AND %1$s
+                           ORDER BY a.priority DESC, a.run_at, a.id LIMIT {most} + 1) AS ready) END""".formatted(KEY_READY.replace("j.", "a."));
 
     /**
      * Whether a claim left a key without ready jobs, as far as its snapshot tells: it took all the key's ready jobs
@@ -95,7 +103,7 @@ final class FairnessCascade {
             , fair_picked AS (
                 SELECT p.id, s.key FROM %s s CROSS JOIN LATERAL (
                     SELECT j.id FROM {schema}.job j
-                    WHERE j.queue = :queue AND j.fairness_key = s.key AND j.state = 'ready' AND %s
+                    WHERE j.queue = :queue AND j.fairness_key = s.key AND %s AND %s
                     ORDER BY j.priority DESC, j.run_at, j.id LIMIT s.share FOR UPDATE SKIP LOCKED) AS p
                 LIMIT {most}
             ), fair_taken AS (
@@ -175,7 +183,7 @@ final class FairnessCascade {
                     FROM fair_candidates c LEFT JOIN fair_capped l ON l.key = c.key
                 ), fair_rooms AS (
                     SELECT c.*, %4$s AS ready FROM fair_room c
-                )""".formatted(WEIGHT, CAP, CANDIDATES, AVAILABLE) + SHARES + PICKED.formatted("fair_shares", GROUP_TURN) + """
+                )""".formatted(WEIGHT, CAP, CANDIDATES, AVAILABLE) + SHARES + PICKED.formatted("fair_shares", KEY_READY, GROUP_TURN) + """
                 , fair_moves AS (
                     SELECT r.key, r.weight, coalesce(t.n, 0) AS n, %1$s AS emptied
                     FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key
@@ -232,7 +240,7 @@ final class FairnessCascade {
                                           WHERE pg_try_advisory_xact_lock(hashtext(:fair_lock || s.key), g.slot)
                                           LIMIT s.share) AS held) END AS share
                     FROM fair_shares s JOIN fair_candidates c ON c.key = s.key
-                )""" + PICKED.formatted("fair_slots", GROUP_TURN) + """
+                )""" + PICKED.formatted("fair_slots", KEY_READY, GROUP_TURN) + """
                 , fair_emptied AS (
                     SELECT r.key FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key WHERE %s
                 )""".formatted(EMPTIED), most, keys);

@@ -6,9 +6,11 @@
 -- The key a job is charged to (null for jobs of queues that are not fair).
 ALTER TABLE job ADD COLUMN fairness_key text;
 
--- A key's ready jobs in claim order, for the fair claim. Partial: plain jobs add no entry.
+-- A key's ready jobs in claim order, for the fair claim. Partial: plain jobs add no entry. "Ready" is written
+-- as a range so that the fair claim, which says it the same way, can use this index only: the queue's claim
+-- index does not follow from it, and a planner misled by one dominant key would otherwise walk that index.
 CREATE INDEX job_fair_ready_idx ON job (queue, fairness_key, priority DESC, run_at, id)
-    WHERE state = 'ready' AND fairness_key IS NOT NULL;
+    WHERE fairness_key IS NOT NULL AND state >= 'ready' AND state <= 'ready';
 
 -- One row per (queue, key) that ever had a job: its pass (the virtual time of the key's claims), the weight
 -- and pause set at run time, and whether it may have ready jobs. A key is 'active' from the statement that
