@@ -8,6 +8,7 @@ import java.util.Map;
 
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.GroupFailurePolicy;
+import io.pgqueue.listener.WorkerThreads;
 import io.pgqueue.listener.RateLimit;
 import io.pgqueue.listener.error.ExponentialBackoff;
 import io.pgqueue.model.DeliveryMode;
@@ -456,6 +457,20 @@ public class PgQueueProperties implements InitializingBean {
          * order) or skip.
          */
         private @Nullable GroupFailurePolicy groupFailure;
+
+        /**
+         * The threads handlers run on: platform or virtual (Java 21 or later). Unset: virtual when
+         * spring.threads.virtual.enabled is true on Java 21 or later, else platform.
+         */
+        private @Nullable WorkerThreads workerThreads;
+
+        public @Nullable WorkerThreads getWorkerThreads() {
+            return workerThreads;
+        }
+
+        public void setWorkerThreads(@Nullable WorkerThreads workerThreads) {
+            this.workerThreads = workerThreads;
+        }
 
         public @Nullable Integer getMaxRunning() {
             return maxRunning;

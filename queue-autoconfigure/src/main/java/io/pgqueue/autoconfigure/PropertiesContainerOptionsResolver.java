@@ -11,6 +11,7 @@ import io.pgqueue.config.ListenerEndpoint;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.Fairness;
 import io.pgqueue.listener.RateLimit;
+import io.pgqueue.listener.WorkerThreads;
 import io.pgqueue.listener.adapter.MethodJobHandler;
 import io.pgqueue.listener.error.ExponentialBackoff;
 import io.pgqueue.model.DeliveryMode;
@@ -29,8 +30,13 @@ class PropertiesContainerOptionsResolver implements ContainerOptionsResolver {
 
     private final Map<String, AtomicInteger> containersPerQueue = new ConcurrentHashMap<>();
 
-    PropertiesContainerOptionsResolver(PgQueueProperties properties) {
+    /** What workers run on when no property says: virtual when Boot's switch is on (Java 21 or later). */
+    private final WorkerThreads defaultWorkerThreads;
+
+    PropertiesContainerOptionsResolver(PgQueueProperties properties, boolean virtualThreadsEnabled) {
         this.properties = properties;
+        this.defaultWorkerThreads = (virtualThreadsEnabled && WorkerThreads.virtualSupported()) ? WorkerThreads.VIRTUAL
+                : WorkerThreads.PLATFORM;
     }
 
     @Override
@@ -69,6 +75,7 @@ class PropertiesContainerOptionsResolver implements ContainerOptionsResolver {
                 .rate(rate(firstOr(perQueue.getRate(), defaults.getRate(), null)))
                 .groupFailure(first(perQueue.getGroupFailure(), defaults.getGroupFailure()))
                 .fairness(fairness(perQueue.getFairness()))
+                .workerThreads(workerThreads(queue, perQueue, defaults))
                 .build();
         }
         catch (IllegalArgumentException ex) {
@@ -88,6 +95,22 @@ class PropertiesContainerOptionsResolver implements ContainerOptionsResolver {
             }
         }
         return first(perQueue, defaults);
+    }
+
+    /**
+     * The property's choice, else the default. Virtual threads asked for by name on a JVM without them fail
+     * startup naming the property (Boot's own switch is ignored there, as Boot does).
+     */
+    private WorkerThreads workerThreads(String queue, PgQueueProperties.Queue perQueue,
+            PgQueueProperties.Listener defaults) {
+        String property = (perQueue.getWorkerThreads() != null) ? "pgqueue.queues." + queue + ".worker-threads"
+                : "pgqueue.listener.worker-threads";
+        WorkerThreads chosen = firstOr(perQueue.getWorkerThreads(), defaults.getWorkerThreads(), null);
+        if (chosen == WorkerThreads.VIRTUAL && !WorkerThreads.virtualSupported()) {
+            throw new IllegalArgumentException(property + "=virtual needs Java 21 or later; this JVM is Java "
+                    + Runtime.version().feature());
+        }
+        return (chosen != null) ? chosen : defaultWorkerThreads;
     }
 
     private static DeliveryMode mode(String value) {

@@ -21,8 +21,10 @@ import io.pgqueue.listener.error.QueueErrorHandler;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
@@ -78,8 +80,8 @@ class QueueListenerConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ContainerOptionsResolver containerOptionsResolver(PgQueueProperties properties) {
-        return new PropertiesContainerOptionsResolver(properties);
+    ContainerOptionsResolver containerOptionsResolver(PgQueueProperties properties, Environment environment) {
+        return new PropertiesContainerOptionsResolver(properties, Threading.VIRTUAL.isActive(environment));
     }
 
     @Bean

@@ -53,6 +53,8 @@ public final class ContainerOptions {
 
     private final @Nullable Fairness fairness;
 
+    private final WorkerThreads workerThreads;
+
     private ContainerOptions(Builder builder) {
         this.id = Objects.requireNonNull(builder.id, "id");
         this.queue = Objects.requireNonNull(builder.queue, "queue");
@@ -71,6 +73,11 @@ public final class ContainerOptions {
         }
         this.timeout = builder.timeout;
         this.fairness = builder.fairness;
+        this.workerThreads = Objects.requireNonNull(builder.workerThreads, "workerThreads");
+        if (workerThreads == WorkerThreads.VIRTUAL && !WorkerThreads.virtualSupported()) {
+            throw new IllegalArgumentException("virtual worker threads need Java 21 or later; this JVM is Java "
+                    + Runtime.version().feature());
+        }
         if (mode == DeliveryMode.TRANSACTIONAL && (maxRunning != null || rate != null)) {
             throw new IllegalArgumentException("max-running and rate need LEASE delivery: a TRANSACTIONAL job is "
                     + "not visible as running while its transaction is open");
@@ -95,7 +102,13 @@ public final class ContainerOptions {
             .rate(rate)
             .groupFailure(groupFailure)
             .timeout(timeout)
-            .fairness(fairness);
+            .fairness(fairness)
+            .workerThreads(workerThreads);
+    }
+
+    /** The threads handlers run on. */
+    public WorkerThreads workerThreads() {
+        return workerThreads;
     }
 
     /** How the queue's workers are shared among fairness keys, or null when the queue is not fair. */
@@ -178,7 +191,7 @@ public final class ContainerOptions {
         return "ContainerOptions[id=" + id + ", queue=" + queue + ", mode=" + mode + ", concurrency=" + concurrency
                 + ", batchSize=" + batchSize + ", maxAttempts=" + maxAttempts + ", timeout=" + timeout + ", pollInterval=" + pollInterval
                 + ", backoff=" + backoff + ", autoStartup=" + autoStartup + ", maxRunning=" + maxRunning + ", rate="
-                + rate + ", groupFailure=" + groupFailure + ", fairness=" + fairness + "]";
+                + rate + ", groupFailure=" + groupFailure + ", fairness=" + fairness + ", workerThreads=" + workerThreads + "]";
     }
 
     private static int positive(int value, String name) {
@@ -218,6 +231,8 @@ public final class ContainerOptions {
         private @Nullable Fairness fairness;
 
         private GroupFailurePolicy groupFailure = DEFAULT_GROUP_FAILURE;
+
+        private WorkerThreads workerThreads = WorkerThreads.PLATFORM;
 
         private Builder() {
         }
@@ -286,6 +301,12 @@ public final class ContainerOptions {
 
         public Builder backoff(ExponentialBackoff backoff) {
             this.backoff = backoff;
+            return this;
+        }
+
+        /** The threads handlers run on: {@link WorkerThreads#VIRTUAL} needs Java 21 or later. */
+        public Builder workerThreads(WorkerThreads workerThreads) {
+            this.workerThreads = workerThreads;
             return this;
         }
 

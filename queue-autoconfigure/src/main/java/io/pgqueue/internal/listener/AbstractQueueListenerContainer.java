@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.QueueListenerContainer;
+import io.pgqueue.listener.WorkerThreads;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -183,7 +184,26 @@ abstract class AbstractQueueListenerContainer implements QueueListenerContainer 
      * of leaving it silently short of that thread.
      */
     protected Thread newThread(Runnable task, String suffix) {
-        return new Thread(() -> {
+        return new Thread(guarded(task), "pgqueue-" + id() + "-" + suffix);
+    }
+
+    /**
+     * A thread for running handlers: a platform thread made as {@link #newThread}, or a virtual one when the
+     * options ask for it (virtual threads are daemons; the container's pollers, platform threads, keep a
+     * worker-only application alive).
+     */
+    protected Thread newWorkerThread(Runnable task, String suffix) {
+        if (options.workerThreads() != WorkerThreads.VIRTUAL) {
+            return newThread(task, suffix);
+        }
+        Thread thread = VirtualThreads.FACTORY.newThread(guarded(task));
+        thread.setName("pgqueue-" + id() + "-" + suffix);
+        return thread;
+    }
+
+    /** Runs the task; a throwable it lets out ends the thread, is logged once and marks the container broken. */
+    private Runnable guarded(Runnable task) {
+        return () -> {
             try {
                 task.run();
             }
@@ -193,7 +213,15 @@ abstract class AbstractQueueListenerContainer implements QueueListenerContainer 
                 logger.error("Container '" + id() + "' is broken: its thread " + Thread.currentThread().getName()
                         + " died", ex);
             }
-        }, "pgqueue-" + id() + "-" + suffix);
+        };
+    }
+
+    /** Made on first use: Spring's virtual-thread factory cannot be created before Java 21. */
+    private static final class VirtualThreads {
+
+        static final java.util.concurrent.ThreadFactory FACTORY = new org.springframework.core.task.VirtualThreadTaskExecutor(
+                "pgqueue-worker-")
+            .getVirtualThreadFactory();
     }
 
     @Override

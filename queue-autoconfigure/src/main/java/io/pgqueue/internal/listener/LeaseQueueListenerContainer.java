@@ -77,7 +77,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         slots = new Semaphore(options.concurrency());
         AtomicInteger workerCount = new AtomicInteger();
         workers = new WorkerPool(options.concurrency(),
-                (task) -> newThread(task, "worker-" + workerCount.incrementAndGet()));
+                (task) -> newWorkerThread(task, "worker-" + workerCount.incrementAndGet()));
         node.track(this, new Tracked());
         startStrategy(strategy);
         acks = new AckBatcher(jobs, node.identity().id(), "pgqueue-" + id() + "-acks");

@@ -94,7 +94,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
     }
 
     private void startWorker() {
-        Thread worker = newThread(this::workLoop, "worker-" + workerNumbers.incrementAndGet());
+        Thread worker = newWorkerThread(this::workLoop, "worker-" + workerNumbers.incrementAndGet());
         workers.add(worker);
         worker.start();
     }
