@@ -24,11 +24,11 @@ import java.util.Set;
 public final class BenchmarkMain {
 
     private static final List<String> ALL = List.of("enqueue", "drain", "steady", "pickup", "backlog", "metrics",
-            "memory", "peer", "queues", "payloads", "nodes", "work");
+            "memory", "peer", "broker", "queues", "payloads", "nodes", "work");
 
     /** Scenarios that run only when named. */
     private static final List<String> EXTRA = List.of("churn", "long-transaction", "long-transaction-steady", "history",
-            "workflows", "batches", "fairness");
+            "workflows", "batches", "fairness", "virtual-threads");
 
     private static final String USAGE = """
             java -jar queue-benchmark.jar [options]
@@ -92,6 +92,8 @@ public final class BenchmarkMain {
                     case "metrics" -> run.metricsCost();
                     case "memory" -> MemoryScenario.run(server, sizes.memoryJobs());
                     case "peer" -> PeerScenario.run(run, server, sizes.drainJobs());
+                    case "broker" -> BrokerScenario.run(run, server, sizes);
+                    case "virtual-threads" -> VirtualThreadsScenario.run(server, smoke ? 2_000 : quick ? 50_000 : 200_000);
                     case "nodes" -> NodesScenario.run(server, sizes.drainJobs());
                     case "work" -> HandlerWorkScenario.run(server, Duration.ofSeconds(quick ? 1 : 5));
                     case "payloads" -> run.payloads(option(arguments, "--payload-sizes", null) == null

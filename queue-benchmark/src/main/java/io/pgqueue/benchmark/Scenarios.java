@@ -85,30 +85,14 @@ final class Scenarios {
         try (Database database = server.createDatabase("enqueue", threads); PgQueueApp app = PgQueueApp.start(database,
                 threads, Map.of("pgqueue.maintenance.enabled", "false"))) {
             QueueTemplate template = app.template();
-            int perThread = sizes.sends() / threads;
-            Callable<Double> send = () -> {
-                truncate(database);
-                return rate(sizes.sends(), () -> parallel(threads, (t) -> {
-                    for (int i = 0; i < perThread; i++) {
-                        template.send(QUEUE, Map.of("n", i));
-                    }
-                }));
-            };
+            Callable<Double> send = sends(database, template, threads, sizes.sends());
             results.addAll(againstRaw("send, 1 per transaction, " + threads + " threads", "single-row INSERT", send,
                     () -> rawInserts(database, threads, sizes.sends(), 1, RawQueue.INSERT_ONE),
                     () -> rawInserts(database, threads, sizes.sends(), 1, RawQueue.INSERT_ONE_GUARDED)));
             for (int batch : new int[] { 100, 1000 }) {
                 int batches = sizes.batchRows() / batch;
                 int batchThreads = 4;
-                List<Map<String, Integer>> payloads = IntStream.range(0, batch).mapToObj((i) -> Map.of("n", i)).toList();
-                Callable<Double> sendBatch = () -> {
-                    truncate(database);
-                    return rate((long) batches * batch, () -> parallel(batchThreads, (t) -> {
-                        for (int b = t; b < batches; b += batchThreads) {
-                            template.sendBatch(QUEUE, payloads);
-                        }
-                    }));
-                };
+                Callable<Double> sendBatch = batchSends(database, template, batchThreads, batches, batch);
                 results.addAll(againstRaw("sendBatch of " + batch + ", " + batchThreads + " threads",
                         "multi-row INSERT ... VALUES of " + batch, sendBatch,
                         () -> rawInserts(database, batchThreads, batches * batch, batch, RawQueue.insertMany(batch)),
@@ -117,6 +101,32 @@ final class Scenarios {
             }
         }
         return results;
+    }
+
+    /** One round of single sends ({@code jobs} over {@code threads}, one per transaction); returns jobs/s. */
+    static Callable<Double> sends(Database database, QueueTemplate template, int threads, int jobs) {
+        int perThread = jobs / threads;
+        return () -> {
+            truncate(database);
+            return rate((long) perThread * threads, () -> parallel(threads, (t) -> {
+                for (int i = 0; i < perThread; i++) {
+                    template.send(QUEUE, Map.of("n", i));
+                }
+            }));
+        };
+    }
+
+    /** One round of {@code batches} batch sends of {@code batch} jobs over {@code threads}; returns jobs/s. */
+    static Callable<Double> batchSends(Database database, QueueTemplate template, int threads, int batches, int batch) {
+        List<Map<String, Integer>> payloads = IntStream.range(0, batch).mapToObj((i) -> Map.of("n", i)).toList();
+        return () -> {
+            truncate(database);
+            return rate((long) batches * batch, () -> parallel(threads, (t) -> {
+                for (int b = t; b < batches; b += threads) {
+                    template.sendBatch(QUEUE, payloads);
+                }
+            }));
+        };
     }
 
     /**
@@ -539,33 +549,39 @@ final class Scenarios {
         List<Result> results = new ArrayList<>();
         Latencies rawLatencies = rawPickup();
         for (PickupVariant variant : PickupVariant.values()) {
-            Map<String, Object> notify = Map.of("pgqueue.listener.notify", String.valueOf(variant.notify));
-            Map<String, Object> listening = new HashMap<>(notify);
-            listening.putAll(Map.of("bench.timed", "true", "bench.timed-queue", QUEUE, "pgqueue.listener.poll-interval",
-                    variant.pollInterval));
-            try (Database database = server.createDatabase("pickup", 8);
-                    PgQueueApp app = PgQueueApp.start(database, 6, listening);
-                    PgQueueApp publisher = variant.sameApplication ? null : PgQueueApp.start(database, 2, notify)) {
-                app.startListeners();
-                PgQueueApp.TimedListener listener = app.bean(PgQueueApp.TimedListener.class);
-                QueueTemplate template = (publisher != null) ? publisher.template() : app.template();
-                int jobs = (int) (sizes.pickup().toMillis() / 50);
-                for (int i = 0; i < jobs; i++) {
-                    template.send(QUEUE, new PgQueueApp.Tick(System.nanoTime()));
-                    LockSupport.parkNanos(50_000_000);
-                }
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                while (listener.handled.get() < jobs && System.nanoTime() < deadline) {
-                    LockSupport.parkNanos(10_000_000);
-                }
-                for (double p : new double[] { 50, 99 }) {
-                    results.add(new Result("pickup, 1 job / 50 ms", variant.description + " p" + (int) p,
-                            listener.latencies.percentileMillis(p), rawLatencies.percentileMillis(p), "ms", false,
-                            "raw: LISTEN on one connection, claim on NOTIFY"));
-                }
+            Latencies latencies = pickupPgqueue(variant);
+            for (double p : new double[] { 50, 99 }) {
+                results.add(new Result("pickup, 1 job / 50 ms", variant.description + " p" + (int) p,
+                        latencies.percentileMillis(p), rawLatencies.percentileMillis(p), "ms", false,
+                        "raw: LISTEN on one connection, claim on NOTIFY"));
             }
         }
         return results;
+    }
+
+    /** Sends one job every 50 ms for the pickup duration and returns the send-to-handler-start latencies. */
+    Latencies pickupPgqueue(PickupVariant variant) throws Exception {
+        Map<String, Object> notify = Map.of("pgqueue.listener.notify", String.valueOf(variant.notify));
+        Map<String, Object> listening = new HashMap<>(notify);
+        listening.putAll(Map.of("bench.timed", "true", "bench.timed-queue", QUEUE, "pgqueue.listener.poll-interval",
+                variant.pollInterval));
+        try (Database database = server.createDatabase("pickup", 8);
+                PgQueueApp app = PgQueueApp.start(database, 6, listening);
+                PgQueueApp publisher = variant.sameApplication ? null : PgQueueApp.start(database, 2, notify)) {
+            app.startListeners();
+            PgQueueApp.TimedListener listener = app.bean(PgQueueApp.TimedListener.class);
+            QueueTemplate template = (publisher != null) ? publisher.template() : app.template();
+            int jobs = (int) (sizes.pickup().toMillis() / 50);
+            for (int i = 0; i < jobs; i++) {
+                template.send(QUEUE, new PgQueueApp.Tick(System.nanoTime()));
+                LockSupport.parkNanos(50_000_000);
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (listener.handled.get() < jobs && System.nanoTime() < deadline) {
+                LockSupport.parkNanos(10_000_000);
+            }
+            return listener.latencies;
+        }
     }
 
     private Latencies rawPickup() throws Exception {
