@@ -82,11 +82,11 @@ final class BrokerScenario {
         }
         Scenarios.Setting best = new Scenarios.Setting(128, 100);
         int jobs = sizes.drainJobs();
-        Scenarios.Pair drain = Scenarios.interleaved(() -> scenarios.drainPgqueue("LEASE", best, jobs, true, true),
-                () -> drain(factory, jobs));
+        Scenarios.Pair drain = Scenarios.interleaved(settled(() -> scenarios.drainPgqueue("LEASE", best, jobs, true, true)),
+                settled(() -> drain(factory, jobs)));
         results.add(new Result("broker", "drain, pgqueue LEASE " + best + " vs " + CONSUMERS + " consumers, prefetch "
                 + PREFETCH + ", an ack per message", drain.pgqueue(), drain.baseline(), "jobs/s", true,
-                jobs + " no-op jobs preloaded" + method));
+                jobs + " no-op jobs preloaded; each round followed by a " + SETTLE.toSeconds() + " s pause" + method));
         Latencies ours = scenarios.pickupPgqueue(Scenarios.PickupVariant.NOTIFY);
         Latencies theirs = pickup(factory, sizes.pickup());
         for (double p : new double[] { 50, 99 }) {
@@ -96,6 +96,20 @@ final class BrokerScenario {
                             + "confirm; send to handler start; baseline column = " + broker));
         }
         return results;
+    }
+
+    /**
+     * A pause after each drain round, on either side: the broker goes on working for a while after its queue is
+     * empty (its message store, the Erlang schedulers' spinning), on the same two cores as the next round.
+     */
+    private static final Duration SETTLE = Duration.ofSeconds(3);
+
+    private static java.util.concurrent.Callable<Double> settled(java.util.concurrent.Callable<Double> round) {
+        return () -> {
+            double rate = round.call();
+            LockSupport.parkNanos(SETTLE.toNanos());
+            return rate;
+        };
     }
 
     private static byte[] body(long n) {
