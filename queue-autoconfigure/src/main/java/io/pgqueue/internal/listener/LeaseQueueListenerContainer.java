@@ -201,8 +201,9 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     /**
      * Waits until enough worker slots are free for a worthwhile claim (half a batch, at most half the
-     * workers), then takes up to a batch of free ones; a batch listener takes one slot per batch. Never more
-     * than the free slots: no job waits in memory for a worker.
+     * workers), then takes up to a batch of free ones, rounded down to a claim size ({@link ClaimSizes}); a
+     * batch listener takes one slot per batch. Never more than the free slots: no job waits in memory for a
+     * worker.
      */
     private int takeSlots() throws InterruptedException {
         int threshold = executor.isBatch() ? 1 : Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 2);
@@ -217,7 +218,13 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         while (!executor.isBatch() && taken < options.batchSize() && slots.tryAcquire()) {
             taken++;
         }
-        return taken;
+        if (executor.isBatch()) {
+            return taken;
+        }
+        // a claim of one of a few sizes: its statement is planned once; the slots over it are free again at once
+        int size = ClaimSizes.floor(taken, options.batchSize());
+        slots.release(taken - size);
+        return size;
     }
 
     private void dispatch(List<ClaimedJob> jobs, int slotsTaken) {
