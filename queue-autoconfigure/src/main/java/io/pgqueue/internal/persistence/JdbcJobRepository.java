@@ -216,7 +216,10 @@ final class JdbcJobRepository implements JobRepository {
 
     private final FairnessCascade fairness = new FairnessCascade();
 
-    /** The LEASE claim with its limit bound as a parameter: the throttled claim's, whose room varies claim by claim. */
+    /**
+     * The plain claims with their limit bound as a parameter: the throttled LEASE claim's (its room varies claim
+     * by claim), and any claim's past {@link #MOST_SIZED_STATEMENTS} sizes.
+     */
     private final Sql claimLeased;
 
     private final Sql claimLeasedAfter;
