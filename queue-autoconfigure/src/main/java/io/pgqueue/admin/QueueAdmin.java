@@ -14,6 +14,7 @@ import io.pgqueue.model.BatchState;
 import io.pgqueue.model.BulkCancelResult;
 import io.pgqueue.model.CancelResult;
 import io.pgqueue.model.ClusterNode;
+import io.pgqueue.model.DatabaseStatus;
 import io.pgqueue.model.DeadJob;
 import io.pgqueue.model.FairnessKeyCounts;
 import io.pgqueue.model.FairnessKeyInfo;
@@ -236,4 +237,12 @@ public interface QueueAdmin {
      * not exist gives an all-zero result.
      */
     BulkCancelResult cancelBatch(long batchId);
+
+    /**
+     * The databases queues live in, each asked whether it answers, when more than one is configured
+     * ({@code pgqueue.databases}); empty with one database.
+     */
+    default List<DatabaseStatus> databases() {
+        return List.of();
+    }
 }

@@ -7,6 +7,10 @@ import javax.sql.DataSource;
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.config.ContainerOptionsResolver;
+import io.pgqueue.internal.observe.ProcessObserver;
+import io.pgqueue.listener.JobObserver;
+import io.pgqueue.listener.error.QueueErrorHandler;
 import io.pgqueue.batch.BatchOperations;
 import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.autoconfigure.aot.PgQueueRuntimeHints;
@@ -19,6 +23,10 @@ import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.internal.persistence.Schema;
 import io.pgqueue.internal.publish.JdbcBatches;
 import io.pgqueue.internal.publish.JdbcQueueTemplate;
+import io.pgqueue.internal.routing.RoutingBatches;
+import io.pgqueue.internal.routing.RoutingQueueAdmin;
+import io.pgqueue.internal.routing.RoutingQueueTemplate;
+import io.pgqueue.internal.routing.RoutingWorkflows;
 import io.pgqueue.internal.workflow.JdbcWorkflows;
 import io.pgqueue.internal.schedule.RecurringJobRunner;
 import io.pgqueue.internal.schema.QueueFlywayConfigurationCustomizer;
@@ -30,6 +38,7 @@ import io.pgqueue.schedule.RecurringJob;
 import io.pgqueue.workflow.WorkflowOperations;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
@@ -51,6 +60,7 @@ import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.util.ClassUtils;
 
 /**
  * Auto-configuration of pgqueue: schema, publishing, administration, maintenance and recurring jobs, with
@@ -101,16 +111,17 @@ public final class PgQueueAutoConfiguration {
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
     QueueTemplate queueTemplate(Repositories repositories, JobPayloadCodec codec, Wakeups wakeups,
-            PgQueueProperties properties, ObjectProvider<SendObserver> sendObserver) {
+            PgQueueProperties properties, ObjectProvider<SendObserver> sendObserver, PgQueueDatabases databases) {
         JdbcQueueTemplate template = new JdbcQueueTemplate(repositories.publishing(), repositories.admin(), codec, wakeups,
                 properties.getTemplate().getBatchChunkSize());
         template.setFairQueues(fairQueues(properties));
         sendObserver.ifAvailable(template::setObserver);
-        return template;
+        return databases.isEmpty() ? template
+                : new RoutingQueueTemplate(databases.router((QueueTemplate) template, PgQueueDatabases.Unit::template));
     }
 
     /** The queues configured fair: the template gives their jobs sent without a fairness key the default key. */
-    private static java.util.function.Predicate<String> fairQueues(PgQueueProperties properties) {
+    static java.util.function.Predicate<String> fairQueues(PgQueueProperties properties) {
         java.util.Set<String> fair = new java.util.HashSet<>();
         properties.getQueues().forEach((queue, settings) -> {
             if (settings.getFairness().isFair()) {
@@ -125,12 +136,39 @@ public final class PgQueueAutoConfiguration {
         return template;
     }
 
+    /**
+     * The databases of {@code pgqueue.databases}, each its own unit; none (and nothing routed) when the
+     * application has only its DataSource.
+     */
+    @Bean
+    @DependsOnDatabaseInitialization
+    PgQueueDatabases pgqueueDatabases(DataSource dataSource, PgQueueProperties properties, BeanFactory beanFactory,
+            ResourceLoader resourceLoader, ObjectProvider<QueueFlywayConfigurationCustomizer> customizers,
+            JobPayloadCodec codec, QueueErrorHandler errorHandler, ObjectProvider<JobObserver> observers,
+            ObjectProvider<ProcessObserver> processObserver, ObjectProvider<SendObserver> sendObserver,
+            ContainerOptionsResolver optionsResolver, ObjectProvider<RecurringJob> recurringJobs) {
+        if (properties.getDatabases().isEmpty()) {
+            return new PgQueueDatabases(dataSource, null);
+        }
+        ClassLoader classLoader = resourceLoader.getClassLoader();
+        boolean migrate = properties.getSchema().isMigrate()
+                && ClassUtils.isPresent("org.flywaydb.core.Flyway", classLoader);
+        return new PgQueueDatabases(dataSource, new PgQueueDatabases.Shared(properties, beanFactory, classLoader, migrate,
+                customizers.orderedStream().toList(), codec, errorHandler,
+                JobObserver.composite(observers.orderedStream().toList()),
+                processObserver.getIfAvailable(() -> ProcessObserver.NONE), sendObserver.getIfAvailable(), optionsResolver,
+                recurringJobs(properties, recurringJobs)));
+    }
+
     /** Workflows: {@link WorkflowOperations} for applications, and the workflow context of nodes' handlers. */
     @Bean
     @ConditionalOnMissingBean(WorkflowOperations.class)
     @DependsOnDatabaseInitialization
-    JdbcWorkflows pgqueueWorkflows(Repositories repositories, JobPayloadCodec codec, Wakeups wakeups) {
-        return new JdbcWorkflows(repositories.workflows(), codec, wakeups);
+    WorkflowOperations pgqueueWorkflows(Repositories repositories, JobPayloadCodec codec, Wakeups wakeups,
+            PgQueueDatabases databases) {
+        JdbcWorkflows workflows = databases.placed(new JdbcWorkflows(repositories.workflows(), codec, wakeups));
+        return databases.isEmpty() ? workflows
+                : new RoutingWorkflows(databases.router((WorkflowOperations) workflows, PgQueueDatabases.Unit::workflows));
     }
 
     /**
@@ -140,24 +178,30 @@ public final class PgQueueAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(BatchOperations.class)
     @DependsOnDatabaseInitialization
-    JdbcBatches pgqueueBatches(Repositories repositories, ObjectProvider<QueueTemplate> template, JobPayloadCodec codec,
-            Wakeups wakeups, PgQueueProperties properties, ObjectProvider<QueueListenerContainerRegistry> registry) {
+    BatchOperations pgqueueBatches(Repositories repositories, ObjectProvider<QueueTemplate> template, JobPayloadCodec codec,
+            Wakeups wakeups, PgQueueProperties properties, ObjectProvider<QueueListenerContainerRegistry> registry,
+            PgQueueDatabases databases) {
         JdbcQueueTemplate members = (template.getIfUnique() instanceof JdbcQueueTemplate jdbcTemplate) ? jdbcTemplate
                 : fairTemplate(new JdbcQueueTemplate(repositories.publishing(), repositories.admin(), codec, wakeups,
                         properties.getTemplate().getBatchChunkSize()), properties);
-        return new JdbcBatches(repositories.batches(), members, codec, (queue) -> properties.getQueues().containsKey(queue)
+        JdbcBatches batches = databases.placed(new JdbcBatches(repositories.batches(), members, codec,
+                (queue) -> properties.getQueues().containsKey(queue)
                 || registry.stream().anyMatch((containers) -> containers.getListenerContainers().stream()
                     .anyMatch((container) -> container.queue().equals(queue)))
                 || repositories.nodes().nodes().stream().anyMatch((node) -> node.containers().stream()
                     .anyMatch((container) -> container.queue().equals(queue)))
-                || repositories.stats().counts().stream().anyMatch((counts) -> counts.queue().equals(queue)));
+                || repositories.stats().counts().stream().anyMatch((counts) -> counts.queue().equals(queue))));
+        return databases.isEmpty() ? batches
+                : new RoutingBatches(databases.router((BatchOperations) batches, PgQueueDatabases.Unit::batches));
     }
 
     @Bean
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    QueueAdmin queueAdmin(Repositories repositories, Wakeups wakeups, VacuumHorizonWatch vacuumHorizon) {
-        return new JdbcQueueAdmin(repositories, wakeups, vacuumHorizon);
+    QueueAdmin queueAdmin(Repositories repositories, Wakeups wakeups, VacuumHorizonWatch vacuumHorizon,
+            PgQueueDatabases databases) {
+        QueueAdmin admin = new JdbcQueueAdmin(repositories, wakeups, vacuumHorizon);
+        return databases.isEmpty() ? admin : new RoutingQueueAdmin(databases.router(admin, PgQueueDatabases.Unit::admin));
     }
 
     @Bean
@@ -172,7 +216,16 @@ public final class PgQueueAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "pgqueue.maintenance.enabled", matchIfMissing = true)
     @DependsOnDatabaseInitialization
-    QueueMaintenance queueMaintenance(Repositories repositories, QueueAdmin queueAdmin, PgQueueProperties properties) {
+    QueueMaintenance queueMaintenance(Repositories repositories, QueueAdmin queueAdmin, PgQueueProperties properties,
+            Wakeups wakeups) {
+        // the default database's maintenance reconciles its own counters: each configured database's unit its own
+        return maintenance(repositories,
+                (queueAdmin instanceof RoutingQueueAdmin) ? new JdbcQueueAdmin(repositories, wakeups) : queueAdmin,
+                properties);
+    }
+
+    /** One database's maintenance. */
+    static QueueMaintenance maintenance(Repositories repositories, QueueAdmin queueAdmin, PgQueueProperties properties) {
         PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
         PgQueueProperties.Retention retention = properties.getRetention();
         PgQueueProperties.History history = properties.getHistory();
@@ -191,12 +244,20 @@ public final class PgQueueAutoConfiguration {
     @ConditionalOnBooleanProperty(name = "pgqueue.scheduler.enabled", matchIfMissing = true)
     @DependsOnDatabaseInitialization
     RecurringJobRunner queueScheduler(Repositories repositories, Wakeups wakeups, JobPayloadCodec codec,
-            PgQueueProperties properties, ObjectProvider<RecurringJob> recurringJobs) {
+            PgQueueProperties properties, ObjectProvider<RecurringJob> recurringJobs, PgQueueDatabases databases) {
+        List<RecurringJob> jobs = recurringJobs(properties, recurringJobs).stream()
+            .filter(databases.inDefaultDatabase())
+            .toList();
+        return new RecurringJobRunner(repositories.schedules(), wakeups, codec, properties.getScheduler().getPollInterval(),
+                jobs);
+    }
+
+    /** The configured recurring jobs and the application's {@link RecurringJob} beans. */
+    static List<RecurringJob> recurringJobs(PgQueueProperties properties, ObjectProvider<RecurringJob> recurringJobs) {
         List<RecurringJob> jobs = new ArrayList<>();
         properties.getSchedules().forEach((name, schedule) -> jobs.add(schedule.toRecurringJob(name)));
         recurringJobs.orderedStream().forEach(jobs::add);
-        return new RecurringJobRunner(repositories.schedules(), wakeups, codec, properties.getScheduler().getPollInterval(),
-                jobs);
+        return jobs;
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -71,6 +71,12 @@ public class PgQueueProperties implements InitializingBean {
      */
     private final Map<String, Queue> queues = new LinkedHashMap<>();
 
+    /**
+     * Further PostgreSQL databases, keyed by name, each holding the queues it lists; queues not listed live in
+     * the application's DataSource (the database named "default").
+     */
+    private final Map<String, Database> databases = new LinkedHashMap<>();
+
     @Override
     public void afterPropertiesSet() {
         validate();
@@ -119,6 +125,7 @@ public class PgQueueProperties implements InitializingBean {
             check("pgqueue.queues", name, () -> QueueNames.validate(name));
             settings.validate("pgqueue.queues." + name);
         });
+        Database.validateAll(databases);
     }
 
     static void positive(String property, @Nullable Duration value) {
@@ -204,6 +211,10 @@ public class PgQueueProperties implements InitializingBean {
 
     public Map<String, Queue> getQueues() {
         return queues;
+    }
+
+    public Map<String, Database> getDatabases() {
+        return databases;
     }
 
     /** Where the queue tables live and whether pgqueue creates them. */
@@ -1321,6 +1332,161 @@ public class PgQueueProperties implements InitializingBean {
                 builder.fixedRate(fixedRate);
             }
             return builder.payload(payload).build();
+        }
+    }
+
+    /** A further PostgreSQL database and the queues it holds. */
+    public static class Database {
+
+        /** The name of the application's own DataSource among the databases. */
+        public static final String DEFAULT = "default";
+
+        private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[a-z][a-z0-9_-]{0,62}");
+
+        /**
+         * Stable number of this database, 1 to 32767: its jobs', workflows' and batches' ids are drawn from
+         * [n * 2^48, (n + 1) * 2^48), so an id names its database. Never change it once the database holds jobs.
+         */
+        private int idBlock;
+
+        /**
+         * Name of a DataSource bean to use for this database; instead of url, username and password.
+         */
+        private @Nullable String dataSource;
+
+        /**
+         * JDBC URL of this database, for a connection pool pgqueue builds and closes itself.
+         */
+        private @Nullable String url;
+
+        /**
+         * Login user of this database.
+         */
+        private @Nullable String username;
+
+        /**
+         * Login password of this database.
+         */
+        private @Nullable String password;
+
+        /**
+         * Most connections of the pool pgqueue builds for this database.
+         */
+        private int maximumPoolSize = 10;
+
+        /**
+         * Longest wait for a connection of the pool pgqueue builds: a send to this database while it is down
+         * fails after it.
+         */
+        private Duration connectionTimeout = Duration.ofSeconds(5);
+
+        /**
+         * Queues that live in this database; every other queue lives in the default database.
+         */
+        private List<String> queues = new ArrayList<>();
+
+        static void validateAll(Map<String, Database> databases) {
+            Map<String, String> databaseByQueue = new java.util.HashMap<>();
+            Map<Integer, String> databaseByBlock = new java.util.HashMap<>();
+            databases.forEach((name, database) -> {
+                String prefix = "pgqueue.databases." + name;
+                if (!NAME.matcher(name).matches() || DEFAULT.equals(name)) {
+                    throw new InvalidConfigurationPropertyValueException("pgqueue.databases", name,
+                            "a database's name must match [a-z][a-z0-9_-]* and not be 'default'");
+                }
+                if (database.idBlock < 1 || database.idBlock > 32767) {
+                    throw new InvalidConfigurationPropertyValueException(prefix + ".id-block", database.idBlock,
+                            "must be set, from 1 to 32767, and never change once the database holds jobs");
+                }
+                String sameBlock = databaseByBlock.putIfAbsent(database.idBlock, name);
+                if (sameBlock != null) {
+                    throw new InvalidConfigurationPropertyValueException(prefix + ".id-block", database.idBlock,
+                            "already the id block of database '" + sameBlock + "'");
+                }
+                if ((database.dataSource == null) == (database.url == null)) {
+                    throw new InvalidConfigurationPropertyValueException(prefix + ".url", database.url,
+                            "give either " + prefix + ".url or " + prefix + ".data-source (a DataSource bean's name)");
+                }
+                atLeast(prefix + ".maximum-pool-size", database.maximumPoolSize, 1);
+                positive(prefix + ".connection-timeout", database.connectionTimeout);
+                if (database.queues.isEmpty()) {
+                    throw new InvalidConfigurationPropertyValueException(prefix + ".queues", database.queues,
+                            "list the queues that live in this database");
+                }
+                for (String queue : database.queues) {
+                    check(prefix + ".queues", queue, () -> QueueNames.validate(queue));
+                    String other = databaseByQueue.putIfAbsent(queue, name);
+                    if (other != null && !other.equals(name)) {
+                        throw new InvalidConfigurationPropertyValueException(prefix + ".queues", queue,
+                                "queue '" + queue + "' is already listed by database '" + other
+                                        + "'; a queue lives in one database");
+                    }
+                }
+            });
+        }
+
+        public int getIdBlock() {
+            return idBlock;
+        }
+
+        public void setIdBlock(int idBlock) {
+            this.idBlock = idBlock;
+        }
+
+        public @Nullable String getDataSource() {
+            return dataSource;
+        }
+
+        public void setDataSource(@Nullable String dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        public @Nullable String getUrl() {
+            return url;
+        }
+
+        public void setUrl(@Nullable String url) {
+            this.url = url;
+        }
+
+        public @Nullable String getUsername() {
+            return username;
+        }
+
+        public void setUsername(@Nullable String username) {
+            this.username = username;
+        }
+
+        public @Nullable String getPassword() {
+            return password;
+        }
+
+        public void setPassword(@Nullable String password) {
+            this.password = password;
+        }
+
+        public int getMaximumPoolSize() {
+            return maximumPoolSize;
+        }
+
+        public void setMaximumPoolSize(int maximumPoolSize) {
+            this.maximumPoolSize = maximumPoolSize;
+        }
+
+        public Duration getConnectionTimeout() {
+            return connectionTimeout;
+        }
+
+        public void setConnectionTimeout(Duration connectionTimeout) {
+            this.connectionTimeout = connectionTimeout;
+        }
+
+        public List<String> getQueues() {
+            return queues;
+        }
+
+        public void setQueues(List<String> queues) {
+            this.queues = queues;
         }
     }
 }

@@ -12,6 +12,7 @@ import io.pgqueue.internal.node.NodeSettings;
 import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.persistence.Repositories;
+import io.pgqueue.internal.routing.RoutingListenerContainerRegistry;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.internal.workflow.JdbcWorkflows;
 import io.pgqueue.listener.JobObserver;
@@ -42,8 +43,12 @@ class QueueListenerConfiguration {
 
     @Bean
     NodeRuntime pgqueueNodeRuntime(Repositories repositories, PgQueueProperties properties) {
+        return nodeRuntime(repositories, NodeIdentity.create(), properties);
+    }
+
+    static NodeRuntime nodeRuntime(Repositories repositories, NodeIdentity identity, PgQueueProperties properties) {
         PgQueueProperties.Listener listener = properties.getListener();
-        return new NodeRuntime(repositories.nodes(), repositories.engine(), NodeIdentity.create(),
+        return new NodeRuntime(repositories.nodes(), repositories.engine(), identity,
                 new NodeSettings(listener.getLeaseDuration(), listener.getHeartbeatInterval(), listener.getNodeTimeout(),
                         listener.getShutdownTimeout(), listener.getInterruptGrace()));
     }
@@ -60,8 +65,7 @@ class QueueListenerConfiguration {
             NodeRuntime nodeRuntime, JobPayloadCodec codec, QueueErrorHandler errorHandler,
             ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JobObserver> observers,
             ObjectProvider<ProcessObserver> processObserver, PgQueueProperties properties,
-            ObjectProvider<VacuumHorizonWatch> vacuumHorizon, ObjectProvider<JdbcWorkflows> workflows,
-            Wakeups wakeups) {
+            ObjectProvider<VacuumHorizonWatch> vacuumHorizon, Wakeups wakeups, PgQueueDatabases databases) {
         // idle containers park with one poll for all when this node's maintenance makes due jobs ready
         PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
         return new QueueListenerContainerFactoryConfigurer(repositories, nodeRuntime, codec, errorHandler,
@@ -69,7 +73,7 @@ class QueueListenerConfiguration {
                 processObserver.getIfAvailable(() -> ProcessObserver.NONE),
                 maintenance.isEnabled() ? maintenance.getInterval() : null, transactionManager::getIfUnique,
                 vacuumHorizon.getIfAvailable(),
-                workflows.getIfAvailable(() -> new JdbcWorkflows(repositories.workflows(), codec, wakeups)));
+                databases.placed(new JdbcWorkflows(repositories.workflows(), codec, wakeups)));
     }
 
     @Bean
@@ -88,7 +92,12 @@ class QueueListenerConfiguration {
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
     QueueListenerContainerRegistry queueListenerContainerRegistry(QueueListenerContainerFactory factory,
-            ContainerOptionsResolver optionsResolver, JobPayloadCodec codec, NodeRuntime nodeRuntime, Wakeups wakeups) {
-        return new DefaultListenerContainerRegistry(factory, optionsResolver, codec, nodeRuntime, wakeups);
+            ContainerOptionsResolver optionsResolver, JobPayloadCodec codec, NodeRuntime nodeRuntime, Wakeups wakeups,
+            PgQueueDatabases databases) {
+        QueueListenerContainerRegistry registry = new DefaultListenerContainerRegistry(factory, optionsResolver, codec,
+                nodeRuntime, wakeups);
+        return databases.isEmpty() ? registry
+                : new RoutingListenerContainerRegistry(databases.router(registry, PgQueueDatabases.Unit::registry),
+                        optionsResolver);
     }
 }

@@ -27,6 +27,8 @@ final class JdbcSchemaRepository implements SchemaRepository {
 
     private final Sql compatibleFrom;
 
+    private final Sql identityBounds;
+
     JdbcSchemaRepository(Jdbc jdbc, Schema schema, String historyTable) {
         this.jdbc = jdbc;
         this.schema = schema;
@@ -44,6 +46,10 @@ final class JdbcSchemaRepository implements SchemaRepository {
                 "SELECT count(*) FROM (SELECT to_regprocedure(:function) AS f) AS r WHERE f IS NOT NULL");
         this.statedVersion = schema.sql("SELECT {schema}.schema_version()");
         this.compatibleFrom = schema.sql("SELECT {schema}.schema_compatible_from()");
+        this.identityBounds = Sql.parse("""
+                SELECT s.seqmin, s.seqmax FROM pg_sequence AS s
+                WHERE s.seqrelid = pg_get_serial_sequence(:table, 'id')::regclass
+                """);
     }
 
     @Override
@@ -69,6 +75,27 @@ final class JdbcSchemaRepository implements SchemaRepository {
             return null;
         }
         return (int) jdbc.count(call, Jdbc.Binder.NONE);
+    }
+
+    @Override
+    public void useIdBlock(long first, long last) {
+        for (String table : IDENTITY_TABLES) {
+            String qualified = schema.qualify("{schema}." + table);
+            List<long[]> bounds = jdbc.query(identityBounds, (params) -> params.text("table", qualified),
+                    (row) -> new long[] { row.getLong(1), row.getLong(2) });
+            if (bounds.size() == 1 && bounds.get(0)[0] == first && bounds.get(0)[1] == last) {
+                continue;
+            }
+            // DDL takes no parameters: the bounds are numbers computed here, the table a validated identifier
+            long outside = jdbc.count(schema.sql("SELECT count(*) FROM (SELECT 1 FROM {schema}." + table
+                    + " WHERE id < " + first + " OR id > " + last + " LIMIT 1) AS o"), Jdbc.Binder.NONE);
+            if (outside > 0) {
+                throw new IllegalStateException("Table " + qualified + " holds ids outside this database's id block "
+                        + first + ".." + last + "; it was used before with another id block or none");
+            }
+            jdbc.update(schema.sql("ALTER TABLE {schema}." + table + " ALTER COLUMN id SET MINVALUE " + first
+                    + " SET MAXVALUE " + last + " SET START WITH " + first + " RESTART WITH " + first), Jdbc.Binder.NONE);
+        }
     }
 
     @Override

@@ -33,4 +33,14 @@ public interface SchemaRepository {
      * on), or null when the schema does not say.
      */
     @Nullable Integer compatibleFrom();
+
+    /** The tables whose ids come from an identity column, and therefore from a database's id block. */
+    List<String> IDENTITY_TABLES = List.of("job", "workflow", "batch");
+
+    /**
+     * Makes the identity columns of {@link #IDENTITY_TABLES} draw their ids from {@code first..last} (once;
+     * later calls find it done), so that an id names its database.
+     * @throws IllegalStateException when a table already holds rows with ids outside the block
+     */
+    void useIdBlock(long first, long last);
 }

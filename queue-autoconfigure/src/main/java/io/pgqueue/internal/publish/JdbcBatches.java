@@ -6,9 +6,11 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 import io.pgqueue.JobPayloadCodec;
+import org.jspecify.annotations.Nullable;
 import io.pgqueue.SendOptions;
 import io.pgqueue.batch.Batch;
 import io.pgqueue.batch.BatchOperations;
@@ -34,6 +36,9 @@ public final class JdbcBatches implements BatchOperations {
 
     private final Predicate<String> knownQueue;
 
+    /** Where a queue lives when not in this database (several databases), else null. */
+    private Function<String, @Nullable String> elsewhere = (queue) -> null;
+
     /**
      * @param knownQueue whether a queue exists for pgqueue: a callback on any other is refused
      */
@@ -43,6 +48,22 @@ public final class JdbcBatches implements BatchOperations {
         this.template = template;
         this.codec = codec;
         this.knownQueue = knownQueue;
+    }
+
+    /**
+     * With queues in several databases: where each queue lives when not in this one (a description such as
+     * "database 'reporting'"), or null. A batch, its members and its callbacks stay within one database.
+     */
+    public void setQueuePlacement(Function<String, @Nullable String> elsewhere) {
+        this.elsewhere = elsewhere;
+    }
+
+    private void checkPlacement(String what, String queue) {
+        String other = elsewhere.apply(queue);
+        if (other != null) {
+            throw new InvalidBatchException(what + " is on queue '" + queue + "', which lives in " + other
+                    + ": a batch's members and callbacks must all live in one database; nothing was added");
+        }
     }
 
     @Override
@@ -58,6 +79,7 @@ public final class JdbcBatches implements BatchOperations {
                 throw new InvalidBatchException("The " + entry.getKey().value() + " callback of batch '" + batch.name()
                         + "': " + ex.getMessage());
             }
+            checkPlacement("The " + entry.getKey().value() + " callback of batch '" + batch.name() + "'", queue);
             if (!knownQueue.test(queue)) {
                 throw new InvalidBatchException("The " + entry.getKey().value() + " callback of batch '" + batch.name()
                         + "' names queue '" + queue + "', which nothing knows: no listener of this application, no "
@@ -77,6 +99,7 @@ public final class JdbcBatches implements BatchOperations {
     @Override
     public SendResult add(long batchId, String queue, Object payload, SendOptions options) {
         checkMember(options);
+        checkPlacement("A member of batch " + batchId, queue);
         return repository.inTransaction(() -> {
             lockOpen(batchId);
             return template.send(queue, payload, options, batchId);
@@ -86,6 +109,7 @@ public final class JdbcBatches implements BatchOperations {
     @Override
     public BatchSendResult addAll(long batchId, String queue, Collection<?> payloads, SendOptions options) {
         checkMember(options);
+        checkPlacement("A member of batch " + batchId, queue);
         return repository.inTransaction(() -> {
             lockOpen(batchId);
             return template.sendBatch(queue, payloads, options, batchId);

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.Set;
 
 import io.pgqueue.JobPayloadCodec;
@@ -44,14 +45,37 @@ public final class JdbcWorkflows implements WorkflowOperations {
 
     private final Wakeups wakeups;
 
+    /** Where a queue lives when not in this database (several databases), else null. */
+    private Function<String, @Nullable String> elsewhere = (queue) -> null;
+
     public JdbcWorkflows(WorkflowRepository repository, JobPayloadCodec codec, Wakeups wakeups) {
         this.repository = repository;
         this.codec = codec;
         this.wakeups = wakeups;
     }
 
+    /**
+     * With queues in several databases: where each queue lives when not in this one (a description such as
+     * "database 'reporting'"), or null. A workflow stays within one database; nodes elsewhere are refused.
+     */
+    public void setQueuePlacement(Function<String, @Nullable String> elsewhere) {
+        this.elsewhere = elsewhere;
+    }
+
+    private void checkPlacement(String workflow, List<WorkflowNode> nodes) {
+        for (WorkflowNode node : nodes) {
+            String other = elsewhere.apply(node.queue());
+            if (other != null) {
+                throw new InvalidWorkflowException("Node '" + node.name() + "' of workflow '" + workflow + "' is on queue '"
+                        + node.queue() + "', which lives in " + other + ": a workflow's nodes must all live in one "
+                        + "database; nothing was submitted");
+            }
+        }
+    }
+
     @Override
     public WorkflowSubmission submit(Workflow workflow) {
+        checkPlacement(workflow.name(), workflow.nodes());
         return repository.inTransaction(() -> {
             long id = repository.create(workflow.name(), workflow.defaultPolicy().value());
             Map<String, Long> jobIds = insert(id, workflow.nodes(), (child, parent) -> workflow.policy(child, parent),
@@ -65,6 +89,7 @@ public final class JdbcWorkflows implements WorkflowOperations {
      * must be new nodes, the adder, or nodes that completed.
      */
     Map<String, Long> add(long workflowId, String adder, long adderJobId, List<WorkflowNode> nodes) {
+        checkPlacement(String.valueOf(workflowId), nodes);
         return repository.inTransaction(() -> {
             WorkflowRepository.LockedWorkflow locked = repository.lock(workflowId);
             if (locked == null) {

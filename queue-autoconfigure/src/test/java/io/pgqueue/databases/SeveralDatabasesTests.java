@@ -1,0 +1,354 @@
+package io.pgqueue.databases;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+
+import io.pgqueue.QueueTemplate;
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.batch.Batch;
+import io.pgqueue.batch.BatchOperations;
+import io.pgqueue.batch.InvalidBatchException;
+import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.config.QueueListenerContainerRegistry;
+import io.pgqueue.listener.QueueListenerContainer;
+import io.pgqueue.model.CancelResult;
+import io.pgqueue.model.DatabaseStatus;
+import io.pgqueue.model.QueueStats;
+import io.pgqueue.support.Jobs;
+import io.pgqueue.support.QueueContextRunners;
+import io.pgqueue.testsupport.RestartablePostgres;
+import io.pgqueue.testsupport.TestDatabase;
+import io.pgqueue.testsupport.TestPostgres;
+import io.pgqueue.workflow.InvalidWorkflowException;
+import io.pgqueue.workflow.Workflow;
+import io.pgqueue.workflow.WorkflowNode;
+import io.pgqueue.workflow.WorkflowOperations;
+import io.pgqueue.workflow.WorkflowSubmission;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Queues over two real PostgreSQL servers: the application's DataSource (the default database) and a second,
+ * restartable server holding the queues "reports" and "exports".
+ */
+class SeveralDatabasesTests {
+
+    private static final TestDatabase database = TestPostgres.createDatabase(SeveralDatabasesTests.class);
+
+    private static final RestartablePostgres second = RestartablePostgres.start();
+
+    private static final long BLOCK_ONE = 1L << 48;
+
+    private final ApplicationContextRunner runner = QueueContextRunners.fastListeners(database)
+        .withPropertyValues("pgqueue.databases.reporting.url=" + second.jdbcUrl("postgres"),
+                "pgqueue.databases.reporting.username=" + second.username(),
+                "pgqueue.databases.reporting.id-block=1", "pgqueue.databases.reporting.connection-timeout=1s",
+                "pgqueue.databases.reporting.queues=reports,exports");
+
+    private final Jobs defaultJobs = new Jobs(database.dataSource());
+
+    private final Jobs secondJobs = new Jobs(new DriverManagerDataSource(second.jdbcUrl("postgres"), second.username(),
+            second.password()));
+
+    record Work(int n) {
+    }
+
+    @AfterAll
+    static void stopSecondServer() {
+        second.close();
+    }
+
+    @BeforeEach
+    void emptyQueues() {
+        runner.run((context) -> {
+            for (Jobs jobs : List.of(defaultJobs, secondJobs)) {
+                jobs.jdbc().update("TRUNCATE pgqueue.job, pgqueue.queue_counter_delta, pgqueue.queue_counter, pgqueue.queue_state, "
+                        + "pgqueue.workflow, pgqueue.batch CASCADE");
+            }
+        });
+    }
+
+    @Test
+    void eachQueueIsSentToItsOwnDatabaseAndIdsNameTheirDatabase() {
+        runner.run((context) -> {
+            assertThat(context).hasNotFailed();
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            long email = template.send("emails", new Work(1));
+            long report = template.send("reports", new Work(2));
+            template.sendBatch("exports", List.of(new Work(3), new Work(4)));
+
+            assertThat(defaultJobs.count("emails")).isEqualTo(1);
+            assertThat(defaultJobs.count("reports") + defaultJobs.count("exports")).isZero();
+            assertThat(secondJobs.count("reports")).isEqualTo(1);
+            assertThat(secondJobs.count("exports")).isEqualTo(2);
+            assertThat(secondJobs.count("emails")).isZero();
+            assertThat(email).isLessThan(BLOCK_ONE);
+            assertThat(report).isBetween(BLOCK_ONE, 2 * BLOCK_ONE - 1);
+
+            QueueAdmin admin = context.getBean(QueueAdmin.class);
+            assertThat(admin.job(email).queue()).isEqualTo("emails");
+            assertThat(admin.job(report).queue()).isEqualTo("reports");
+            assertThat(admin.queues()).extracting(QueueStats::queue).contains("emails", "reports", "exports");
+            assertThat(admin.queue("exports")).hasValueSatisfying((stats) -> assertThat(stats.counts().ready()).isEqualTo(2));
+            assertThat(admin.databases()).extracting(DatabaseStatus::name, DatabaseStatus::up)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("default", true),
+                        org.assertj.core.groups.Tuple.tuple("reporting", true));
+
+            admin.pause("reports");
+            assertThat(admin.isPaused("reports")).isTrue();
+            assertThat(secondJobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.queue_state WHERE queue = 'reports' "
+                    + "AND paused", Long.class)).isEqualTo(1);
+            assertThat(admin.cancel(report)).isEqualTo(CancelResult.CANCELLED);
+            assertThat(secondJobs.count("reports")).isZero();
+        });
+    }
+
+    @Test
+    void idBlocksSurviveRestartsAndAreNotAppliedTwice() {
+        runner.run((context) -> context.getBean(QueueTemplate.class).send("reports", new Work(1)));
+        runner.run((context) -> {
+            long next = context.getBean(QueueTemplate.class).send("reports", new Work(2));
+            assertThat(next).isGreaterThan(BLOCK_ONE + 1).isLessThan(2 * BLOCK_ONE);
+        });
+    }
+
+    @Test
+    void aDatabaseThatHeldJobsOfAnotherBlockFailsStartupNamingTheProperty() {
+        runner.run((context) -> context.getBean(QueueTemplate.class).send("reports", new Work(1)));
+        runner.withPropertyValues("pgqueue.databases.reporting.id-block=2").run((context) -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                .hasMessageContaining("pgqueue.databases.reporting.id-block")
+                .hasMessageContaining("ids outside");
+        });
+    }
+
+    @Test
+    void listenersClaimFromTheirQueuesDatabase() {
+        Map<Integer, AtomicInteger> handled = new ConcurrentHashMap<>();
+        runner.withBean(Recorder.class, () -> new Recorder(handled)).run((context) -> {
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            template.sendBatch("reports", IntStream.range(0, 500).mapToObj(Work::new).toList());
+            template.sendBatch("emails", IntStream.range(1000, 1500).mapToObj(Work::new).toList());
+            await().atMost(Duration.ofSeconds(30)).until(() -> handled.size() == 1000);
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> secondJobs.count("reports") + defaultJobs.count("emails") == 0);
+
+            QueueListenerContainerRegistry registry = context.getBean(QueueListenerContainerRegistry.class);
+            assertThat(registry.getListenerContainers()).extracting(QueueListenerContainer::queue)
+                .containsExactlyInAnyOrder("reports", "emails");
+            assertThat(secondJobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.node", Long.class)).isEqualTo(1);
+            assertThat(defaultJobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.node", Long.class)).isEqualTo(1);
+            assertThat(context.getBean(QueueAdmin.class).reconcile()).isEmpty();
+        });
+        assertThat(handled.values()).allMatch((count) -> count.get() == 1);
+    }
+
+    @Test
+    void aTransactionalListenerRunsInItsQueuesDatabaseTransaction() {
+        Map<Integer, AtomicInteger> attempts = new ConcurrentHashMap<>();
+        runner.withBean(FailingOnce.class, () -> new FailingOnce(attempts)).run((context) -> {
+            context.getBean(QueueTemplate.class).send("exports", new Work(7));
+            await().atMost(Duration.ofSeconds(30)).until(() -> secondJobs.count("exports") == 0);
+        });
+        // the failure rolled back the claim in the second database's transaction: the job ran again
+        assertThat(attempts.get(7)).hasValue(2);
+    }
+
+    @Test
+    void aSendJoinsATransactionOnlyOnItsQueuesDatabase() {
+        runner.run((context) -> {
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            TransactionTemplate transaction = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+
+            transaction.executeWithoutResult((status) -> {
+                template.send("emails", new Work(1));
+                status.setRollbackOnly();
+            });
+            assertThat(defaultJobs.count("emails")).isZero();
+
+            assertThatIllegalStateException()
+                .isThrownBy(() -> transaction.executeWithoutResult((status) -> {
+                    new JdbcTemplate(database.dataSource()).queryForObject("SELECT 1", Integer.class);
+                    template.send("reports", new Work(2));
+                }))
+                .withMessageContaining("Queue 'reports' lives in database 'reporting'")
+                .withMessageContaining("runs on database 'default'");
+            assertThat(secondJobs.count("reports")).isZero();
+
+            TransactionTemplate outside = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+            outside.setPropagationBehavior(TransactionDefinition.PROPAGATION_NOT_SUPPORTED);
+            transaction.executeWithoutResult((status) -> outside
+                .executeWithoutResult((inner) -> template.send("reports", new Work(3))));
+            assertThat(secondJobs.count("reports")).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void aWorkflowRunsInItsNodesDatabaseAndOneSpanningTwoIsRefused() {
+        runner.run((context) -> {
+            WorkflowOperations workflows = context.getBean(WorkflowOperations.class);
+            WorkflowSubmission submitted = workflows.submit(Workflow.builder("month-end")
+                .node(WorkflowNode.of("report", "reports", "m"))
+                .node(WorkflowNode.of("export", "exports", "m").after("report"))
+                .build());
+            assertThat(submitted.id()).isGreaterThanOrEqualTo(BLOCK_ONE);
+            assertThat(secondJobs.count("reports")).isEqualTo(1);
+            assertThat(secondJobs.count("exports")).isEqualTo(1);
+            assertThat(context.getBean(QueueAdmin.class).workflow(submitted.id()))
+                .hasValueSatisfying((info) -> assertThat(info.name()).isEqualTo("month-end"));
+
+            assertThatExceptionOfType(InvalidWorkflowException.class)
+                .isThrownBy(() -> workflows.submit(Workflow.builder("mixed")
+                    .node(WorkflowNode.of("report", "reports", "m"))
+                    .node(WorkflowNode.of("mail", "emails", "m").after("report"))
+                    .build()))
+                .withMessageContaining("queue 'emails', which lives in database 'default'");
+            assertThat(secondJobs.count("reports")).isEqualTo(1);
+            assertThat(defaultJobs.count("emails")).isZero();
+        });
+    }
+
+    @Test
+    void aBatchLivesInItsCallbacksDatabaseWithItsMembers() {
+        runner.run((context) -> {
+            BatchOperations batches = context.getBean(BatchOperations.class);
+            long batch = batches.open(Batch.builder("nightly").onSuccess("exports").build());
+            assertThat(batch).isGreaterThanOrEqualTo(BLOCK_ONE);
+            batches.addAll(batch, "reports", List.of(new Work(1), new Work(2)));
+            assertThatExceptionOfType(InvalidBatchException.class)
+                .isThrownBy(() -> batches.add(batch, "emails", new Work(3)))
+                .withMessageContaining("lives in database 'default'");
+            batches.seal(batch);
+            assertThat(secondJobs.count("reports")).isEqualTo(2);
+            assertThat(defaultJobs.count("emails")).isZero();
+            assertThat(context.getBean(QueueAdmin.class).batch(batch))
+                .hasValueSatisfying((info) -> assertThat(info.name()).isEqualTo("nightly"));
+        });
+    }
+
+    @Test
+    void whileOneDatabaseIsDownTheOthersQueuesKeepDrainingAndNothingIsLost() {
+        Map<Integer, AtomicInteger> handled = new ConcurrentHashMap<>();
+        runner.withBean(Recorder.class, () -> new Recorder(handled)).run((context) -> {
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            QueueAdmin admin = context.getBean(QueueAdmin.class);
+            admin.pause("reports");
+            template.sendBatch("reports", IntStream.range(0, 300).mapToObj(Work::new).toList());
+
+            second.stop();
+            try {
+                // the default database's queue drains round after round while the other server is down
+                long downSince = System.nanoTime();
+                int sent = 0;
+                while (System.nanoTime() - downSince < Duration.ofSeconds(20).toNanos()) {
+                    int from = 1000 + sent;
+                    template.sendBatch("emails", IntStream.range(from, from + 200).mapToObj(Work::new).toList());
+                    sent += 200;
+                    int expected = sent;
+                    await().atMost(Duration.ofSeconds(20))
+                        .until(() -> handled.keySet().stream().filter((n) -> n >= 1000).count() == expected);
+                }
+                long sendStarted = System.nanoTime();
+                assertThatExceptionOfType(RuntimeException.class)
+                    .isThrownBy(() -> template.send("reports", new Work(-1)));
+                assertThat(Duration.ofNanos(System.nanoTime() - sendStarted)).isLessThan(Duration.ofSeconds(10));
+                assertThat(admin.databases()).extracting(DatabaseStatus::name, DatabaseStatus::up)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("default", true),
+                            org.assertj.core.groups.Tuple.tuple("reporting", false));
+                assertThat(admin.queues()).extracting(QueueStats::queue).contains("emails");
+            }
+            finally {
+                second.startServer();
+            }
+
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() -> admin.resume("reports"));
+            await().atMost(Duration.ofSeconds(60))
+                .until(() -> handled.keySet().stream().filter((n) -> n < 1000).count() == 300);
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> secondJobs.count("reports") + defaultJobs.count("emails") == 0);
+            assertThat(admin.reconcile()).isEmpty();
+            assertThat(admin.databases()).allMatch(DatabaseStatus::up);
+        });
+        assertThat(handled.values()).allMatch((count) -> count.get() == 1);
+    }
+
+    @Test
+    void invalidDatabasesFailStartupNamingTheProperty() {
+        assertStartupFails(runner.withPropertyValues("pgqueue.databases.other.url=" + second.jdbcUrl("postgres"),
+                "pgqueue.databases.other.id-block=2", "pgqueue.databases.other.queues=reports"),
+                "pgqueue.databases.other.queues", "already listed by database 'reporting'");
+        assertStartupFails(runner.withPropertyValues("pgqueue.databases.other.url=" + second.jdbcUrl("postgres"),
+                "pgqueue.databases.other.queues=audits"), "pgqueue.databases.other.id-block", "from 1 to 32767");
+        assertStartupFails(runner.withPropertyValues("pgqueue.databases.other.url=" + second.jdbcUrl("postgres"),
+                "pgqueue.databases.other.id-block=1", "pgqueue.databases.other.queues=audits"),
+                "pgqueue.databases.other.id-block", "already the id block of database 'reporting'");
+        assertStartupFails(runner.withPropertyValues("pgqueue.databases.other.id-block=3",
+                "pgqueue.databases.other.queues=audits"), "pgqueue.databases.other.url", "data-source");
+    }
+
+    private static void assertStartupFails(ApplicationContextRunner runner, String property, String reason) {
+        runner.run((context) -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                .hasMessageContaining(property)
+                .hasMessageContaining(reason);
+        });
+    }
+
+    static class Recorder {
+
+        private final Map<Integer, AtomicInteger> handled;
+
+        Recorder(Map<Integer, AtomicInteger> handled) {
+            this.handled = handled;
+        }
+
+        @QueueListener(queue = "reports", concurrency = "4", batchSize = "20")
+        void report(Work work) {
+            handled.computeIfAbsent(work.n(), (n) -> new AtomicInteger()).incrementAndGet();
+        }
+
+        @QueueListener(queue = "emails", mode = "TRANSACTIONAL", concurrency = "2", batchSize = "20")
+        void email(Work work) {
+            handled.computeIfAbsent(work.n(), (n) -> new AtomicInteger()).incrementAndGet();
+        }
+    }
+
+    static class FailingOnce {
+
+        private final Map<Integer, AtomicInteger> attempts;
+
+        FailingOnce(Map<Integer, AtomicInteger> attempts) {
+            this.attempts = attempts;
+        }
+
+        @QueueListener(queue = "exports", mode = "TRANSACTIONAL")
+        void export(Work work) {
+            if (attempts.computeIfAbsent(work.n(), (n) -> new AtomicInteger()).incrementAndGet() == 1) {
+                throw new IllegalStateException("first attempt fails");
+            }
+        }
+    }
+}
