@@ -9,6 +9,7 @@ import java.util.Map;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.listener.QueueListenerContainer;
+import io.pgqueue.model.DatabaseStatus;
 import io.pgqueue.model.QueueStats;
 import org.jspecify.annotations.Nullable;
 
@@ -52,6 +53,21 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator {
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
+        // several databases: each one's state, and the queues of those that answer (a listing leaves out the others)
+        List<DatabaseStatus> databases = admin.databases();
+        List<String> down = new java.util.ArrayList<>();
+        if (!databases.isEmpty()) {
+            Map<String, Object> states = new LinkedHashMap<>();
+            for (DatabaseStatus database : databases) {
+                states.put(database.name(), !database.up() ? "DOWN: " + database.error()
+                        : (database.replicaLag() != null) ? "UP, replica " + database.replicaLag().toMillis() / 1000.0
+                                + " s behind" : "UP");
+                if (!database.up()) {
+                    down.add(database.name());
+                }
+            }
+            builder.withDetail("databases", states);
+        }
         List<QueueStats> queues = admin.queues();
         Map<String, Object> lags = new LinkedHashMap<>();
         List<String> lagging = new java.util.ArrayList<>();
@@ -91,7 +107,10 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator {
             // each holds a worker (and, TRANSACTIONAL, its transaction) until its handler returns
             builder.withDetail("stuckRuns", stuckRuns);
         }
-        if (!stopped.isEmpty()) {
+        if (!down.isEmpty()) {
+            builder.down().withDetail("databasesDown", down);
+        }
+        else if (!stopped.isEmpty()) {
             builder.down().withDetail("stoppedContainers", stopped);
         }
         else if (heartbeatAge != null && !registry.isNodeAlive()) {

@@ -15,6 +15,7 @@ import io.pgqueue.batch.BatchOperations;
 import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.autoconfigure.aot.PgQueueRuntimeHints;
 import io.pgqueue.internal.admin.JdbcQueueAdmin;
+import io.pgqueue.internal.admin.ReplicaReadingQueueAdmin;
 import io.pgqueue.internal.maintenance.QueueMaintenance;
 import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.observe.SendObserver;
@@ -199,8 +200,10 @@ public final class PgQueueAutoConfiguration {
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
     QueueAdmin queueAdmin(Repositories repositories, Wakeups wakeups, VacuumHorizonWatch vacuumHorizon,
-            PgQueueDatabases databases) {
-        QueueAdmin admin = new JdbcQueueAdmin(repositories, wakeups, vacuumHorizon);
+            PgQueueDatabases databases, PgQueueProperties properties, BeanFactory beanFactory,
+            ResourceLoader resourceLoader) {
+        QueueAdmin admin = databases.readingFromReplica(new JdbcQueueAdmin(repositories, wakeups, vacuumHorizon), wakeups,
+                properties, beanFactory, resourceLoader.getClassLoader());
         return databases.isEmpty() ? admin : new RoutingQueueAdmin(databases.router(admin, PgQueueDatabases.Unit::admin));
     }
 
@@ -219,8 +222,8 @@ public final class PgQueueAutoConfiguration {
     QueueMaintenance queueMaintenance(Repositories repositories, QueueAdmin queueAdmin, PgQueueProperties properties,
             Wakeups wakeups) {
         // the default database's maintenance reconciles its own counters: each configured database's unit its own
-        return maintenance(repositories,
-                (queueAdmin instanceof RoutingQueueAdmin) ? new JdbcQueueAdmin(repositories, wakeups) : queueAdmin,
+        return maintenance(repositories, (queueAdmin instanceof RoutingQueueAdmin
+                || queueAdmin instanceof ReplicaReadingQueueAdmin) ? new JdbcQueueAdmin(repositories, wakeups) : queueAdmin,
                 properties);
     }
 
@@ -248,8 +251,8 @@ public final class PgQueueAutoConfiguration {
         List<RecurringJob> jobs = recurringJobs(properties, recurringJobs).stream()
             .filter(databases.inDefaultDatabase())
             .toList();
-        return new RecurringJobRunner(repositories.schedules(), wakeups, codec, properties.getScheduler().getPollInterval(),
-                jobs);
+        return databases.placed(new RecurringJobRunner(repositories.schedules(), wakeups, codec,
+                properties.getScheduler().getPollInterval(), jobs));
     }
 
     /** The configured recurring jobs and the application's {@link RecurringJob} beans. */

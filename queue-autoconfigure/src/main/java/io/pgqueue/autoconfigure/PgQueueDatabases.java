@@ -1,5 +1,6 @@
 package io.pgqueue.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -14,7 +15,9 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.config.ContainerOptionsResolver;
 import io.pgqueue.config.QueueListenerContainerRegistry;
+import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.internal.admin.JdbcQueueAdmin;
+import io.pgqueue.internal.admin.ReplicaReadingQueueAdmin;
 import io.pgqueue.internal.listener.DefaultListenerContainerRegistry;
 import io.pgqueue.internal.maintenance.QueueMaintenance;
 import io.pgqueue.internal.node.NodeIdentity;
@@ -63,9 +66,9 @@ final class PgQueueDatabases implements SmartLifecycle, DisposableBean {
 
     /** The parts of one configured database. */
     record Unit(String name, int idBlock, DataSource dataSource, Set<String> queues, JdbcQueueTemplate template,
-            JdbcQueueAdmin admin, DefaultListenerContainerRegistry registry, JdbcWorkflows workflows, JdbcBatches batches,
-            Wakeups wakeups,
-            List<PeriodicLifecycle> background, @Nullable HikariDataSource ownPool) {
+            QueueAdmin admin, DefaultListenerContainerRegistry registry, JdbcWorkflows workflows, JdbcBatches batches,
+            @Nullable RecurringJobRunner scheduler, Wakeups wakeups, List<PeriodicLifecycle> background,
+            List<HikariDataSource> ownPools) {
     }
 
     /** What every unit shares with the default database's beans. */
@@ -82,6 +85,9 @@ final class PgQueueDatabases implements SmartLifecycle, DisposableBean {
     private final Map<String, String> databaseByQueue = new HashMap<>();
 
     private volatile boolean running;
+
+    /** Pools built for the default database (its replica's). */
+    private final List<HikariDataSource> defaultPools = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** With no shared parts, none: the application has only its DataSource. */
     PgQueueDatabases(DataSource defaultDataSource, @Nullable Shared shared) {
@@ -129,6 +135,19 @@ final class PgQueueDatabases implements SmartLifecycle, DisposableBean {
         };
     }
 
+    /** The default database's scheduler, handing a recurring job of another database's queue to that one's. */
+    RecurringJobRunner placed(RecurringJobRunner scheduler) {
+        if (!isEmpty()) {
+            scheduler.setQueuePlacement((queue) -> units.stream()
+                .filter((unit) -> unit.queues().contains(queue))
+                .map(Unit::scheduler)
+                .filter(java.util.Objects::nonNull)
+                .findFirst()
+                .orElse(null));
+        }
+        return scheduler;
+    }
+
     /** The default database's workflows, refusing nodes elsewhere when there are several databases. */
     JdbcWorkflows placed(JdbcWorkflows workflows) {
         if (!isEmpty()) {
@@ -159,14 +178,19 @@ final class PgQueueDatabases implements SmartLifecycle, DisposableBean {
             Function<String, @Nullable String> elsewhere) {
         PgQueueProperties properties = shared.properties();
         PgQueueProperties.Schema schema = properties.getSchema();
-        HikariDataSource ownPool = null;
+        List<HikariDataSource> ownPools = new ArrayList<>();
         DataSource dataSource;
         if (database.getDataSource() != null) {
             dataSource = shared.beanFactory().getBean(database.getDataSource(), DataSource.class);
         }
         else {
-            ownPool = pool(name, database, shared.classLoader());
-            dataSource = ownPool;
+            HikariDataSource pool = pool("pgqueue.databases." + name, "pgqueue-" + name, database.getUrl(),
+                    database.getUsername(), database.getPassword(), database.getMaximumPoolSize(),
+                    database.getConnectionTimeout(), shared.classLoader());
+            // a database down at startup fails startup (its schema cannot be checked), as the default database does
+            pool.setInitializationFailTimeout(database.getConnectionTimeout().toMillis());
+            ownPools.add(pool);
+            dataSource = pool;
         }
         try {
             if (shared.migrate()) {
@@ -198,19 +222,23 @@ final class PgQueueDatabases implements SmartLifecycle, DisposableBean {
             PgQueueProperties.Health health = properties.getHealth();
             VacuumHorizonWatch vacuumHorizon = new VacuumHorizonWatch(repositories.vacuumHorizon(),
                     health.getVacuumCheckInterval(), health.getVacuumHoldWarning());
-            JdbcQueueAdmin admin = new JdbcQueueAdmin(repositories, wakeups, vacuumHorizon);
+            JdbcQueueAdmin primaryAdmin = new JdbcQueueAdmin(repositories, wakeups, vacuumHorizon);
+            QueueAdmin admin = readingFromReplica(name, "pgqueue.databases." + name + ".replica", database.getReplica(),
+                    primaryAdmin, wakeups, properties, shared.beanFactory(), shared.classLoader(), ownPools);
             List<PeriodicLifecycle> background = new ArrayList<>();
             background.add(vacuumHorizon);
             PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
             if (maintenance.isEnabled()) {
-                background.add(PgQueueAutoConfiguration.maintenance(repositories, admin, properties));
+                background.add(PgQueueAutoConfiguration.maintenance(repositories, primaryAdmin, properties));
             }
             List<RecurringJob> recurringJobs = shared.recurringJobs().stream()
                 .filter((job) -> database.getQueues().contains(job.queue()))
                 .toList();
-            if (properties.getScheduler().isEnabled() && !recurringJobs.isEmpty()) {
-                background.add(new RecurringJobRunner(repositories.schedules(), wakeups, shared.codec(),
-                        properties.getScheduler().getPollInterval(), recurringJobs));
+            RecurringJobRunner scheduler = null;
+            if (properties.getScheduler().isEnabled()) {
+                scheduler = new RecurringJobRunner(repositories.schedules(), wakeups, shared.codec(),
+                        properties.getScheduler().getPollInterval(), recurringJobs);
+                background.add(scheduler);
             }
             NodeRuntime node = QueueListenerConfiguration.nodeRuntime(repositories, identity, properties);
             JdbcWorkflows workflows = new JdbcWorkflows(repositories.workflows(), shared.codec(), wakeups);
@@ -226,38 +254,71 @@ final class PgQueueDatabases implements SmartLifecycle, DisposableBean {
             DefaultListenerContainerRegistry registry = new DefaultListenerContainerRegistry(configurer.createFactory(),
                     shared.optionsResolver(), shared.codec(), node, wakeups);
             return new Unit(name, database.getIdBlock(), dataSource, new LinkedHashSet<>(database.getQueues()), template,
-                    admin, registry, workflows, batches, wakeups, background, ownPool);
+                    admin, registry, workflows, batches, scheduler, wakeups, background, ownPools);
         }
         catch (RuntimeException | Error ex) {
-            if (ownPool != null) {
-                ownPool.close();
-            }
+            ownPools.forEach(HikariDataSource::close);
             throw ex;
         }
         catch (Exception ex) {
-            if (ownPool != null) {
-                ownPool.close();
-            }
+            ownPools.forEach(HikariDataSource::close);
             throw new IllegalStateException("Could not prepare pgqueue's database '" + name + "': " + ex.getMessage(), ex);
         }
     }
 
-    private static HikariDataSource pool(String name, PgQueueProperties.Database database, ClassLoader classLoader) {
+    private static HikariDataSource pool(String prefix, String poolName, @Nullable String url, @Nullable String username,
+            @Nullable String password, int maximumPoolSize, Duration connectionTimeout, ClassLoader classLoader) {
         if (!ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", classLoader)) {
-            throw new InvalidConfigurationPropertyValueException("pgqueue.databases." + name + ".url", database.getUrl(),
+            throw new InvalidConfigurationPropertyValueException(prefix + ".url", url,
                     "a pool pgqueue builds needs HikariCP on the classpath (spring-boot-starter-jdbc); or give "
-                            + "pgqueue.databases." + name + ".data-source");
+                            + prefix + ".data-source");
         }
         HikariDataSource pool = new HikariDataSource();
-        pool.setPoolName("pgqueue-" + name);
-        pool.setJdbcUrl(database.getUrl());
-        pool.setUsername(database.getUsername());
-        pool.setPassword(database.getPassword());
-        pool.setMaximumPoolSize(database.getMaximumPoolSize());
-        pool.setConnectionTimeout(database.getConnectionTimeout().toMillis());
-        // a database down at startup fails startup (its schema cannot be checked), as the default database does
-        pool.setInitializationFailTimeout(database.getConnectionTimeout().toMillis());
+        pool.setPoolName(poolName);
+        pool.setJdbcUrl(url);
+        pool.setUsername(username);
+        pool.setPassword(password);
+        pool.setMaximumPoolSize(maximumPoolSize);
+        pool.setConnectionTimeout(connectionTimeout.toMillis());
         return pool;
+    }
+
+    /**
+     * A database's admin with its listings read from its replica when one is configured; the primary's admin
+     * otherwise. A pool built for the replica joins {@code ownPools}; it connects lazily, so that a replica down
+     * fails listings, not startup.
+     */
+    static QueueAdmin readingFromReplica(String database, String prefix, PgQueueProperties.Replica replica,
+            QueueAdmin primary, Wakeups wakeups, PgQueueProperties properties, BeanFactory beanFactory,
+            ClassLoader classLoader, List<HikariDataSource> ownPools) {
+        if (!replica.isConfigured()) {
+            return primary;
+        }
+        DataSource dataSource;
+        if (replica.getDataSource() != null) {
+            dataSource = beanFactory.getBean(replica.getDataSource(), DataSource.class);
+        }
+        else {
+            HikariDataSource pool = pool(prefix, "pgqueue-" + database + "-replica", replica.getUrl(),
+                    replica.getUsername(), replica.getPassword(), replica.getMaximumPoolSize(),
+                    replica.getConnectionTimeout(), classLoader);
+            pool.setReadOnly(true);
+            pool.setInitializationFailTimeout(-1);
+            ownPools.add(pool);
+            dataSource = pool;
+        }
+        PgQueueProperties.Schema schema = properties.getSchema();
+        Repositories repositories = new Repositories(dataSource, new Schema(schema.getName()), schema.getHistoryTable(),
+                properties.getCounters().isEnabled(), properties.getHistory().isEnabled(), properties.getStatementTimeout());
+        return new ReplicaReadingQueueAdmin(database, primary, new JdbcQueueAdmin(repositories, wakeups),
+                repositories.replica());
+    }
+
+    /** The default database's admin, reading listings from its replica when {@code pgqueue.replica} names one. */
+    QueueAdmin readingFromReplica(QueueAdmin primary, Wakeups wakeups, PgQueueProperties properties,
+            BeanFactory beanFactory, ClassLoader classLoader) {
+        return readingFromReplica(PgQueueProperties.Database.DEFAULT, "pgqueue.replica", properties.getReplica(),
+                primary, wakeups, properties, beanFactory, classLoader, defaultPools);
     }
 
     /** The recurring jobs of the default database: those whose queue no configured database lists. */
@@ -291,6 +352,7 @@ final class PgQueueDatabases implements SmartLifecycle, DisposableBean {
     @Override
     public void destroy() {
         units.forEach(PgQueueDatabases::close);
+        defaultPools.forEach(HikariDataSource::close);
     }
 
     private static void close(Unit unit) {
@@ -300,8 +362,6 @@ final class PgQueueDatabases implements SmartLifecycle, DisposableBean {
         catch (RuntimeException ex) {
             logger.warn("Could not close the wake-ups of pgqueue's database '" + unit.name() + "'", ex);
         }
-        if (unit.ownPool() != null) {
-            unit.ownPool().close();
-        }
+        unit.ownPools().forEach(HikariDataSource::close);
     }
 }

@@ -77,6 +77,12 @@ public class PgQueueProperties implements InitializingBean {
      */
     private final Map<String, Database> databases = new LinkedHashMap<>();
 
+    /**
+     * A read replica of the application's database, for the listings of the admin API, the endpoint and the
+     * dashboard; claims, sends and acknowledgements never use it.
+     */
+    private final Replica replica = new Replica();
+
     @Override
     public void afterPropertiesSet() {
         validate();
@@ -126,6 +132,7 @@ public class PgQueueProperties implements InitializingBean {
             settings.validate("pgqueue.queues." + name);
         });
         Database.validateAll(databases);
+        replica.validate("pgqueue.replica");
     }
 
     static void positive(String property, @Nullable Duration value) {
@@ -215,6 +222,10 @@ public class PgQueueProperties implements InitializingBean {
 
     public Map<String, Database> getDatabases() {
         return databases;
+    }
+
+    public Replica getReplica() {
+        return replica;
     }
 
     /** Where the queue tables live and whether pgqueue creates them. */
@@ -1385,6 +1396,11 @@ public class PgQueueProperties implements InitializingBean {
          */
         private List<String> queues = new ArrayList<>();
 
+        /**
+         * A read replica of this database, for the listings of the admin API, the endpoint and the dashboard.
+         */
+        private final Replica replica = new Replica();
+
         static void validateAll(Map<String, Database> databases) {
             Map<String, String> databaseByQueue = new java.util.HashMap<>();
             Map<Integer, String> databaseByBlock = new java.util.HashMap<>();
@@ -1408,6 +1424,7 @@ public class PgQueueProperties implements InitializingBean {
                             "give either " + prefix + ".url or " + prefix + ".data-source (a DataSource bean's name)");
                 }
                 atLeast(prefix + ".maximum-pool-size", database.maximumPoolSize, 1);
+                database.replica.validate(prefix + ".replica");
                 positive(prefix + ".connection-timeout", database.connectionTimeout);
                 if (database.queues.isEmpty()) {
                     throw new InvalidConfigurationPropertyValueException(prefix + ".queues", database.queues,
@@ -1487,6 +1504,106 @@ public class PgQueueProperties implements InitializingBean {
 
         public void setQueues(List<String> queues) {
             this.queues = queues;
+        }
+
+        public Replica getReplica() {
+            return replica;
+        }
+    }
+
+    /** A read replica (a streaming standby) that serves listings; unused unless url or data-source is given. */
+    public static class Replica {
+
+        /**
+         * Name of a DataSource bean of the replica; instead of url, username and password.
+         */
+        private @Nullable String dataSource;
+
+        /**
+         * JDBC URL of the replica, for a small pool pgqueue builds and closes itself.
+         */
+        private @Nullable String url;
+
+        /**
+         * Login user of the replica.
+         */
+        private @Nullable String username;
+
+        /**
+         * Login password of the replica.
+         */
+        private @Nullable String password;
+
+        /**
+         * Most connections of the pool pgqueue builds for the replica.
+         */
+        private int maximumPoolSize = 4;
+
+        /**
+         * Longest wait for a connection of the replica's pool.
+         */
+        private Duration connectionTimeout = Duration.ofSeconds(5);
+
+        /** Whether a replica is configured. */
+        public boolean isConfigured() {
+            return url != null || dataSource != null;
+        }
+
+        void validate(String prefix) {
+            if (url != null && dataSource != null) {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".url", url,
+                        "give either " + prefix + ".url or " + prefix + ".data-source, not both");
+            }
+            atLeast(prefix + ".maximum-pool-size", maximumPoolSize, 1);
+            positive(prefix + ".connection-timeout", connectionTimeout);
+        }
+
+        public @Nullable String getDataSource() {
+            return dataSource;
+        }
+
+        public void setDataSource(@Nullable String dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        public @Nullable String getUrl() {
+            return url;
+        }
+
+        public void setUrl(@Nullable String url) {
+            this.url = url;
+        }
+
+        public @Nullable String getUsername() {
+            return username;
+        }
+
+        public void setUsername(@Nullable String username) {
+            this.username = username;
+        }
+
+        public @Nullable String getPassword() {
+            return password;
+        }
+
+        public void setPassword(@Nullable String password) {
+            this.password = password;
+        }
+
+        public int getMaximumPoolSize() {
+            return maximumPoolSize;
+        }
+
+        public void setMaximumPoolSize(int maximumPoolSize) {
+            this.maximumPoolSize = maximumPoolSize;
+        }
+
+        public Duration getConnectionTimeout() {
+            return connectionTimeout;
+        }
+
+        public void setConnectionTimeout(Duration connectionTimeout) {
+            this.connectionTimeout = connectionTimeout;
         }
     }
 }

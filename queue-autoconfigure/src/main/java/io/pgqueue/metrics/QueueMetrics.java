@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.model.DatabaseStatus;
 import io.pgqueue.model.FairnessKeyCounts;
 import io.pgqueue.model.JobState;
 import io.pgqueue.model.QueueStats;
@@ -28,7 +29,9 @@ import org.apache.commons.logging.LogFactory;
  * (never a query inside a gauge callback): {@code pgqueue.jobs{queue,state}} and
  * {@code pgqueue.job.lag{queue}} (seconds since the oldest ready job became due), and
  * {@code pgqueue.vacuum.hold} (seconds the oldest transaction, prepared transaction or replication slot has
- * held back vacuum in pgqueue's database, 0 when nothing does).
+ * held back vacuum in pgqueue's database, 0 when nothing does). With several databases
+ * ({@code pgqueue.databases}) the queues' gauges carry a {@code database} tag, and
+ * {@code pgqueue.database.up{database}} is 1 for each database that answered the last refresh, 0 otherwise.
  */
 public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
 
@@ -43,6 +46,13 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
     private final List<MultiGauge> lagGauges = new ArrayList<>();
 
     private final List<MultiGauge> keyGauges = new ArrayList<>();
+
+    private final List<MultiGauge> databaseGauges = new ArrayList<>();
+
+    /** With several databases, each one's name by the queues it lists (the default database holds the rest). */
+    private volatile Map<String, String> databaseByQueue = Map.of();
+
+    private volatile List<DatabaseStatus> databases = List.of();
 
     private volatile List<FairnessKeyCounts> fairnessKeys = List.of();
 
@@ -70,6 +80,9 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
             lagGauges.add(MultiGauge.builder("pgqueue.job.lag")
                 .description("Time since the oldest ready job of the queue became due")
                 .baseUnit("seconds")
+                .register(registry));
+            databaseGauges.add(MultiGauge.builder("pgqueue.database.up")
+                .description("With several databases: 1 when the database answered at the last refresh, 0 when not")
                 .register(registry));
             keyGauges.add(MultiGauge.builder("pgqueue.fairness.keys")
                 .description("Fairness keys of a fair queue by what they do (active, paused, idle)")
@@ -104,6 +117,10 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
     /** Reads the counters now and updates the gauges' rows (new queues appear, vanished ones go). */
     public void refresh() {
         try {
+            databases = admin.databases();
+            Map<String, String> byQueue = new java.util.HashMap<>();
+            databases.forEach((database) -> database.queues().forEach((queue) -> byQueue.put(queue, database.name())));
+            databaseByQueue = byQueue;
             snapshot = admin.queues().stream().collect(Collectors.toMap(QueueStats::queue, Function.identity()));
             Instant now = Instant.now();
             vacuumHoldSeconds = admin.vacuumHold().map((hold) -> hold.age(now).toMillis() / 1000.0).orElse(0.0);
@@ -118,10 +135,15 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
         List<MultiGauge.Row<?>> jobRows = new ArrayList<>();
         List<MultiGauge.Row<?>> lagRows = new ArrayList<>();
         for (String queue : snapshot.keySet()) {
+            Tags tags = queueTags(queue);
             for (JobState state : JobState.live()) {
-                jobRows.add(MultiGauge.Row.of(Tags.of("queue", queue, "state", state.value()), () -> count(queue, state)));
+                jobRows.add(MultiGauge.Row.of(tags.and("state", state.value()), () -> count(queue, state)));
             }
-            lagRows.add(MultiGauge.Row.of(Tags.of("queue", queue), () -> lagSeconds(queue)));
+            lagRows.add(MultiGauge.Row.of(tags, () -> lagSeconds(queue)));
+        }
+        List<MultiGauge.Row<?>> databaseRows = new ArrayList<>();
+        for (DatabaseStatus database : databases) {
+            databaseRows.add(MultiGauge.Row.of(Tags.of("database", database.name()), database.up() ? 1 : 0));
         }
         List<MultiGauge.Row<?>> keyRows = new ArrayList<>();
         for (FairnessKeyCounts keys : fairnessKeys) {
@@ -133,7 +155,14 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
             jobGauges.forEach((gauge) -> gauge.register(jobRows, false));
             lagGauges.forEach((gauge) -> gauge.register(lagRows, false));
             keyGauges.forEach((gauge) -> gauge.register(keyRows, true));
+            databaseGauges.forEach((gauge) -> gauge.register(databaseRows, true));
         }
+    }
+
+    /** A queue's tags: its name, and its database's when there are several. */
+    private Tags queueTags(String queue) {
+        return databases.isEmpty() ? Tags.of("queue", queue)
+                : Tags.of("queue", queue, "database", databaseByQueue.getOrDefault(queue, databases.get(0).name()));
     }
 
     private long count(String queue, JobState state) {

@@ -1,5 +1,6 @@
 package io.pgqueue.model;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -11,10 +12,23 @@ import org.jspecify.annotations.Nullable;
  * @param up whether it answered
  * @param error why it did not, when it did not
  * @param queues the queues configured to live in it (empty for the default database, which holds every other)
+ * @param replicaLag with a read replica for listings ({@code replica.*}), how far its replay is behind; null
+ * without one, or when it did not answer
  */
-public record DatabaseStatus(String name, boolean up, @Nullable String error, List<String> queues) {
+public record DatabaseStatus(String name, boolean up, @Nullable String error, List<String> queues,
+        @Nullable Duration replicaLag) {
 
     public DatabaseStatus {
         queues = List.copyOf(queues);
+    }
+
+    /** A database without a read replica. */
+    public DatabaseStatus(String name, boolean up, @Nullable String error, List<String> queues) {
+        this(name, up, error, queues, null);
+    }
+
+    /** The same, with its replica's lag. */
+    public DatabaseStatus withReplicaLag(@Nullable Duration lag) {
+        return new DatabaseStatus(name, up, error, queues, lag);
     }
 }

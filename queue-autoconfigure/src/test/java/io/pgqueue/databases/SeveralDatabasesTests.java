@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
 import io.pgqueue.QueueTemplate;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.pgqueue.actuate.PgQueueHealthIndicator;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.batch.Batch;
 import io.pgqueue.batch.BatchOperations;
@@ -16,9 +18,12 @@ import io.pgqueue.batch.InvalidBatchException;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.listener.QueueListenerContainer;
+import io.pgqueue.metrics.QueueMetrics;
 import io.pgqueue.model.CancelResult;
 import io.pgqueue.model.DatabaseStatus;
 import io.pgqueue.model.QueueStats;
+import io.pgqueue.model.ScheduleInfo;
+import io.pgqueue.schedule.RecurringJob;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.RestartablePostgres;
@@ -34,6 +39,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
@@ -82,7 +89,7 @@ class SeveralDatabasesTests {
         runner.run((context) -> {
             for (Jobs jobs : List.of(defaultJobs, secondJobs)) {
                 jobs.jdbc().update("TRUNCATE pgqueue.job, pgqueue.queue_counter_delta, pgqueue.queue_counter, pgqueue.queue_state, "
-                        + "pgqueue.workflow, pgqueue.batch CASCADE");
+                        + "pgqueue.workflow, pgqueue.batch, pgqueue.schedule CASCADE");
             }
         });
     }
@@ -112,6 +119,14 @@ class SeveralDatabasesTests {
             assertThat(admin.databases()).extracting(DatabaseStatus::name, DatabaseStatus::up)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("default", true),
                         org.assertj.core.groups.Tuple.tuple("reporting", true));
+
+            SimpleMeterRegistry meters = new SimpleMeterRegistry();
+            new QueueMetrics(admin, Duration.ofHours(1)).bindTo(meters);
+            assertThat(meters.get("pgqueue.jobs").tags("queue", "exports", "database", "reporting", "state", "ready")
+                .gauge().value()).isEqualTo(2);
+            assertThat(meters.get("pgqueue.jobs").tags("queue", "emails", "database", "default", "state", "ready")
+                .gauge().value()).isEqualTo(1);
+            assertThat(meters.get("pgqueue.database.up").tag("database", "reporting").gauge().value()).isEqualTo(1);
 
             admin.pause("reports");
             assertThat(admin.isPaused("reports")).isTrue();
@@ -253,6 +268,8 @@ class SeveralDatabasesTests {
         runner.withBean(Recorder.class, () -> new Recorder(handled)).run((context) -> {
             QueueTemplate template = context.getBean(QueueTemplate.class);
             QueueAdmin admin = context.getBean(QueueAdmin.class);
+            PgQueueHealthIndicator health = new PgQueueHealthIndicator(admin,
+                    context.getBean(QueueListenerContainerRegistry.class), null, Status.OUT_OF_SERVICE);
             admin.pause("reports");
             template.sendBatch("reports", IntStream.range(0, 300).mapToObj(Work::new).toList());
 
@@ -277,6 +294,10 @@ class SeveralDatabasesTests {
                     .containsExactly(org.assertj.core.groups.Tuple.tuple("default", true),
                             org.assertj.core.groups.Tuple.tuple("reporting", false));
                 assertThat(admin.queues()).extracting(QueueStats::queue).contains("emails");
+                Health down = health.health();
+                assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+                assertThat(down.getDetails()).containsEntry("databasesDown", List.of("reporting"));
+                assertThat(down.getDetails().get("databases").toString()).contains("default=UP", "reporting=DOWN");
             }
             finally {
                 second.startServer();
@@ -289,8 +310,28 @@ class SeveralDatabasesTests {
                 .until(() -> secondJobs.count("reports") + defaultJobs.count("emails") == 0);
             assertThat(admin.reconcile()).isEmpty();
             assertThat(admin.databases()).allMatch(DatabaseStatus::up);
+            assertThat(health.health().getStatus()).isEqualTo(Status.UP);
         });
         assertThat(handled.values()).allMatch((count) -> count.get() == 1);
+    }
+
+    @Test
+    void recurringJobsFireIntoTheirQueuesDatabase() {
+        runner.withPropertyValues("pgqueue.schedules.monthly.queue=reports", "pgqueue.schedules.monthly.fixed-rate=1s")
+            .withBean(RecurringJob.class, () -> RecurringJob.builder("hourly").queue("exports").fixedRate(Duration.ofSeconds(1))
+                .payload(Map.of("kind", "hourly")).build())
+            .run((context) -> {
+                await().atMost(Duration.ofSeconds(20))
+                    .until(() -> secondJobs.count("reports") > 0 && secondJobs.count("exports") > 0);
+                assertThat(defaultJobs.count("reports") + defaultJobs.count("exports")).isZero();
+                assertThat(secondJobs.jdbc().queryForList("SELECT name FROM pgqueue.schedule ORDER BY name", String.class))
+                    .containsExactly("hourly", "monthly");
+                QueueAdmin admin = context.getBean(QueueAdmin.class);
+                assertThat(admin.schedules()).extracting(ScheduleInfo::name).contains("hourly", "monthly");
+                admin.pauseSchedule("monthly");
+                assertThat(secondJobs.jdbc().queryForObject("SELECT paused FROM pgqueue.schedule WHERE name = 'monthly'",
+                        Boolean.class)).isTrue();
+            });
     }
 
     @Test

@@ -88,7 +88,7 @@ class DashboardApiController {
         return Overview.of(now, queues, throughput.record(now, queues), admin.nodes().size(), admin.vacuumHold()
             .filter((hold) -> hold.age(now).compareTo(vacuumHoldWarning) >= 0)
             .map((hold) -> hold.describe(now) + ": vacuum can remove no dead row of the queue tables until it ends")
-            .orElse(null));
+            .orElse(null), admin.databases());
     }
 
     @GetMapping("/queues/{queue}")

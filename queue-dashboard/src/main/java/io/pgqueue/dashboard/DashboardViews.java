@@ -12,6 +12,7 @@ import io.pgqueue.admin.AdminAction;
 import io.pgqueue.admin.Masking;
 import io.pgqueue.dashboard.ThroughputHistory.RatePoint;
 import io.pgqueue.model.ClusterNode;
+import io.pgqueue.model.DatabaseStatus;
 import io.pgqueue.model.FairnessKeyInfo;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobState;
@@ -59,18 +60,36 @@ final class DashboardViews {
      * @param rates the cluster's throughput history, oldest first
      */
     record Overview(Instant at, QueueView cluster, List<QueueView> queues, int nodes, List<RatePoint> rates,
-            @Nullable String vacuumHold) {
+            @Nullable String vacuumHold, List<DatabaseView> databases) {
 
         /**
          * The overview of these queues: the cluster's whole rate history, each queue's sparkline points, and
          * what holds back vacuum, when it has held longer than the warning threshold.
          */
         static Overview of(Instant now, List<QueueStats> queues, ThroughputHistory.Rates rates, int nodes,
-                @Nullable String vacuumHold) {
+                @Nullable String vacuumHold, List<DatabaseStatus> databases) {
             QueueView cluster = QueueView.cluster(queues, rates);
             return new Overview(now, cluster,
                     queues.stream().map((stats) -> QueueView.of(stats, rates, QueueView.SPARK_POINTS)).toList(), nodes,
-                    cluster.rates(), vacuumHold);
+                    cluster.rates(), vacuumHold, databases.stream().map(DatabaseView::of).toList());
+        }
+    }
+
+    /**
+     * One of several databases (none with one database): the page shows each one's state and a database column.
+     *
+     * @param name its name ({@code default} for the application's DataSource)
+     * @param up whether it answered
+     * @param error why not, when not
+     * @param replicaLagSeconds how far its read replica is behind, when it has one
+     * @param queues the queues it lists (the default database holds every other)
+     */
+    record DatabaseView(String name, boolean up, @Nullable String error, @Nullable Double replicaLagSeconds,
+            List<String> queues) {
+
+        static DatabaseView of(DatabaseStatus status) {
+            return new DatabaseView(status.name(), status.up(), status.error(), QueueView.seconds(status.replicaLag()),
+                    status.queues());
         }
     }
 

@@ -32,6 +32,8 @@ public final class Repositories {
 
     private final JdbcBatchRepository batches;
 
+    private final JdbcReplicaRepository replica;
+
     /**
      * @param dataSource the application's DataSource
      * @param schema the schema holding pgqueue's tables
@@ -57,6 +59,12 @@ public final class Repositories {
         this.workflows = new JdbcWorkflowRepository(jdbc, schema, counterDeltas);
         this.batches = new JdbcBatchRepository(jdbc, schema, counterDeltas);
         this.fairness = new JdbcFairnessRepository(jdbc, schema);
+        this.replica = new JdbcReplicaRepository(jdbc);
+    }
+
+    /** The server's replica state (meaningful on a read replica's DataSource). */
+    public ReplicaRepository replica() {
+        return replica;
     }
 
     public Schema schema() {

@@ -371,7 +371,13 @@ public final class RoutingQueueAdmin implements QueueAdmin {
             List<String> queues = unit.queues().stream().sorted().toList();
             try {
                 unit.service().schemaVersion();
-                statuses.add(new DatabaseStatus(unit.name(), true, null, queues));
+                // a database with a read replica tells its lag
+                java.time.Duration lag = unit.service().databases().stream()
+                    .map(DatabaseStatus::replicaLag)
+                    .filter(java.util.Objects::nonNull)
+                    .findFirst()
+                    .orElse(null);
+                statuses.add(new DatabaseStatus(unit.name(), true, null, queues, lag));
             }
             catch (RuntimeException ex) {
                 statuses.add(new DatabaseStatus(unit.name(), false, ex.getClass().getSimpleName() + ": "

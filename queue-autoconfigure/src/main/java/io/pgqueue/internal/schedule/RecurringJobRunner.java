@@ -16,6 +16,7 @@ import io.pgqueue.schedule.RecurringJob;
 import io.pgqueue.support.PeriodicLifecycle;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Fires recurring jobs. Every node declares the schedules it knows at start and then, every poll interval,
@@ -39,6 +40,9 @@ public class RecurringJobRunner extends PeriodicLifecycle implements QueueSchedu
 
     private final List<RecurringJob> declared = new ArrayList<>();
 
+    /** With queues in several databases: the scheduler of the database a queue lives in, when not this one. */
+    private java.util.function.Function<String, @Nullable QueueScheduler> elsewhere = (queue) -> null;
+
     public RecurringJobRunner(ScheduleRepository store, Wakeups wakeups, JobPayloadCodec codec, Duration pollInterval,
             List<RecurringJob> jobs) {
         super("pgqueue-scheduler");
@@ -51,9 +55,22 @@ public class RecurringJobRunner extends PeriodicLifecycle implements QueueSchedu
         this.declared.addAll(jobs);
     }
 
+    /**
+     * With queues in several databases: where a recurring job of a queue that lives in another database is
+     * registered (its ticks are enqueued there, in the transaction that records them).
+     */
+    public void setQueuePlacement(java.util.function.Function<String, @Nullable QueueScheduler> elsewhere) {
+        this.elsewhere = elsewhere;
+    }
+
     /** Declares a recurring job in the schedule table (keeping its next run if the definition is unchanged). */
     @Override
     public void register(RecurringJob job) {
+        QueueScheduler other = elsewhere.apply(job.queue());
+        if (other != null) {
+            other.register(job);
+            return;
+        }
         ScheduleTicks ticks = ScheduleTicks.of(job);
         Object payload = job.payload();
         String json = (payload == null) ? null

@@ -207,9 +207,15 @@
         // in the page's column, not the header's: the banner's own margins are for the top of the page
         const vacuumHold = el('div', { class: 'banner', id: 'vacuum-hold', role: 'alert', style: 'margin: 0 0 12px' });
         vacuumHold.hidden = true;
+        // several databases: each one's state, and a column naming each queue's
+        const databases = el('div', { class: 'cards', id: 'databases' });
+        databases.hidden = true;
+        const databaseHeader = el('th', { text: 'Database', 'data-col': 'database' });
+        databaseHeader.hidden = true;
         render(
             el('h1', {}, 'Overview'),
             vacuumHold,
+            databases,
             cards,
             el('div', { class: 'panel' },
                 el('div', { class: 'legend' }, el('span', {}, el('i', { style: 'background:#336791' }), 'completed / min'),
@@ -217,7 +223,7 @@
                 chartBox),
             el('table', { id: 'queues' },
                 el('thead', {}, el('tr', {},
-                    el('th', { text: 'Queue' }), ...LIVE_STATES.map((s) => el('th', { class: 'num', text: s })),
+                    el('th', { text: 'Queue' }), databaseHeader, ...LIVE_STATES.map((s) => el('th', { class: 'num', text: s })),
                     el('th', { class: 'num', text: 'Lag' }), el('th', { class: 'num', text: 'Completed / min' }),
                     el('th', { class: 'num', text: 'Failed / min' }), el('th', { text: 'Throughput' }),
                     el('th', { text: 'Listeners' }), el('th', { text: 'Status' }), el('th', { text: '' }))),
@@ -231,6 +237,21 @@
             const c = overview.cluster;
             vacuumHold.textContent = overview.vacuumHold || '';
             vacuumHold.hidden = !overview.vacuumHold;
+            const several = overview.databases.length > 0;
+            databases.hidden = !several;
+            databaseHeader.hidden = !several;
+            databases.replaceChildren(...overview.databases.map((d) => card('database ' + d.name,
+                (d.up ? 'up' : 'DOWN') + (d.replicaLagSeconds != null ? ', replica ' + seconds(d.replicaLagSeconds) + ' behind' : ''),
+                'database-' + d.name)));
+            overview.databases.filter((d) => !d.up).forEach((d) => {
+                const value = databases.querySelector('#database-' + CSS.escape(d.name));
+                value.classList.add('down');
+                value.title = d.error || '';
+            });
+            const databaseOf = (queue) => {
+                const listing = overview.databases.find((d) => d.queues.includes(queue));
+                return listing ? listing.name : (several ? overview.databases[0].name : '');
+            };
             cards.replaceChildren(
                 ...LIVE_STATES.map((s) => card(s, count(c.jobs[s]), 'cluster-' + s)),
                 card('completed / min', perMinute(c.completedPerMinute), 'cluster-completed-rate'),
@@ -248,7 +269,7 @@
                     row = queueRow(queue.name);
                     rows.set(queue.name, row);
                 }
-                row.update(queue);
+                row.update(queue, databaseOf(queue), several);
                 body.append(row.tr);
             }
             for (const [name, row] of rows) {
@@ -258,7 +279,7 @@
                 }
             }
             if (overview.queues.length === 0 && !body.querySelector('.empty')) {
-                body.append(el('tr', { class: 'empty' }, el('td', { colspan: 12, class: 'muted', text: 'No queue has a job, a listener or a schedule yet.' })));
+                body.append(el('tr', { class: 'empty' }, el('td', { colspan: 13, class: 'muted', text: 'No queue has a job, a listener or a schedule yet.' })));
             } else if (overview.queues.length > 0) {
                 body.querySelectorAll('.empty').forEach((e) => e.remove());
             }
@@ -276,13 +297,15 @@
         const status = el('td');
         const action = el('td');
         const tr = el('tr', { 'data-queue-row': name },
-            el('td', {}, el('a', { href: '#/queues/' + encodeURIComponent(name), text: name })),
+            el('td', {}, el('a', { href: '#/queues/' + encodeURIComponent(name), text: name })), cell('database'),
             ...LIVE_STATES.map((s) => cell(s, 'num')), cell('lag', 'num'), cell('completedPerMinute', 'num'),
             cell('failedPerMinute', 'num'), cell('spark'), cell('listeners'), status, action);
         let paused = null;
         return {
             tr: tr,
-            update(queue) {
+            update(queue, database, several) {
+                cells.database.textContent = database;
+                cells.database.hidden = !several;
                 for (const s of LIVE_STATES) {
                     cells[s].textContent = count(queue.jobs[s]);
                 }
