@@ -64,7 +64,7 @@ class DashboardSeveralDatabasesTests {
         queues.sendBatch("inbox", java.util.List.of(Map.of("n", 1), Map.of("n", 2)));
         long report = queues.send("reports", Map.of("month", "2026-10"), SendOptions.builder()
             .delay(Duration.ofHours(1)).build()).jobId();
-        browser = Browser.open(port).signIn("viewer", DashboardTestApplication.PASSWORD);
+        browser = Browser.open(port).signIn("ops", DashboardTestApplication.PASSWORD);
         Browser page = browser.open("#/");
         page.waitForText(cell("reports", "scheduled"), "1");
         page.waitForText(cell("inbox", "ready"), "2");

@@ -34,7 +34,7 @@ class OverviewSizeTests {
         }
 
         ThroughputHistory.Rates kept = rates;
-        DashboardViews.Overview overview = DashboardViews.Overview.of(start, queues, kept, 3, null);
+        DashboardViews.Overview overview = DashboardViews.Overview.of(start, queues, kept, 3, null, List.of());
         int bytes = JsonMapper.builder().findAndAddModules().build().writeValueAsBytes(overview).length;
 
         assertThat(overview.queues()).hasSize(300)
@@ -43,7 +43,7 @@ class OverviewSizeTests {
         System.out.println("overview at 300 queues: " + bytes + " bytes; with every queue's whole history: "
                 + JsonMapper.builder().findAndAddModules().build().writeValueAsBytes(new DashboardViews.Overview(start,
                         overview.cluster(), queues.stream().map((stats) -> DashboardViews.QueueView.of(stats, kept)).toList(),
-                        3, overview.rates(), null)).length + " bytes");
+                        3, overview.rates(), null, List.of())).length + " bytes");
         assertThat(bytes).as("overview bytes at 300 queues").isLessThan(2_500_000);
     }
 

@@ -269,7 +269,7 @@
                     row = queueRow(queue.name);
                     rows.set(queue.name, row);
                 }
-                row.update(queue, databaseOf(queue), several);
+                row.update(queue, databaseOf(queue.name), several);
                 body.append(row.tr);
             }
             for (const [name, row] of rows) {
