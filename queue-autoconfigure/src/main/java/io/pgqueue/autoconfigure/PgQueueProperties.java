@@ -1347,7 +1347,7 @@ public class PgQueueProperties implements InitializingBean {
     }
 
     /** A further PostgreSQL database and the queues it holds. */
-    public static class Database {
+    public static class Database extends PooledConnection {
 
         /** The name of the application's own DataSource among the databases. */
         public static final String DEFAULT = "default";
@@ -1361,37 +1361,6 @@ public class PgQueueProperties implements InitializingBean {
         private int idBlock;
 
         /**
-         * Name of a DataSource bean to use for this database; instead of url, username and password.
-         */
-        private @Nullable String dataSource;
-
-        /**
-         * JDBC URL of this database, for a connection pool pgqueue builds and closes itself.
-         */
-        private @Nullable String url;
-
-        /**
-         * Login user of this database.
-         */
-        private @Nullable String username;
-
-        /**
-         * Login password of this database.
-         */
-        private @Nullable String password;
-
-        /**
-         * Most connections of the pool pgqueue builds for this database.
-         */
-        private int maximumPoolSize = 10;
-
-        /**
-         * Longest wait for a connection of the pool pgqueue builds: a send to this database while it is down
-         * fails after it.
-         */
-        private Duration connectionTimeout = Duration.ofSeconds(5);
-
-        /**
          * Queues that live in this database; every other queue lives in the default database.
          */
         private List<String> queues = new ArrayList<>();
@@ -1400,6 +1369,20 @@ public class PgQueueProperties implements InitializingBean {
          * A read replica of this database, for the listings of the admin API, the endpoint and the dashboard.
          */
         private final Replica replica = new Replica();
+
+        /**
+         * Most connections of the pool pgqueue builds for this database.
+         */
+        private int maximumPoolSize = 10;
+
+        @Override
+        public int getMaximumPoolSize() {
+            return maximumPoolSize;
+        }
+
+        public void setMaximumPoolSize(int maximumPoolSize) {
+            this.maximumPoolSize = maximumPoolSize;
+        }
 
         static void validateAll(Map<String, Database> databases) {
             Map<String, String> databaseByQueue = new java.util.HashMap<>();
@@ -1419,13 +1402,13 @@ public class PgQueueProperties implements InitializingBean {
                     throw new InvalidConfigurationPropertyValueException(prefix + ".id-block", database.idBlock,
                             "already the id block of database '" + sameBlock + "'");
                 }
-                if ((database.dataSource == null) == (database.url == null)) {
-                    throw new InvalidConfigurationPropertyValueException(prefix + ".url", database.url,
+                if ((database.getDataSource() == null) == (database.getUrl() == null)) {
+                    throw new InvalidConfigurationPropertyValueException(prefix + ".url", database.getUrl(),
                             "give either " + prefix + ".url or " + prefix + ".data-source (a DataSource bean's name)");
                 }
-                atLeast(prefix + ".maximum-pool-size", database.maximumPoolSize, 1);
+                atLeast(prefix + ".maximum-pool-size", database.getMaximumPoolSize(), 1);
                 database.replica.validate(prefix + ".replica");
-                positive(prefix + ".connection-timeout", database.connectionTimeout);
+                positive(prefix + ".connection-timeout", database.getConnectionTimeout());
                 if (database.queues.isEmpty()) {
                     throw new InvalidConfigurationPropertyValueException(prefix + ".queues", database.queues,
                             "list the queues that live in this database");
@@ -1450,54 +1433,6 @@ public class PgQueueProperties implements InitializingBean {
             this.idBlock = idBlock;
         }
 
-        public @Nullable String getDataSource() {
-            return dataSource;
-        }
-
-        public void setDataSource(@Nullable String dataSource) {
-            this.dataSource = dataSource;
-        }
-
-        public @Nullable String getUrl() {
-            return url;
-        }
-
-        public void setUrl(@Nullable String url) {
-            this.url = url;
-        }
-
-        public @Nullable String getUsername() {
-            return username;
-        }
-
-        public void setUsername(@Nullable String username) {
-            this.username = username;
-        }
-
-        public @Nullable String getPassword() {
-            return password;
-        }
-
-        public void setPassword(@Nullable String password) {
-            this.password = password;
-        }
-
-        public int getMaximumPoolSize() {
-            return maximumPoolSize;
-        }
-
-        public void setMaximumPoolSize(int maximumPoolSize) {
-            this.maximumPoolSize = maximumPoolSize;
-        }
-
-        public Duration getConnectionTimeout() {
-            return connectionTimeout;
-        }
-
-        public void setConnectionTimeout(Duration connectionTimeout) {
-            this.connectionTimeout = connectionTimeout;
-        }
-
         public List<String> getQueues() {
             return queues;
         }
@@ -1512,51 +1447,70 @@ public class PgQueueProperties implements InitializingBean {
     }
 
     /** A read replica (a streaming standby) that serves listings; unused unless url or data-source is given. */
-    public static class Replica {
+    public static class Replica extends PooledConnection {
 
         /**
-         * Name of a DataSource bean of the replica; instead of url, username and password.
+         * Most connections of the pool pgqueue builds for the replica (listings only).
+         */
+        private int maximumPoolSize = 4;
+
+        @Override
+        public int getMaximumPoolSize() {
+            return maximumPoolSize;
+        }
+
+        public void setMaximumPoolSize(int maximumPoolSize) {
+            this.maximumPoolSize = maximumPoolSize;
+        }
+
+        /** Whether a replica is configured. */
+        public boolean isConfigured() {
+            return getUrl() != null || getDataSource() != null;
+        }
+
+        void validate(String prefix) {
+            if (getUrl() != null && getDataSource() != null) {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".url", getUrl(),
+                        "give either " + prefix + ".url or " + prefix + ".data-source, not both");
+            }
+            atLeast(prefix + ".maximum-pool-size", getMaximumPoolSize(), 1);
+            positive(prefix + ".connection-timeout", getConnectionTimeout());
+        }
+
+    }
+
+    /** How pgqueue reaches a further database or a replica: a DataSource bean, or a pool it builds itself. */
+    public abstract static class PooledConnection {
+
+        /**
+         * Name of a DataSource bean to use; instead of url, username and password.
          */
         private @Nullable String dataSource;
 
         /**
-         * JDBC URL of the replica, for a small pool pgqueue builds and closes itself.
+         * JDBC URL, for a connection pool pgqueue builds and closes itself.
          */
         private @Nullable String url;
 
         /**
-         * Login user of the replica.
+         * Login user.
          */
         private @Nullable String username;
 
         /**
-         * Login password of the replica.
+         * Login password.
          */
         private @Nullable String password;
 
-        /**
-         * Most connections of the pool pgqueue builds for the replica.
-         */
-        private int maximumPoolSize = 4;
 
         /**
-         * Longest wait for a connection of the replica's pool.
+         * Longest wait for a connection of the pool pgqueue builds: a call on this database while it is down
+         * fails after it.
          */
         private Duration connectionTimeout = Duration.ofSeconds(5);
 
-        /** Whether a replica is configured. */
-        public boolean isConfigured() {
-            return url != null || dataSource != null;
-        }
-
-        void validate(String prefix) {
-            if (url != null && dataSource != null) {
-                throw new InvalidConfigurationPropertyValueException(prefix + ".url", url,
-                        "give either " + prefix + ".url or " + prefix + ".data-source, not both");
-            }
-            atLeast(prefix + ".maximum-pool-size", maximumPoolSize, 1);
-            positive(prefix + ".connection-timeout", connectionTimeout);
-        }
+        /** Most connections of the pool pgqueue builds. */
+        public abstract int getMaximumPoolSize();
 
         public @Nullable String getDataSource() {
             return dataSource;
@@ -1588,14 +1542,6 @@ public class PgQueueProperties implements InitializingBean {
 
         public void setPassword(@Nullable String password) {
             this.password = password;
-        }
-
-        public int getMaximumPoolSize() {
-            return maximumPoolSize;
-        }
-
-        public void setMaximumPoolSize(int maximumPoolSize) {
-            this.maximumPoolSize = maximumPoolSize;
         }
 
         public Duration getConnectionTimeout() {

@@ -10,6 +10,7 @@ import java.util.stream.IntStream;
 
 import io.pgqueue.QueueTemplate;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.pgqueue.actuate.PgQueueEndpoint;
 import io.pgqueue.actuate.PgQueueHealthIndicator;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.batch.Batch;
@@ -38,6 +39,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -64,6 +67,9 @@ class SeveralDatabasesTests {
     private static final RestartablePostgres second = RestartablePostgres.start();
 
     private static final long BLOCK_ONE = 1L << 48;
+
+    /** How long the second server stays down while the default database's queue drains. */
+    private static final Duration OUTAGE = Duration.ofSeconds(60);
 
     private final ApplicationContextRunner runner = QueueContextRunners.fastListeners(database)
         .withPropertyValues("pgqueue.databases.reporting.url=" + second.jdbcUrl("postgres"),
@@ -134,6 +140,23 @@ class SeveralDatabasesTests {
                     + "AND paused", Long.class)).isEqualTo(1);
             assertThat(admin.cancel(report)).isEqualTo(CancelResult.CANCELLED);
             assertThat(secondJobs.count("reports")).isZero();
+        });
+    }
+
+    @Test
+    void theEndpointSeesAndOperatesTheQueuesOfBothDatabases() {
+        runner.run((context) -> {
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            long report = template.send("reports", new Work(1));
+            template.send("emails", new Work(2));
+            PgQueueEndpoint endpoint = new PgQueueEndpoint(context.getBean(QueueAdmin.class),
+                    context.getBean(QueueListenerContainerRegistry.class), Show.NEVER, Set.of());
+
+            assertThat(endpoint.queues().queues()).extracting(PgQueueEndpoint.QueueDescriptor::name)
+                .contains("reports", "emails");
+            assertThat(endpoint.job(SecurityContext.NONE, "reports", report)).isNotNull();
+            assertThat(endpoint.queue(SecurityContext.NONE, "reports", null, null, "ready", null, null, null, null, null,
+                    50, null).jobs()).hasSize(1);
         });
     }
 
@@ -278,7 +301,7 @@ class SeveralDatabasesTests {
                 // the default database's queue drains round after round while the other server is down
                 long downSince = System.nanoTime();
                 int sent = 0;
-                while (System.nanoTime() - downSince < Duration.ofSeconds(20).toNanos()) {
+                while (System.nanoTime() - downSince < OUTAGE.toNanos()) {
                     int from = 1000 + sent;
                     template.sendBatch("emails", IntStream.range(from, from + 200).mapToObj(Work::new).toList());
                     sent += 200;

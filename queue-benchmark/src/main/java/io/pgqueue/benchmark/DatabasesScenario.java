@@ -27,6 +27,7 @@ import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.listener.JobContext;
 import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.testsupport.EmbeddedPostgresServer;
+import io.pgqueue.testsupport.RestartablePostgres;
 
 /**
  * Queues over one PostgreSQL server, then over two ({@code pgqueue.databases}): the same application sends to
@@ -84,8 +85,106 @@ final class DatabasesScenario {
             List<Result> results = new ArrayList<>();
             results.add(result("enqueue", one, two, 0, jobs));
             results.add(result("drain", one, two, 1, jobs));
+            results.add(outage(a, jobs, rounds));
             return results;
         }
+    }
+
+    /**
+     * The default database's queue drained while the other database is up, then while it is down (its server
+     * stopped, its listener failing and backing off), in alternating rounds; after each outage the stopped
+     * server restarts and its queue's jobs must all be handled.
+     */
+    private static Result outage(Server a, int jobs, int rounds) throws Exception {
+        String database = a.createDatabase();
+        try (RestartablePostgres other = RestartablePostgres.start()) {
+            Map<String, Object> properties = new HashMap<>();
+            properties.put("pgqueue.databases.second.url", other.jdbcUrl("postgres"));
+            properties.put("pgqueue.databases.second.username", other.username());
+            properties.put("pgqueue.databases.second.id-block", "1");
+            properties.put("pgqueue.databases.second.maximum-pool-size", String.valueOf(POOL / 2));
+            properties.put("pgqueue.databases.second.queues", SECOND_QUEUE);
+            try (PgQueueApp app = PgQueueApp.start(a.server.jdbcUrl(database), a.server.username(), a.server.password(),
+                    POOL / 2, properties)) {
+                QueueTemplate template = app.template();
+                Noop first = new Noop();
+                Noop second = new Noop();
+                Method handle = Noop.class.getDeclaredMethod("handle", JobContext.class);
+                QueueListenerContainerRegistry registry = app.bean(QueueListenerContainerRegistry.class);
+                QueueListenerContainer firstContainer = registry.register(new ListenerEndpoint(first, handle, FIRST_QUEUE,
+                        null, String.valueOf(CONCURRENCY), "LEASE", String.valueOf(BATCH), null, null));
+                registry.register(new ListenerEndpoint(second, handle, SECOND_QUEUE, null, String.valueOf(CONCURRENCY),
+                        "LEASE", String.valueOf(BATCH), null, null)).start();
+                List<Cost> up = new ArrayList<>();
+                List<Cost> down = new ArrayList<>();
+                long secondSent = 0;
+                for (int round = 0; round <= rounds; round++) {
+                    for (boolean stopped : new boolean[] { false, true }) {
+                        template.sendBatch(SECOND_QUEUE, IntStream.range(0, 1_000).mapToObj((i) -> Map.of("n", i)).toList());
+                        secondSent += 1_000;
+                        if (stopped) {
+                            other.stop();
+                        }
+                        Cost rate = drainFirst(a, template, firstContainer, first, jobs);
+                        if (stopped) {
+                            other.startServer();
+                        }
+                        if (round > 0) {
+                            (stopped ? down : up).add(rate);
+                        }
+                    }
+                    long expected = secondSent;
+                    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+                    while (second.handled.get() < expected && System.nanoTime() < deadline) {
+                        LockSupport.parkNanos(10_000_000);
+                    }
+                    if (second.handled.get() < expected) {
+                        throw new IllegalStateException("after the restart only " + second.handled.get() + " of "
+                                + expected + " jobs of the stopped database were handled");
+                    }
+                }
+                Cost upCost = median(up);
+                Cost downCost = median(down);
+                double whileUp = upCost.rate();
+                double whileDown = downCost.rate();
+                System.out.println(String.format(Locale.ROOT, "   outage: the default database's queue drains %.0f jobs/s "
+                        + "while the other database is down, %.0f while it is up (%.2f); CPU per job: JVM %.0f vs %.0f us, "
+                        + "its server %.0f vs %.0f us; the stopped database's %d jobs all handled after its restarts",
+                        whileDown, whileUp, whileDown / whileUp, downCost.jvmMicros(), upCost.jvmMicros(),
+                        downCost.firstServerMicros(), upCost.firstServerMicros(), secondSent));
+                return new Result("databases", "drain of one database's queue while the other is down vs up", whileDown,
+                        whileUp, "jobs/s", true, jobs + " jobs per round, median of " + rounds + " alternating rounds "
+                                + "after a warm-up; the stopped server restarted after each outage and all " + secondSent
+                                + " of its jobs handled; baseline column = while up");
+            }
+        }
+        finally {
+            a.drop(database);
+        }
+    }
+
+    /** Sends a backlog to the first queue while its listener is stopped, then times its drain. */
+    private static Cost drainFirst(Server a, QueueTemplate template, QueueListenerContainer container, Noop first,
+            int jobs) throws Exception {
+        for (int sent = 0; sent < jobs; sent += 1_000) {
+            template.sendBatch(FIRST_QUEUE, IntStream.range(0, Math.min(1_000, jobs - sent))
+                .mapToObj((i) -> Map.of("n", i))
+                .toList());
+        }
+        long target = first.handled.get() + jobs;
+        Cost cost = cost(a, null, jobs, () -> {
+            container.start();
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+            while (first.handled.get() < target && System.nanoTime() < deadline) {
+                LockSupport.parkNanos(1_000_000);
+            }
+            if (first.handled.get() < target) {
+                throw new IllegalStateException("only " + (first.handled.get() - target + jobs) + " of " + jobs
+                        + " jobs handled");
+            }
+        });
+        container.stop();
+        return cost;
     }
 
     private static Result result(String phase, List<Cost[]> one, List<Cost[]> two, int index, int jobs) {

@@ -33,7 +33,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class ConfigurationReference {
 
-    private static final Set<String> MAP_PROPERTIES = Set.of("pgqueue.queues", "pgqueue.schedules");
+    private static final Set<String> MAP_PROPERTIES = Set.of("pgqueue.queues", "pgqueue.schedules", "pgqueue.databases");
 
     private final Map<String, JsonNode> properties;
 
@@ -48,12 +48,18 @@ final class ConfigurationReference {
     /** The keys of {@code pgqueue.queues.<queue>.fairness.*}, from the javadoc of their fields. */
     private final Map<String, Field> fairnessKeys;
 
+    /** The keys of {@code pgqueue.databases.<name>.*} (its replica's under {@code replica.}), from their fields. */
+    private final Map<String, Field> databaseKeys;
+
     private ConfigurationReference(Map<String, JsonNode> properties, Map<String, List<String>> hints) {
         this.properties = properties;
         this.hints = hints;
         this.perQueueKeys = perQueueKeys(properties);
         this.scheduleKeys = fieldKeys("Schedule", PgQueueProperties.Schedule.class);
         this.fairnessKeys = fieldKeys("Fairness", PgQueueProperties.Fairness.class);
+        this.databaseKeys = new LinkedHashMap<>(fieldKeys(PgQueueProperties.Database.class, "Database", "PooledConnection"));
+        fieldKeys(PgQueueProperties.Replica.class, "Replica", "PooledConnection")
+            .forEach((key, field) -> databaseKeys.put("replica." + key, field));
     }
 
     /** pgqueue's properties from every metadata file on the classpath. */
@@ -116,6 +122,9 @@ final class ConfigurationReference {
         if (parts.length == 4 && parts[0].equals("pgqueue") && parts[1].equals("schedules")) {
             return scheduleKeys.containsKey(parts[3]);
         }
+        if (parts.length == 4 && parts[0].equals("pgqueue") && parts[1].equals("databases")) {
+            return databaseKeys.containsKey(parts[3]);
+        }
         return false;
     }
 
@@ -147,6 +156,7 @@ final class ConfigurationReference {
         perQueue(page);
         fairness(page);
         schedules(page);
+        databases(page);
         section(page, "Dashboard", "pgqueue.dashboard.* (module `pgqueue-spring-boot-dashboard`)",
                 (name) -> name.startsWith("pgqueue.dashboard."));
         section(page, "Actuator endpoint", "management.endpoint.pgqueue.*",
@@ -213,6 +223,22 @@ final class ConfigurationReference {
         page.append('\n');
     }
 
+    private void databases(StringBuilder page) {
+        page.append("""
+                ## Several databases
+
+                `pgqueue.databases.<name>.*` puts queues in a further PostgreSQL database ([Several
+                databases](databases.md)); `pgqueue.databases.<name>.replica.*` gives it a read replica for listings.
+
+                | key | type | default | description |
+                |---|---|---|---|
+                """);
+        databaseKeys.forEach((key, field) -> page.append("| `pgqueue.databases.<name>.").append(key).append("` | ")
+            .append(field.type()).append(" | ").append(field.defaultValue()).append(" | ").append(field.description())
+            .append(" |\n"));
+        page.append('\n');
+    }
+
     /** The {@code pgqueue.listener.*} properties that a queue's settings override, by their key. */
     private static Map<String, JsonNode> perQueueKeys(Map<String, JsonNode> properties) {
         Set<String> settings = new TreeSet<>();
@@ -237,30 +263,56 @@ final class ConfigurationReference {
     }
 
     private static final Pattern FIELD = Pattern.compile(
-            "/\\*\\*(.*?)\\*/\\s*private (?:@Nullable )?([\\w<>, ]+?) (\\w+)(?: = ([^;]+))?;", Pattern.DOTALL);
+            "/\\*\\*((?:(?!\\*/).)*?)\\*/\\s*private (?:@Nullable )?([\\w<>, ]+?) (\\w+)(?: = ([^;]+))?;", Pattern.DOTALL);
 
-    /** The keys of a nested properties class (a recurring job, a queue's fairness), from its fields' javadoc. */
+    /** A field initialised as {@code Duration.ofSeconds(5)}: written as Boot reads it, {@code 5s}. */
+    private static final Pattern DURATION = Pattern.compile("Duration\\.of(Millis|Seconds|Minutes|Hours|Days)\\((\\d+)\\)");
+
+    private static final Map<String, String> DURATION_UNITS = Map.of("Millis", "ms", "Seconds", "s", "Minutes", "m",
+            "Hours", "h", "Days", "d");
+
     private static Map<String, Field> fieldKeys(String className, Class<?> type) {
+        return fieldKeys(type, className);
+    }
+
+    /**
+     * The keys of a nested properties class (a recurring job, a queue's fairness, a database), from the javadoc
+     * of its fields, declared in the named classes (the class and those it extends).
+     */
+    private static Map<String, Field> fieldKeys(Class<?> type, String... classNames) {
         String source = Repository.read(java.nio.file.Path.of("queue-autoconfigure", "src", "main", "java", "io",
                 "pgqueue", "autoconfigure", "PgQueueProperties.java"));
-        int start = source.indexOf("public static class " + className + " {");
-        String body = source.substring(start, source.indexOf("\n    }\n", start));
+        StringBuilder bodies = new StringBuilder();
+        for (String className : classNames) {
+            Matcher declaration = Pattern.compile("public (?:abstract )?static class " + className + "\\b[^{]*\\{")
+                .matcher(source);
+            if (!declaration.find()) {
+                throw new IllegalStateException("No class " + className + " in PgQueueProperties");
+            }
+            bodies.append(source, declaration.start(), source.indexOf("\n    }\n", declaration.start()));
+        }
+        String body = bodies.toString();
         Map<String, Field> keys = new LinkedHashMap<>();
         Matcher matcher = FIELD.matcher(body);
         while (matcher.find()) {
             String description = matcher.group(1).lines().map((line) -> line.replaceFirst("^\\s*\\*\\s?", "").strip())
                 .collect(Collectors.joining(" ")).strip();
             String initial = (matcher.group(4) != null) ? matcher.group(4).strip() : "";
+            Matcher duration = DURATION.matcher(initial);
             String defaultValue = (initial.isEmpty() || initial.startsWith("new ")) ? ""
+                    : duration.matches() ? "`" + duration.group(2) + DURATION_UNITS.get(duration.group(1)) + "`"
                     : "`" + (initial.startsWith("\"") ? initial.substring(1, initial.length() - 1)
                             : initial.matches("[0-9.]+") ? initial
                             : enumValue(initial.substring(initial.lastIndexOf('.') + 1))) + "`";
+            if (matcher.group(2).startsWith("final ")) {
+                continue; // a nested group (a database's replica): its keys are listed on their own
+            }
             Class<?> fieldType = BeanUtils.getPropertyDescriptor(type, matcher.group(3)).getPropertyType();
             keys.put(kebab(matcher.group(3)), new Field(type(fieldType.getName()), defaultValue, escape(description)));
         }
         for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(type)) {
             if (descriptor.getWriteMethod() != null && !keys.containsKey(kebab(descriptor.getName()))) {
-                throw new IllegalStateException(className + " property " + descriptor.getName() + " has no documented field");
+                throw new IllegalStateException(type.getSimpleName() + " property " + descriptor.getName() + " has no documented field");
             }
         }
         return keys;

@@ -17,6 +17,7 @@ import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.QueueListenerContainer;
+import io.pgqueue.support.AllAtOnce;
 import io.pgqueue.listener.adapter.MethodJobHandler;
 import io.pgqueue.model.NodeContainer;
 import org.jspecify.annotations.Nullable;
@@ -173,20 +174,9 @@ public class DefaultListenerContainerRegistry implements QueueListenerContainerR
         }
         running = false;
         // stop every container at once so the shutdown timeout is not paid once per container
-        List<Thread> stopping = new ArrayList<>();
-        for (QueueListenerContainer container : ordered) {
-            Thread thread = new Thread(container::stop, "pgqueue-stop-" + container.id());
-            stopping.add(thread);
-            thread.start();
-        }
-        for (Thread thread : stopping) {
-            try {
-                thread.join();
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        Map<String, Runnable> stops = new java.util.LinkedHashMap<>();
+        ordered.forEach((container) -> stops.put("pgqueue-stop-" + container.id(), container::stop));
+        AllAtOnce.run(stops);
         wakeups.stopListening();
         node.stop();
     }

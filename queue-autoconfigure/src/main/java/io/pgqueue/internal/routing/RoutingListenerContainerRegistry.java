@@ -11,6 +11,7 @@ import io.pgqueue.config.ListenerEndpoint;
 import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.QueueListenerContainer;
+import io.pgqueue.support.AllAtOnce;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -90,20 +91,9 @@ public final class RoutingListenerContainerRegistry implements QueueListenerCont
     @Override
     public synchronized void stop() {
         running = false;
-        List<Thread> stopping = new ArrayList<>();
-        for (DatabaseUnit<QueueListenerContainerRegistry> unit : router.units()) {
-            Thread thread = new Thread(unit.service()::stop, "pgqueue-stop-" + unit.name());
-            stopping.add(thread);
-            thread.start();
-        }
-        for (Thread thread : stopping) {
-            try {
-                thread.join();
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        java.util.Map<String, Runnable> stops = new java.util.LinkedHashMap<>();
+        router.units().forEach((unit) -> stops.put("pgqueue-stop-" + unit.name(), unit.service()::stop));
+        AllAtOnce.run(stops);
     }
 
     @Override
