@@ -60,7 +60,7 @@ import org.springframework.util.ClassUtils;
  * recurring jobs. None of it is a bean: it is reached through the routing template, admin and registry.
  * Starts and stops the units' background work with the application; closes the pools it built.
  */
-final class PgQueueDatabases implements SmartLifecycle, DisposableBean {
+final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, DisposableBean {
 
     private static final Log logger = LogFactory.getLog(PgQueueDatabases.class);
 
@@ -117,6 +117,23 @@ final class PgQueueDatabases implements SmartLifecycle, DisposableBean {
 
     List<Unit> units() {
         return units;
+    }
+
+    @Override
+    public DataSource forQueue(String queue) {
+        return units.stream()
+            .filter((unit) -> unit.queues().contains(queue))
+            .map(Unit::dataSource)
+            .findFirst()
+            .orElse(defaultDataSource);
+    }
+
+    @Override
+    public List<DataSource> all() {
+        List<DataSource> all = new ArrayList<>();
+        all.add(defaultDataSource);
+        units.forEach((unit) -> all.add(unit.dataSource()));
+        return all;
     }
 
     /** Whether a queue lives in the default database. */

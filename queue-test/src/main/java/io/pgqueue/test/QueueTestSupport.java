@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.autoconfigure.PgQueueDataSources;
 import io.pgqueue.autoconfigure.PgQueueProperties;
 import io.pgqueue.model.DeadJob;
 
@@ -31,14 +32,15 @@ public final class QueueTestSupport {
     /** Ready, running, or scheduled and already due: what a listener would still run. */
     private static final String PENDING = "(state IN ('ready', 'running') OR (state = 'scheduled' AND run_at <= now()))";
 
-    private final DataSource dataSource;
+    /** Where each queue's jobs are: the application's DataSource, or another of {@code pgqueue.databases}. */
+    private final PgQueueDataSources dataSources;
 
     private final String schema;
 
     private final QueueAdmin admin;
 
-    private QueueTestSupport(DataSource dataSource, String schema, QueueAdmin admin) {
-        this.dataSource = dataSource;
+    private QueueTestSupport(PgQueueDataSources dataSources, String schema, QueueAdmin admin) {
+        this.dataSources = dataSources;
         // the only identifier in the statements: the same rule pgqueue's startup enforced
         if (!schema.matches("[a-z_][a-z0-9_]{0,62}")) {
             throw new IllegalArgumentException("Invalid queue schema name '" + schema + "'");
@@ -48,13 +50,28 @@ public final class QueueTestSupport {
     }
 
     public static QueueTestSupport of(ApplicationContext context) {
-        return new QueueTestSupport(context.getBean(DataSource.class),
-                context.getBean(PgQueueProperties.class).getSchema().getName(), context.getBean(QueueAdmin.class));
+        PgQueueDataSources dataSources = context.getBeanProvider(PgQueueDataSources.class).getIfAvailable(() -> {
+            DataSource dataSource = context.getBean(DataSource.class);
+            return new PgQueueDataSources() {
+                @Override
+                public DataSource forQueue(String queue) {
+                    return dataSource;
+                }
+
+                @Override
+                public List<DataSource> all() {
+                    return List.of(dataSource);
+                }
+            };
+        });
+        return new QueueTestSupport(dataSources, context.getBean(PgQueueProperties.class).getSchema().getName(),
+                context.getBean(QueueAdmin.class));
     }
 
     /** Jobs of the queue that are ready, running, or scheduled and already due (exact, from the job table). */
     public long pending(String queue) {
-        List<String> counts = query("SELECT count(*) FROM " + schema + ".job WHERE queue = ? AND " + PENDING, queue);
+        List<String> counts = query(dataSources.forQueue(queue),
+                "SELECT count(*) FROM " + schema + ".job WHERE queue = ? AND " + PENDING, queue);
         return Long.parseLong(counts.get(0));
     }
 
@@ -78,13 +95,21 @@ public final class QueueTestSupport {
     public void awaitAllDrained(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         List<String> busy;
-        while (!(busy = query("SELECT DISTINCT queue FROM " + schema + ".job WHERE " + PENDING + " ORDER BY queue"))
-            .isEmpty()) {
+        while (!(busy = busyQueues()).isEmpty()) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("Queues " + busy + " still have pending jobs after " + timeout);
             }
             pause();
         }
+    }
+
+    /** The queues with pending jobs, in every database. */
+    private List<String> busyQueues() {
+        List<String> busy = new ArrayList<>();
+        for (DataSource dataSource : dataSources.all()) {
+            busy.addAll(query(dataSource, "SELECT DISTINCT queue FROM " + schema + ".job WHERE " + PENDING + " ORDER BY queue"));
+        }
+        return busy;
     }
 
     /** The dead jobs of a queue, newest first (at most 1000). */
@@ -93,7 +118,7 @@ public final class QueueTestSupport {
     }
 
     /** The first column of every row, read on a connection of its own that it commits. */
-    private List<String> query(String sql, String... parameters) {
+    private static List<String> query(DataSource dataSource, String sql, String... parameters) {
         try (Connection connection = dataSource.getConnection();
                 PreparedStatement statement = connection.prepareStatement(sql)) {
             for (int i = 0; i < parameters.length; i++) {
