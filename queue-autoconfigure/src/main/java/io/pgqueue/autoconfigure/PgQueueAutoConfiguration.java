@@ -116,7 +116,7 @@ public final class PgQueueAutoConfiguration {
         JdbcQueueTemplate template = new JdbcQueueTemplate(repositories.publishing(), repositories.admin(), codec, wakeups,
                 properties.getTemplate().getBatchChunkSize());
         template.setFairQueues(fairQueues(properties));
-        sendObserver.ifAvailable(template::setObserver);
+        sendObserver.ifAvailable((observer) -> template.setObserver(databases.observingDefault(observer)));
         return databases.isEmpty() ? template
                 : new RoutingQueueTemplate(databases.router((QueueTemplate) template, PgQueueDatabases.Unit::template));
     }

@@ -136,6 +136,16 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
         return all;
     }
 
+    /** Observations of the default database's sends name it when there are several databases. */
+    SendObserver observingDefault(SendObserver observer) {
+        return isEmpty() ? observer : observer.withDatabase(PgQueueProperties.Database.DEFAULT);
+    }
+
+    /** Observations of the default database's handler runs name it when there are several databases. */
+    ProcessObserver observingDefault(ProcessObserver observer) {
+        return isEmpty() ? observer : observer.withDatabase(PgQueueProperties.Database.DEFAULT);
+    }
+
     /** Whether a queue lives in the default database. */
     boolean inDefaultDatabase(String queue) {
         return !databaseByQueue.containsKey(queue);
@@ -234,7 +244,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
                     shared.codec(), wakeups, properties.getTemplate().getBatchChunkSize());
             template.setFairQueues(PgQueueAutoConfiguration.fairQueues(properties));
             if (shared.sendObserver() != null) {
-                template.setObserver(shared.sendObserver());
+                template.setObserver(shared.sendObserver().withDatabase(name));
             }
             PgQueueProperties.Health health = properties.getHealth();
             VacuumHorizonWatch vacuumHorizon = new VacuumHorizonWatch(repositories.vacuumHorizon(),
@@ -265,7 +275,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
             batches.setQueuePlacement(elsewhere);
             JdbcTransactionManager transactionManager = new JdbcTransactionManager(dataSource);
             QueueListenerContainerFactoryConfigurer configurer = new QueueListenerContainerFactoryConfigurer(repositories,
-                    node, shared.codec(), shared.errorHandler(), shared.observer(), shared.processObserver(),
+                    node, shared.codec(), shared.errorHandler(), shared.observer(), shared.processObserver().withDatabase(name),
                     maintenance.isEnabled() ? maintenance.getInterval() : null, () -> transactionManager, vacuumHorizon,
                     workflows);
             DefaultListenerContainerRegistry registry = new DefaultListenerContainerRegistry(configurer.createFactory(),

@@ -70,7 +70,7 @@ class QueueListenerConfiguration {
         PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
         return new QueueListenerContainerFactoryConfigurer(repositories, nodeRuntime, codec, errorHandler,
                 JobObserver.composite(observers.orderedStream().toList()),
-                processObserver.getIfAvailable(() -> ProcessObserver.NONE),
+                databases.observingDefault(processObserver.getIfAvailable(() -> ProcessObserver.NONE)),
                 maintenance.isEnabled() ? maintenance.getInterval() : null, transactionManager::getIfUnique,
                 vacuumHorizon.getIfAvailable(),
                 databases.placed(new JdbcWorkflows(repositories.workflows(), codec, wakeups)));

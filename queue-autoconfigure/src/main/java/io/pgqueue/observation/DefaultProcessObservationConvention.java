@@ -14,9 +14,11 @@ public class DefaultProcessObservationConvention implements ProcessObservationCo
 
     @Override
     public KeyValues getLowCardinalityKeyValues(ProcessContext context) {
-        return KeyValues.of(PgQueueObservation.ProcessLowCardinalityTags.QUEUE.withValue(context.queue()),
+        KeyValues values = KeyValues.of(PgQueueObservation.ProcessLowCardinalityTags.QUEUE.withValue(context.queue()),
                 PgQueueObservation.ProcessLowCardinalityTags.MODE.withValue(context.mode()),
                 PgQueueObservation.ProcessLowCardinalityTags.OUTCOME.withValue(context.outcome()));
+        return (context.database() != null)
+                ? values.and(PgQueueObservation.ProcessLowCardinalityTags.DATABASE.withValue(context.database())) : values;
     }
 
     @Override

@@ -14,7 +14,9 @@ public class DefaultSendObservationConvention implements SendObservationConventi
 
     @Override
     public KeyValues getLowCardinalityKeyValues(SendContext context) {
-        return KeyValues.of(PgQueueObservation.SendLowCardinalityTags.QUEUE.withValue(context.queue()));
+        KeyValues values = KeyValues.of(PgQueueObservation.SendLowCardinalityTags.QUEUE.withValue(context.queue()));
+        return (context.database() != null)
+                ? values.and(PgQueueObservation.SendLowCardinalityTags.DATABASE.withValue(context.database())) : values;
     }
 
     @Override

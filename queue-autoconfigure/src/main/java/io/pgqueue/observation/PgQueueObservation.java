@@ -50,6 +50,14 @@ public enum PgQueueObservation implements ObservationDocumentation {
     /** Low-cardinality tags of {@link #SEND}. */
     public enum SendLowCardinalityTags implements KeyName {
 
+        /** The database the queue lives in, only when the application has several ({@code pgqueue.databases}). */
+        DATABASE {
+            @Override
+            public String asString() {
+                return "pgqueue.database";
+            }
+        },
+
         /** The queue. */
         QUEUE {
             @Override
@@ -81,6 +89,14 @@ public enum PgQueueObservation implements ObservationDocumentation {
 
     /** Low-cardinality tags of {@link #PROCESS}. */
     public enum ProcessLowCardinalityTags implements KeyName {
+
+        /** The database the queue lives in, only when the application has several ({@code pgqueue.databases}). */
+        DATABASE {
+            @Override
+            public String asString() {
+                return "pgqueue.database";
+            }
+        },
 
         /** The queue. */
         QUEUE {

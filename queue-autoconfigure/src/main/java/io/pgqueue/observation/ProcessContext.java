@@ -31,6 +31,8 @@ public class ProcessContext extends ReceiverContext<Map<String, String>> {
 
     private String outcome = "success";
 
+    private @Nullable String database;
+
     public ProcessContext(String queue, String mode, long jobId, int attempt, Map<String, String> headers) {
         this(queue, mode, jobId, attempt, headers, List.of());
     }
@@ -65,6 +67,15 @@ public class ProcessContext extends ReceiverContext<Map<String, String>> {
         this.batch = List.copyOf(batch);
         this.workflowId = workflowId;
         this.batchId = batchId;
+    }
+
+    /** The database the queue lives in, when the application has several ({@code pgqueue.databases}); else null. */
+    public @Nullable String database() {
+        return database;
+    }
+
+    public void setDatabase(@Nullable String database) {
+        this.database = database;
     }
 
     /** The batch ({@code BatchOperations}) the job is a member of, or null. */

@@ -19,6 +19,8 @@ public class SendContext extends SenderContext<Map<String, String>> {
 
     private @Nullable Long jobId;
 
+    private @Nullable String database;
+
     public SendContext(String queue, Map<String, String> headers, int jobCount) {
         super((carrier, key, value) -> {
             if (carrier != null) {
@@ -46,6 +48,15 @@ public class SendContext extends SenderContext<Map<String, String>> {
 
     public void setJobId(@Nullable Long jobId) {
         this.jobId = jobId;
+    }
+
+    /** The database the queue lives in, when the application has several ({@code pgqueue.databases}); else null. */
+    public @Nullable String database() {
+        return database;
+    }
+
+    public void setDatabase(@Nullable String database) {
+        this.database = database;
     }
 
     /** The headers to send the jobs with: the given ones and what tracing added. */

@@ -10,6 +10,9 @@ import java.util.stream.IntStream;
 
 import io.pgqueue.QueueTemplate;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import io.pgqueue.actuate.PgQueueEndpoint;
 import io.pgqueue.actuate.PgQueueHealthIndicator;
 import io.pgqueue.admin.QueueAdmin;
@@ -158,6 +161,39 @@ class SeveralDatabasesTests {
             assertThat(endpoint.queue(SecurityContext.NONE, "reports", null, null, "ready", null, null, null, null, null,
                     50, null).jobs()).hasSize(1);
         });
+    }
+
+    @Test
+    void sendAndProcessObservationsNameTheirDatabase() {
+        ObservationRegistry observations = ObservationRegistry.create();
+        List<Observation.Context> stopped = new java.util.concurrent.CopyOnWriteArrayList<>();
+        observations.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return true;
+            }
+
+            @Override
+            public void onStop(Observation.Context context) {
+                stopped.add(context);
+            }
+        });
+        Map<Integer, AtomicInteger> handled = new ConcurrentHashMap<>();
+        runner.withPropertyValues("pgqueue.template.observation-enabled=true", "pgqueue.listener.observation-enabled=true")
+            .withBean(ObservationRegistry.class, () -> observations)
+            .withBean(Recorder.class, () -> new Recorder(handled))
+            .run((context) -> {
+                context.getBean(QueueTemplate.class).send("reports", new Work(1));
+                context.getBean(QueueTemplate.class).send("emails", new Work(1001));
+                await().atMost(Duration.ofSeconds(20)).until(() -> handled.size() == 2);
+                await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                    assertThat(stopped).extracting((observed) -> observed.getName() + " "
+                            + observed.getLowCardinalityKeyValue("pgqueue.queue").getValue() + " "
+                            + observed.getLowCardinalityKeyValue("pgqueue.database").getValue())
+                        .contains("pgqueue.send reports reporting", "pgqueue.send emails default",
+                                "pgqueue.process reports reporting", "pgqueue.process emails default");
+                });
+            });
     }
 
     @Test

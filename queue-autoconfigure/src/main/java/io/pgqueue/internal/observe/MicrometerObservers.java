@@ -1,5 +1,6 @@
 package io.pgqueue.internal.observe;
 
+import java.util.List;
 import java.util.Map;
 
 import io.micrometer.observation.Observation;
@@ -24,10 +25,21 @@ public final class MicrometerObservers {
 
     /** Observes sends as {@link PgQueueObservation#SEND}. */
     public static SendObserver send(ObservationRegistry registry, @Nullable SendObservationConvention convention) {
+        return send(registry, convention, null);
+    }
+
+    private static SendObserver send(ObservationRegistry registry, @Nullable SendObservationConvention convention,
+            @Nullable String database) {
         return new SendObserver() {
+            @Override
+            public SendObserver withDatabase(String name) {
+                return send(registry, convention, name);
+            }
+
             @Override
             public <T> T observe(String queue, Map<String, String> headers, int jobCount, SendWork<T> work) {
                 SendContext context = new SendContext(queue, headers, jobCount);
+                context.setDatabase(database);
                 Observation observation = PgQueueObservation.SEND.observation(convention,
                         DefaultSendObservationConvention.INSTANCE, () -> context, registry);
                 return observation.observe(() -> work.run(context.headers(), context::setJobId));
@@ -38,27 +50,52 @@ public final class MicrometerObservers {
     /** Observes handler runs as {@link PgQueueObservation#PROCESS}. */
     public static ProcessObserver process(ObservationRegistry registry,
             @Nullable ProcessObservationConvention convention) {
-        return (queue, mode, jobId, workflowId, batchId, attempt, headers, batch) -> {
-            ProcessContext context = new ProcessContext(queue, mode, jobId, attempt, headers.get(),
-                    batch.stream().map(java.util.function.Supplier::get).toList(), workflowId, batchId);
-            Observation observation = PgQueueObservation.PROCESS.observation(convention,
-                    DefaultProcessObservationConvention.INSTANCE, () -> context, registry).start();
-            Observation.Scope scope = observation.openScope();
-            return new ProcessObserver.Observed() {
-                @Override
-                public void outcome(String outcome, @Nullable Throwable error) {
-                    context.setOutcome(outcome);
-                    if (error != null) {
-                        observation.error(error);
-                    }
-                }
+        return process(registry, convention, null);
+    }
 
-                @Override
-                public void close() {
-                    scope.close();
-                    observation.stop();
+    private static ProcessObserver process(ObservationRegistry registry, @Nullable ProcessObservationConvention convention,
+            @Nullable String database) {
+        return new ProcessObserver() {
+            @Override
+            public ProcessObserver withDatabase(String name) {
+                return process(registry, convention, name);
+            }
+
+            @Override
+            public Observed start(String queue, String mode, long jobId, @Nullable Long workflowId,
+                    @Nullable Long batchId, int attempt, java.util.function.Supplier<Map<String, String>> headers,
+                    List<java.util.function.Supplier<Map<String, String>>> batch) {
+                return observe(registry, convention, database, queue, mode, jobId, workflowId, batchId, attempt,
+                        headers, batch);
+            }
+        };
+    }
+
+    private static ProcessObserver.Observed observe(ObservationRegistry registry,
+            @Nullable ProcessObservationConvention convention, @Nullable String database, String queue, String mode,
+            long jobId, @Nullable Long workflowId, @Nullable Long batchId, int attempt,
+            java.util.function.Supplier<Map<String, String>> headers,
+            List<java.util.function.Supplier<Map<String, String>>> batch) {
+        ProcessContext context = new ProcessContext(queue, mode, jobId, attempt, headers.get(),
+                batch.stream().map(java.util.function.Supplier::get).toList(), workflowId, batchId);
+        context.setDatabase(database);
+        Observation observation = PgQueueObservation.PROCESS.observation(convention,
+                DefaultProcessObservationConvention.INSTANCE, () -> context, registry).start();
+        Observation.Scope scope = observation.openScope();
+        return new ProcessObserver.Observed() {
+            @Override
+            public void outcome(String outcome, @Nullable Throwable error) {
+                context.setOutcome(outcome);
+                if (error != null) {
+                    observation.error(error);
                 }
-            };
+            }
+
+            @Override
+            public void close() {
+                scope.close();
+                observation.stop();
+            }
         };
     }
 }

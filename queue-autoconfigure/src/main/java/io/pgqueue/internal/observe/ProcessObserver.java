@@ -32,6 +32,11 @@ public interface ProcessObserver {
             Supplier<Map<String, String>> headers,
             List<Supplier<Map<String, String>>> batch);
 
+    /** The same observer for the runs of one of several databases' listeners: their observations name it. */
+    default ProcessObserver withDatabase(String database) {
+        return this;
+    }
+
     /** A running observation. */
     interface Observed extends AutoCloseable {
 

@@ -18,6 +18,11 @@ public interface SendObserver {
 
     <T> T observe(String queue, Map<String, String> headers, int jobCount, SendWork<T> work);
 
+    /** The same observer for the sends of one of several databases: their observations name it. */
+    default SendObserver withDatabase(String database) {
+        return this;
+    }
+
     /** The observed send. */
     @FunctionalInterface
     interface SendWork<T> {
