@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
+import javax.sql.DataSource;
 
 import io.pgqueue.QueueTemplate;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -193,6 +194,24 @@ class SeveralDatabasesTests {
                         .contains("pgqueue.send reports reporting", "pgqueue.send emails default",
                                 "pgqueue.process reports reporting", "pgqueue.process emails default");
                 });
+            });
+    }
+
+    @Test
+    void aDatabaseMayBeADataSourceBeanOfTheApplication() {
+        QueueContextRunners.fastListeners(database)
+            .withBean("dataSource", DataSource.class, () -> QueueContextRunners.pool(database),
+                    (definition) -> definition.setPrimary(true))
+            .withBean("reportingDataSource", DataSource.class, () -> new DriverManagerDataSource(second.jdbcUrl("postgres"),
+                    second.username(), second.password()))
+            .withPropertyValues("pgqueue.databases.reporting.data-source=reportingDataSource",
+                    "pgqueue.databases.reporting.id-block=1", "pgqueue.databases.reporting.queues=reports")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                long report = context.getBean(QueueTemplate.class).send("reports", new Work(1));
+                assertThat(report).isGreaterThanOrEqualTo(BLOCK_ONE);
+                assertThat(secondJobs.count("reports")).isEqualTo(1);
+                assertThat(defaultJobs.count("reports")).isZero();
             });
     }
 
