@@ -35,6 +35,14 @@ public final class PgQueueMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     MicrometerJobObserver micrometerJobObserver(MeterRegistry meterRegistry, PgQueueProperties properties) {
         // observed runs are timed by the observation: a second timer would time every run twice
-        return new MicrometerJobObserver(meterRegistry, !properties.getListener().isObservationEnabled());
+        MicrometerJobObserver observer = new MicrometerJobObserver(meterRegistry,
+                !properties.getListener().isObservationEnabled());
+        if (!properties.getDatabases().isEmpty()) {
+            java.util.Map<String, String> databaseByQueue = new java.util.HashMap<>();
+            properties.getDatabases()
+                .forEach((name, database) -> database.getQueues().forEach((queue) -> databaseByQueue.put(queue, name)));
+            observer.setDatabaseOf((queue) -> databaseByQueue.getOrDefault(queue, PgQueueProperties.Database.DEFAULT));
+        }
+        return observer;
     }
 }

@@ -3,9 +3,11 @@ package io.pgqueue.metrics;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.pgqueue.listener.JobContext;
 import io.pgqueue.listener.JobObserver;
@@ -27,6 +29,9 @@ public class MicrometerJobObserver implements JobObserver {
 
     private final boolean timeHandlers;
 
+    /** A queue's tags: its name, and its database's when there are several. */
+    private Function<String, Tags> queueTags = (queue) -> Tags.of("queue", queue);
+
     public MicrometerJobObserver(MeterRegistry registry) {
         this(registry, true);
     }
@@ -38,6 +43,14 @@ public class MicrometerJobObserver implements JobObserver {
     public MicrometerJobObserver(MeterRegistry registry, boolean timeHandlers) {
         this.registry = registry;
         this.timeHandlers = timeHandlers;
+    }
+
+    /**
+     * With several databases ({@code pgqueue.databases}): each queue's meters also carry a {@code database} tag,
+     * the name this function gives the queue. Set before the first job is observed.
+     */
+    public void setDatabaseOf(Function<String, String> databaseOf) {
+        this.queueTags = (queue) -> Tags.of("queue", queue, "database", databaseOf.apply(queue));
     }
 
     @Override
@@ -76,7 +89,7 @@ public class MicrometerJobObserver implements JobObserver {
     }
 
     private QueueMeters meters(String queue) {
-        return meters.computeIfAbsent(queue, (name) -> new QueueMeters(registry, name, timeHandlers));
+        return meters.computeIfAbsent(queue, (name) -> new QueueMeters(registry, queueTags.apply(name), timeHandlers));
     }
 
     private static final class QueueMeters {
@@ -99,7 +112,7 @@ public class MicrometerJobObserver implements JobObserver {
 
         final Timer latency;
 
-        QueueMeters(MeterRegistry registry, String queue, boolean timeHandlers) {
+        QueueMeters(MeterRegistry registry, Tags queue, boolean timeHandlers) {
             completed = counter(registry, "pgqueue.jobs.completed", "Jobs whose handler succeeded", queue);
             failed = counter(registry, "pgqueue.jobs.failed", "Failed attempts", queue);
             retried = counter(registry, "pgqueue.jobs.retried", "Failed attempts that will be retried", queue);
@@ -110,19 +123,19 @@ public class MicrometerJobObserver implements JobObserver {
             failedTime = timeHandlers ? duration(registry, queue, "failure") : null;
             latency = Timer.builder("pgqueue.job.latency")
                 .description("Time from a job becoming due to its claim")
-                .tag("queue", queue)
+                .tags(queue)
                 .publishPercentileHistogram()
                 .register(registry);
         }
 
-        private static Counter counter(MeterRegistry registry, String name, String description, String queue) {
-            return Counter.builder(name).description(description).baseUnit("jobs").tag("queue", queue).register(registry);
+        private static Counter counter(MeterRegistry registry, String name, String description, Tags queue) {
+            return Counter.builder(name).description(description).baseUnit("jobs").tags(queue).register(registry);
         }
 
-        private static Timer duration(MeterRegistry registry, String queue, String outcome) {
+        private static Timer duration(MeterRegistry registry, Tags queue, String outcome) {
             return Timer.builder("pgqueue.job.duration")
                 .description("Handler time per job")
-                .tags("queue", queue, "outcome", outcome)
+                .tags(queue.and("outcome", outcome))
                 .register(registry);
         }
     }

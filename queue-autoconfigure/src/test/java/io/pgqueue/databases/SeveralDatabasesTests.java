@@ -10,6 +10,7 @@ import java.util.stream.IntStream;
 import javax.sql.DataSource;
 
 import io.pgqueue.QueueTemplate;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
@@ -21,6 +22,7 @@ import io.pgqueue.batch.Batch;
 import io.pgqueue.batch.BatchOperations;
 import io.pgqueue.batch.InvalidBatchException;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.autoconfigure.PgQueueMetricsAutoConfiguration;
 import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.metrics.QueueMetrics;
@@ -45,6 +47,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.Show;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -165,7 +168,7 @@ class SeveralDatabasesTests {
     }
 
     @Test
-    void sendAndProcessObservationsNameTheirDatabase() {
+    void observationsAndMetersOfJobsNameTheirDatabase() {
         ObservationRegistry observations = ObservationRegistry.create();
         List<Observation.Context> stopped = new java.util.concurrent.CopyOnWriteArrayList<>();
         observations.observationConfig().observationHandler(new ObservationHandler<>() {
@@ -180,7 +183,10 @@ class SeveralDatabasesTests {
             }
         });
         Map<Integer, AtomicInteger> handled = new ConcurrentHashMap<>();
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
         runner.withPropertyValues("pgqueue.template.observation-enabled=true", "pgqueue.listener.observation-enabled=true")
+            .withConfiguration(AutoConfigurations.of(PgQueueMetricsAutoConfiguration.class))
+            .withBean(MeterRegistry.class, () -> meters)
             .withBean(ObservationRegistry.class, () -> observations)
             .withBean(Recorder.class, () -> new Recorder(handled))
             .run((context) -> {
@@ -193,6 +199,10 @@ class SeveralDatabasesTests {
                             + observed.getLowCardinalityKeyValue("pgqueue.database").getValue())
                         .contains("pgqueue.send reports reporting", "pgqueue.send emails default",
                                 "pgqueue.process reports reporting", "pgqueue.process emails default");
+                    assertThat(meters.get("pgqueue.jobs.completed").tags("queue", "reports", "database", "reporting")
+                        .counter().count()).isEqualTo(1);
+                    assertThat(meters.get("pgqueue.jobs.completed").tags("queue", "emails", "database", "default")
+                        .counter().count()).isEqualTo(1);
                 });
             });
     }
