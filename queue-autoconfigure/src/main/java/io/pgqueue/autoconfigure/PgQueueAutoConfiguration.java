@@ -17,6 +17,8 @@ import io.pgqueue.autoconfigure.aot.PgQueueRuntimeHints;
 import io.pgqueue.internal.admin.JdbcQueueAdmin;
 import io.pgqueue.internal.admin.ReplicaReadingQueueAdmin;
 import io.pgqueue.internal.maintenance.QueueMaintenance;
+import io.pgqueue.internal.node.NodeIdentity;
+import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.observe.SendObserver;
 import io.pgqueue.internal.persistence.HistoryRepository;
@@ -147,18 +149,22 @@ public final class PgQueueAutoConfiguration {
             ResourceLoader resourceLoader, ObjectProvider<QueueFlywayConfigurationCustomizer> customizers,
             JobPayloadCodec codec, QueueErrorHandler errorHandler, ObjectProvider<JobObserver> observers,
             ObjectProvider<ProcessObserver> processObserver, ObjectProvider<SendObserver> sendObserver,
-            ContainerOptionsResolver optionsResolver, ObjectProvider<RecurringJob> recurringJobs) {
+            ContainerOptionsResolver optionsResolver, ObjectProvider<RecurringJob> recurringJobs,
+            ObjectProvider<NodeRuntime> nodeRuntime) {
         if (properties.getDatabases().isEmpty()) {
             return new PgQueueDatabases(dataSource, null);
         }
         ClassLoader classLoader = resourceLoader.getClassLoader();
+        NodeRuntime node = nodeRuntime.getIfAvailable();
         boolean migrate = properties.getSchema().isMigrate()
                 && ClassUtils.isPresent("org.flywaydb.core.Flyway", classLoader);
         return new PgQueueDatabases(dataSource, new PgQueueDatabases.Shared(properties, beanFactory, classLoader, migrate,
                 customizers.orderedStream().toList(), codec, errorHandler,
                 JobObserver.composite(observers.orderedStream().toList()),
                 processObserver.getIfAvailable(() -> ProcessObserver.NONE), sendObserver.getIfAvailable(), optionsResolver,
-                recurringJobs(properties, recurringJobs)));
+                recurringJobs(properties, recurringJobs),
+                // this JVM is one node in every database: the same id in each, one row in the merged listing
+                (node != null) ? node.identity() : NodeIdentity.create()));
     }
 
     /** Workflows: {@link WorkflowOperations} for applications, and the workflow context of nodes' handlers. */

@@ -75,7 +75,8 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
     record Shared(PgQueueProperties properties, BeanFactory beanFactory, ClassLoader classLoader, boolean migrate,
             List<QueueFlywayConfigurationCustomizer> flywayCustomizers, JobPayloadCodec codec,
             QueueErrorHandler errorHandler, JobObserver observer, ProcessObserver processObserver,
-            @Nullable SendObserver sendObserver, ContainerOptionsResolver optionsResolver, List<RecurringJob> recurringJobs) {
+            @Nullable SendObserver sendObserver, ContainerOptionsResolver optionsResolver, List<RecurringJob> recurringJobs,
+            NodeIdentity identity) {
     }
 
     private final DataSource defaultDataSource;
@@ -93,7 +94,6 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
     PgQueueDatabases(DataSource defaultDataSource, @Nullable Shared shared) {
         this.defaultDataSource = defaultDataSource;
         List<Unit> built = new ArrayList<>();
-        NodeIdentity identity = NodeIdentity.create();
         if (shared == null) {
             this.units = List.of();
             return;
@@ -102,7 +102,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
             .forEach((name, database) -> database.getQueues().forEach((queue) -> databaseByQueue.put(queue, name)));
         try {
             shared.properties().getDatabases()
-                .forEach((name, database) -> built.add(build(name, database, shared, identity, elsewhere(name))));
+                .forEach((name, database) -> built.add(build(name, database, shared, shared.identity(), elsewhere(name))));
         }
         catch (RuntimeException ex) {
             built.forEach(PgQueueDatabases::close);

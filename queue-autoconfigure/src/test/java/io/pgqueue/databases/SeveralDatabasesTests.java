@@ -28,6 +28,7 @@ import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.metrics.QueueMetrics;
 import io.pgqueue.model.CancelResult;
 import io.pgqueue.model.DatabaseStatus;
+import io.pgqueue.model.NodeContainer;
 import io.pgqueue.model.QueueStats;
 import io.pgqueue.model.ScheduleInfo;
 import io.pgqueue.schedule.RecurringJob;
@@ -263,6 +264,11 @@ class SeveralDatabasesTests {
             assertThat(secondJobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.node", Long.class)).isEqualTo(1);
             assertThat(defaultJobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.node", Long.class)).isEqualTo(1);
             assertThat(context.getBean(QueueAdmin.class).reconcile()).isEmpty();
+            // this JVM is one node in both databases, listed once with its containers of both
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(context.getBean(QueueAdmin.class).nodes())
+                .singleElement()
+                .satisfies((node) -> assertThat(node.containers()).extracting(NodeContainer::queue)
+                    .containsExactlyInAnyOrder("reports", "emails")));
         });
         assertThat(handled.values()).allMatch((count) -> count.get() == 1);
     }
