@@ -10,12 +10,12 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
@@ -98,23 +98,14 @@ final class DatabasesScenario {
     private static Result outage(Server a, int jobs, int rounds) throws Exception {
         String database = a.createDatabase();
         try (RestartablePostgres other = RestartablePostgres.start()) {
-            Map<String, Object> properties = new HashMap<>();
-            properties.put("pgqueue.databases.second.url", other.jdbcUrl("postgres"));
-            properties.put("pgqueue.databases.second.username", other.username());
-            properties.put("pgqueue.databases.second.id-block", "1");
-            properties.put("pgqueue.databases.second.maximum-pool-size", String.valueOf(POOL / 2));
-            properties.put("pgqueue.databases.second.queues", SECOND_QUEUE);
             try (PgQueueApp app = PgQueueApp.start(a.server.jdbcUrl(database), a.server.username(), a.server.password(),
-                    POOL / 2, properties)) {
+                    POOL / 2, secondDatabase(other.jdbcUrl("postgres"), other.username(), other.password()))) {
                 QueueTemplate template = app.template();
                 Noop first = new Noop();
                 Noop second = new Noop();
-                Method handle = Noop.class.getDeclaredMethod("handle", JobContext.class);
                 QueueListenerContainerRegistry registry = app.bean(QueueListenerContainerRegistry.class);
-                QueueListenerContainer firstContainer = registry.register(new ListenerEndpoint(first, handle, FIRST_QUEUE,
-                        null, String.valueOf(CONCURRENCY), "LEASE", String.valueOf(BATCH), null, null));
-                registry.register(new ListenerEndpoint(second, handle, SECOND_QUEUE, null, String.valueOf(CONCURRENCY),
-                        "LEASE", String.valueOf(BATCH), null, null)).start();
+                QueueListenerContainer firstContainer = first.listenTo(registry, FIRST_QUEUE);
+                second.listenTo(registry, SECOND_QUEUE).start();
                 List<Cost> up = new ArrayList<>();
                 List<Cost> down = new ArrayList<>();
                 long secondSent = 0;
@@ -133,15 +124,7 @@ final class DatabasesScenario {
                             (stopped ? down : up).add(rate);
                         }
                     }
-                    long expected = secondSent;
-                    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-                    while (second.handled.get() < expected && System.nanoTime() < deadline) {
-                        LockSupport.parkNanos(10_000_000);
-                    }
-                    if (second.handled.get() < expected) {
-                        throw new IllegalStateException("after the restart only " + second.handled.get() + " of "
-                                + expected + " jobs of the stopped database were handled");
-                    }
+                    second.await(secondSent, Duration.ofMinutes(2), "jobs of the stopped database after its restart");
                 }
                 Cost upCost = median(up);
                 Cost downCost = median(down);
@@ -174,14 +157,7 @@ final class DatabasesScenario {
         long target = first.handled.get() + jobs;
         Cost cost = cost(a, null, jobs, () -> {
             container.start();
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-            while (first.handled.get() < target && System.nanoTime() < deadline) {
-                LockSupport.parkNanos(1_000_000);
-            }
-            if (first.handled.get() < target) {
-                throw new IllegalStateException("only " + (first.handled.get() - target + jobs) + " of " + jobs
-                        + " jobs handled");
-            }
+            first.await(target, Duration.ofMinutes(5), "jobs of the first queue");
         });
         container.stop();
         return cost;
@@ -225,12 +201,7 @@ final class DatabasesScenario {
         Map<String, Object> properties = new HashMap<>();
         properties.put("pgqueue.listener.notify", "true");
         if (spread) {
-            properties.put("pgqueue.databases.second.url", b.server.jdbcUrl(other));
-            properties.put("pgqueue.databases.second.username", b.server.username());
-            properties.put("pgqueue.databases.second.password", b.server.password());
-            properties.put("pgqueue.databases.second.id-block", "1");
-            properties.put("pgqueue.databases.second.maximum-pool-size", String.valueOf(POOL / 2));
-            properties.put("pgqueue.databases.second.queues", SECOND_QUEUE);
+            properties.putAll(secondDatabase(b.server.jdbcUrl(other), b.server.username(), b.server.password()));
         }
         try (PgQueueApp app = PgQueueApp.start(a.server.jdbcUrl(database), a.server.username(), a.server.password(),
                 spread ? POOL / 2 : POOL, properties)) {
@@ -244,23 +215,16 @@ final class DatabasesScenario {
                         }
                     }));
             Noop handler = new Noop();
-            Method handle = Noop.class.getDeclaredMethod("handle", JobContext.class);
             QueueListenerContainerRegistry registry = app.bean(QueueListenerContainerRegistry.class);
-            List<QueueListenerContainer> containers = Stream.of(FIRST_QUEUE, SECOND_QUEUE)
-                .map((queue) -> registry.register(new ListenerEndpoint(handler, handle, queue, null,
-                        String.valueOf(CONCURRENCY), "LEASE", String.valueOf(BATCH), null, null)))
-                .toList();
+            List<QueueListenerContainer> containers = new ArrayList<>();
+            for (String queue : List.of(FIRST_QUEUE, SECOND_QUEUE)) {
+                containers.add(handler.listenTo(registry, queue));
+            }
             long total = (long) perThread * SEND_THREADS;
             Cost drain = cost(a, spread ? b : null, total, () -> {
                 containers.forEach(QueueListenerContainer::start);
-                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-                while (handler.handled.get() < total && System.nanoTime() < deadline) {
-                    LockSupport.parkNanos(1_000_000);
-                }
+                handler.await(total, Duration.ofMinutes(10), "jobs of both queues");
             });
-            if (handler.handled.get() < total) {
-                throw new IllegalStateException("only " + handler.handled.get() + " of " + total + " jobs handled");
-            }
             containers.forEach(QueueListenerContainer::stop);
             return new Cost[] { send, drain };
         }
@@ -294,6 +258,18 @@ final class DatabasesScenario {
             .getProcessCpuTime();
     }
 
+    /** The properties that put {@link #SECOND_QUEUE} in a second database. */
+    private static Map<String, Object> secondDatabase(String url, String username, String password) {
+        Map<String, Object> properties = new HashMap<>();
+        properties.put("pgqueue.databases.second.url", url);
+        properties.put("pgqueue.databases.second.username", username);
+        properties.put("pgqueue.databases.second.password", password);
+        properties.put("pgqueue.databases.second.id-block", "1");
+        properties.put("pgqueue.databases.second.maximum-pool-size", String.valueOf(POOL / 2));
+        properties.put("pgqueue.databases.second.queues", SECOND_QUEUE);
+        return properties;
+    }
+
     /** Counts the jobs it is handed. */
     static final class Noop {
 
@@ -301,6 +277,25 @@ final class DatabasesScenario {
 
         void handle(JobContext job) {
             handled.incrementAndGet();
+        }
+
+        /** A LEASE container of the queue calling this handler, not started. */
+        QueueListenerContainer listenTo(QueueListenerContainerRegistry registry, String queue)
+                throws NoSuchMethodException {
+            Method handle = Noop.class.getDeclaredMethod("handle", JobContext.class);
+            return registry.register(new ListenerEndpoint(this, handle, queue, null, String.valueOf(CONCURRENCY),
+                    "LEASE", String.valueOf(BATCH), null, null));
+        }
+
+        /** Waits until {@code target} jobs were handled in all; throws when they are not within the time given. */
+        void await(long target, Duration within, String what) {
+            long deadline = System.nanoTime() + within.toNanos();
+            while (handled.get() < target && System.nanoTime() < deadline) {
+                LockSupport.parkNanos(1_000_000);
+            }
+            if (handled.get() < target) {
+                throw new IllegalStateException("only " + handled.get() + " of " + target + " " + what + " handled");
+            }
         }
     }
 
