@@ -89,6 +89,11 @@ public final class PgQueueAutoConfiguration {
 
     @Bean
     Repositories pgqueueRepositories(DataSource dataSource, PgQueueProperties properties) {
+        return repositories(dataSource, properties);
+    }
+
+    /** One database's repositories (the application's, one of {@code pgqueue.databases}, or a replica). */
+    static Repositories repositories(DataSource dataSource, PgQueueProperties properties) {
         PgQueueProperties.Schema schema = properties.getSchema();
         return new Repositories(dataSource, new Schema(schema.getName()), schema.getHistoryTable(),
                 properties.getCounters().isEnabled(), properties.getHistory().isEnabled(),
@@ -97,6 +102,11 @@ public final class PgQueueAutoConfiguration {
 
     @Bean
     Wakeups pgqueueWakeups(Repositories repositories, PgQueueProperties properties) {
+        return wakeups(repositories, properties);
+    }
+
+    /** One database's wake-ups. */
+    static Wakeups wakeups(Repositories repositories, PgQueueProperties properties) {
         PgQueueProperties.Listener listener = properties.getListener();
         return new Wakeups(repositories.notifications(), listener.isNotify(), listener.getNotifyDebounce());
     }
@@ -115,27 +125,27 @@ public final class PgQueueAutoConfiguration {
     @DependsOnDatabaseInitialization
     QueueTemplate queueTemplate(Repositories repositories, JobPayloadCodec codec, Wakeups wakeups,
             PgQueueProperties properties, ObjectProvider<SendObserver> sendObserver, PgQueueDatabases databases) {
-        JdbcQueueTemplate template = new JdbcQueueTemplate(repositories.publishing(), repositories.admin(), codec, wakeups,
-                properties.getTemplate().getBatchChunkSize());
-        template.setFairQueues(fairQueues(properties));
+        JdbcQueueTemplate template = template(repositories, codec, wakeups, properties);
         sendObserver.ifAvailable((observer) -> template.setObserver(databases.observingDefault(observer)));
         return databases.isEmpty() ? template
                 : new RoutingQueueTemplate(databases.router((QueueTemplate) template, PgQueueDatabases.Unit::template));
     }
 
-    /** The queues configured fair: the template gives their jobs sent without a fairness key the default key. */
-    static java.util.function.Predicate<String> fairQueues(PgQueueProperties properties) {
+    /**
+     * One database's template, without an observer. The queues configured fair: it gives their jobs sent
+     * without a fairness key the default key.
+     */
+    static JdbcQueueTemplate template(Repositories repositories, JobPayloadCodec codec, Wakeups wakeups,
+            PgQueueProperties properties) {
+        JdbcQueueTemplate template = new JdbcQueueTemplate(repositories.publishing(), repositories.admin(), codec, wakeups,
+                properties.getTemplate().getBatchChunkSize());
         java.util.Set<String> fair = new java.util.HashSet<>();
         properties.getQueues().forEach((queue, settings) -> {
             if (settings.getFairness().isFair()) {
                 fair.add(queue);
             }
         });
-        return fair::contains;
-    }
-
-    private static JdbcQueueTemplate fairTemplate(JdbcQueueTemplate template, PgQueueProperties properties) {
-        template.setFairQueues(fairQueues(properties));
+        template.setFairQueues(fair::contains);
         return template;
     }
 
@@ -189,8 +199,7 @@ public final class PgQueueAutoConfiguration {
             Wakeups wakeups, PgQueueProperties properties, ObjectProvider<QueueListenerContainerRegistry> registry,
             PgQueueDatabases databases) {
         JdbcQueueTemplate members = (template.getIfUnique() instanceof JdbcQueueTemplate jdbcTemplate) ? jdbcTemplate
-                : fairTemplate(new JdbcQueueTemplate(repositories.publishing(), repositories.admin(), codec, wakeups,
-                        properties.getTemplate().getBatchChunkSize()), properties);
+                : template(repositories, codec, wakeups, properties);
         JdbcBatches batches = databases.placed(new JdbcBatches(repositories.batches(), members, codec,
                 (queue) -> properties.getQueues().containsKey(queue)
                 || registry.stream().anyMatch((containers) -> containers.getListenerContainers().stream()
@@ -216,6 +225,11 @@ public final class PgQueueAutoConfiguration {
     @Bean
     @DependsOnDatabaseInitialization
     VacuumHorizonWatch pgqueueVacuumHorizonWatch(Repositories repositories, PgQueueProperties properties) {
+        return vacuumHorizonWatch(repositories, properties);
+    }
+
+    /** One database's watch of what holds back its vacuum. */
+    static VacuumHorizonWatch vacuumHorizonWatch(Repositories repositories, PgQueueProperties properties) {
         PgQueueProperties.Health health = properties.getHealth();
         return new VacuumHorizonWatch(repositories.vacuumHorizon(), health.getVacuumCheckInterval(),
                 health.getVacuumHoldWarning());
@@ -278,10 +292,16 @@ public final class PgQueueAutoConfiguration {
         @ConditionalOnMissingBean
         QueueSchemaInitializer queueSchemaInitializer(DataSource dataSource, ResourceLoader resourceLoader,
                 PgQueueProperties properties, ObjectProvider<QueueFlywayConfigurationCustomizer> customizers) {
+            return schemaInitializer(dataSource, resourceLoader.getClassLoader(), properties,
+                    customizers.orderedStream().toList());
+        }
+
+        /** The migration of one database's schema. */
+        static QueueSchemaInitializer schemaInitializer(DataSource dataSource, ClassLoader classLoader,
+                PgQueueProperties properties, List<QueueFlywayConfigurationCustomizer> customizers) {
             PgQueueProperties.Schema schema = properties.getSchema();
-            return new QueueSchemaInitializer(dataSource, resourceLoader.getClassLoader(), schema.getName(),
-                    schema.getHistoryTable(), customizers.orderedStream().toList(), schema.getLockTimeout(),
-                    schema.getLockAttempts());
+            return new QueueSchemaInitializer(dataSource, classLoader, schema.getName(), schema.getHistoryTable(),
+                    customizers, schema.getLockTimeout(), schema.getLockAttempts());
         }
     }
 

@@ -2,10 +2,8 @@ package io.pgqueue.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -26,7 +24,6 @@ import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.observe.SendObserver;
 import io.pgqueue.internal.persistence.Repositories;
-import io.pgqueue.internal.persistence.Schema;
 import io.pgqueue.internal.publish.JdbcBatches;
 import io.pgqueue.internal.publish.JdbcQueueTemplate;
 import io.pgqueue.internal.routing.DatabaseRouter;
@@ -34,7 +31,6 @@ import io.pgqueue.internal.routing.DatabaseUnit;
 import io.pgqueue.internal.routing.IdBlocks;
 import io.pgqueue.internal.schedule.RecurringJobRunner;
 import io.pgqueue.internal.schema.QueueFlywayConfigurationCustomizer;
-import io.pgqueue.internal.schema.QueueSchemaInitializer;
 import io.pgqueue.internal.schema.QueueSchemaValidator;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.internal.workflow.JdbcWorkflows;
@@ -83,7 +79,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
 
     private final List<Unit> units;
 
-    private final Map<String, String> databaseByQueue = new HashMap<>();
+    private final @Nullable PgQueueProperties properties;
 
     private volatile boolean running;
 
@@ -96,10 +92,10 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
         List<Unit> built = new ArrayList<>();
         if (shared == null) {
             this.units = List.of();
+            this.properties = null;
             return;
         }
-        shared.properties().getDatabases()
-            .forEach((name, database) -> database.getQueues().forEach((queue) -> databaseByQueue.put(queue, name)));
+        this.properties = shared.properties();
         try {
             shared.properties().getDatabases()
                 .forEach((name, database) -> built.add(build(name, database, shared, shared.identity(), elsewhere(name))));
@@ -115,17 +111,20 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
         return units.isEmpty();
     }
 
-    List<Unit> units() {
-        return units;
+    /** The configured database a queue lives in, or null for the default database. */
+    private @Nullable Unit unitOf(String queue) {
+        return units.stream().filter((unit) -> unit.queues().contains(queue)).findFirst().orElse(null);
+    }
+
+    /** The name of the database a queue lives in. */
+    private String databaseOf(String queue) {
+        return (properties != null) ? properties.databaseOf(queue) : PgQueueProperties.Database.DEFAULT;
     }
 
     @Override
     public DataSource forQueue(String queue) {
-        return units.stream()
-            .filter((unit) -> unit.queues().contains(queue))
-            .map(Unit::dataSource)
-            .findFirst()
-            .orElse(defaultDataSource);
+        Unit unit = unitOf(queue);
+        return (unit != null) ? unit.dataSource() : defaultDataSource;
     }
 
     @Override
@@ -148,7 +147,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
 
     /** Whether a queue lives in the default database. */
     boolean inDefaultDatabase(String queue) {
-        return !databaseByQueue.containsKey(queue);
+        return databaseOf(queue).equals(PgQueueProperties.Database.DEFAULT);
     }
 
     /**
@@ -157,7 +156,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
      */
     Function<String, @Nullable String> elsewhere(String database) {
         return (queue) -> {
-            String owner = databaseByQueue.getOrDefault(queue, PgQueueProperties.Database.DEFAULT);
+            String owner = databaseOf(queue);
             return owner.equals(database) ? null : "database '" + owner + "'";
         };
     }
@@ -165,12 +164,10 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
     /** The default database's scheduler, handing a recurring job of another database's queue to that one's. */
     RecurringJobRunner placed(RecurringJobRunner scheduler) {
         if (!isEmpty()) {
-            scheduler.setQueuePlacement((queue) -> units.stream()
-                .filter((unit) -> unit.queues().contains(queue))
-                .map(Unit::scheduler)
-                .filter(java.util.Objects::nonNull)
-                .findFirst()
-                .orElse(null));
+            scheduler.setQueuePlacement((queue) -> {
+                Unit unit = unitOf(queue);
+                return (unit != null) ? unit.scheduler() : null;
+            });
         }
         return scheduler;
     }
@@ -204,7 +201,6 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
     private static Unit build(String name, PgQueueProperties.Database database, Shared shared, NodeIdentity identity,
             Function<String, @Nullable String> elsewhere) {
         PgQueueProperties properties = shared.properties();
-        PgQueueProperties.Schema schema = properties.getSchema();
         List<HikariDataSource> ownPools = new ArrayList<>();
         DataSource dataSource;
         if (database.getDataSource() != null) {
@@ -221,15 +217,12 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
         }
         try {
             if (shared.migrate()) {
-                new QueueSchemaInitializer(dataSource, shared.classLoader(), schema.getName(), schema.getHistoryTable(),
-                        shared.flywayCustomizers(), schema.getLockTimeout(), schema.getLockAttempts())
-                    .afterPropertiesSet();
+                PgQueueAutoConfiguration.SchemaMigrationConfiguration.schemaInitializer(dataSource, shared.classLoader(),
+                        properties, shared.flywayCustomizers()).afterPropertiesSet();
             }
-            Repositories repositories = new Repositories(dataSource, new Schema(schema.getName()), schema.getHistoryTable(),
-                    properties.getCounters().isEnabled(), properties.getHistory().isEnabled(),
-                    properties.getStatementTimeout());
+            Repositories repositories = PgQueueAutoConfiguration.repositories(dataSource, properties);
             if (!shared.migrate()) {
-                new QueueSchemaValidator(repositories.schemaInfo(), schema.getName()).afterPropertiesSet();
+                new QueueSchemaValidator(repositories.schemaInfo(), repositories.schema().name()).afterPropertiesSet();
             }
             try {
                 repositories.schemaInfo().useIdBlock(IdBlocks.first(database.getIdBlock()), IdBlocks.last(database.getIdBlock()));
@@ -238,17 +231,12 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
                 throw new InvalidConfigurationPropertyValueException("pgqueue.databases." + name + ".id-block",
                         database.getIdBlock(), ex.getMessage());
             }
-            PgQueueProperties.Listener listener = properties.getListener();
-            Wakeups wakeups = new Wakeups(repositories.notifications(), listener.isNotify(), listener.getNotifyDebounce());
-            JdbcQueueTemplate template = new JdbcQueueTemplate(repositories.publishing(), repositories.admin(),
-                    shared.codec(), wakeups, properties.getTemplate().getBatchChunkSize());
-            template.setFairQueues(PgQueueAutoConfiguration.fairQueues(properties));
+            Wakeups wakeups = PgQueueAutoConfiguration.wakeups(repositories, properties);
+            JdbcQueueTemplate template = PgQueueAutoConfiguration.template(repositories, shared.codec(), wakeups, properties);
             if (shared.sendObserver() != null) {
                 template.setObserver(shared.sendObserver().withDatabase(name));
             }
-            PgQueueProperties.Health health = properties.getHealth();
-            VacuumHorizonWatch vacuumHorizon = new VacuumHorizonWatch(repositories.vacuumHorizon(),
-                    health.getVacuumCheckInterval(), health.getVacuumHoldWarning());
+            VacuumHorizonWatch vacuumHorizon = PgQueueAutoConfiguration.vacuumHorizonWatch(repositories, properties);
             JdbcQueueAdmin primaryAdmin = new JdbcQueueAdmin(repositories, wakeups, vacuumHorizon);
             QueueAdmin admin = readingFromReplica(name, "pgqueue.databases." + name + ".replica", database.getReplica(),
                     primaryAdmin, wakeups, properties, shared.beanFactory(), shared.classLoader(), ownPools);
@@ -334,9 +322,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
             ownPools.add(pool);
             dataSource = pool;
         }
-        PgQueueProperties.Schema schema = properties.getSchema();
-        Repositories repositories = new Repositories(dataSource, new Schema(schema.getName()), schema.getHistoryTable(),
-                properties.getCounters().isEnabled(), properties.getHistory().isEnabled(), properties.getStatementTimeout());
+        Repositories repositories = PgQueueAutoConfiguration.repositories(dataSource, properties);
         return new ReplicaReadingQueueAdmin(database, primary, new JdbcQueueAdmin(repositories, wakeups),
                 repositories.replica());
     }

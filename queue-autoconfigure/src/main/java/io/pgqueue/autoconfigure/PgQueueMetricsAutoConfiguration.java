@@ -38,10 +38,7 @@ public final class PgQueueMetricsAutoConfiguration {
         MicrometerJobObserver observer = new MicrometerJobObserver(meterRegistry,
                 !properties.getListener().isObservationEnabled());
         if (!properties.getDatabases().isEmpty()) {
-            java.util.Map<String, String> databaseByQueue = new java.util.HashMap<>();
-            properties.getDatabases()
-                .forEach((name, database) -> database.getQueues().forEach((queue) -> databaseByQueue.put(queue, name)));
-            observer.setDatabaseOf((queue) -> databaseByQueue.getOrDefault(queue, PgQueueProperties.Database.DEFAULT));
+            observer.setDatabaseOf(properties::databaseOf);
         }
         return observer;
     }

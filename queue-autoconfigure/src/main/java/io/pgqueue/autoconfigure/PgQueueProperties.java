@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.pgqueue.internal.routing.IdBlocks;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.GroupFailurePolicy;
 import io.pgqueue.listener.WorkerThreads;
@@ -226,6 +227,16 @@ public class PgQueueProperties implements InitializingBean {
 
     public Replica getReplica() {
         return replica;
+    }
+
+    /** The name of the database a queue lives in: the one of {@link #getDatabases()} listing it, else the default. */
+    public String databaseOf(String queue) {
+        for (Map.Entry<String, Database> database : databases.entrySet()) {
+            if (database.getValue().getQueues().contains(queue)) {
+                return database.getKey();
+            }
+        }
+        return Database.DEFAULT;
     }
 
     /** Where the queue tables live and whether pgqueue creates them. */
@@ -1393,9 +1404,9 @@ public class PgQueueProperties implements InitializingBean {
                     throw new InvalidConfigurationPropertyValueException("pgqueue.databases", name,
                             "a database's name must match [a-z][a-z0-9_-]* and not be 'default'");
                 }
-                if (database.idBlock < 1 || database.idBlock > 32767) {
+                if (database.idBlock < 1 || database.idBlock > IdBlocks.MAX_BLOCK) {
                     throw new InvalidConfigurationPropertyValueException(prefix + ".id-block", database.idBlock,
-                            "must be set, from 1 to 32767, and never change once the database holds jobs");
+                            "must be set, from 1 to " + IdBlocks.MAX_BLOCK + ", and never change once the database holds jobs");
                 }
                 String sameBlock = databaseByBlock.putIfAbsent(database.idBlock, name);
                 if (sameBlock != null) {

@@ -27,6 +27,20 @@ public record DatabaseStatus(String name, boolean up, @Nullable String error, Li
         this(name, up, error, queues, null);
     }
 
+    /**
+     * A database's status as a check of it tells: up when the check returns, down with the check's error when it
+     * throws.
+     */
+    public static DatabaseStatus probe(String name, List<String> queues, Runnable check) {
+        try {
+            check.run();
+            return new DatabaseStatus(name, true, null, queues);
+        }
+        catch (RuntimeException ex) {
+            return new DatabaseStatus(name, false, ex.getClass().getSimpleName() + ": " + ex.getMessage(), queues);
+        }
+    }
+
     /** The same, with its replica's lag. */
     public DatabaseStatus withReplicaLag(@Nullable Duration lag) {
         return new DatabaseStatus(name, up, error, queues, lag);

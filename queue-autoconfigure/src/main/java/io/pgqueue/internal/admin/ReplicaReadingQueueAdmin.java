@@ -102,25 +102,10 @@ public final class ReplicaReadingQueueAdmin implements QueueAdmin {
         return replica.batchMembers(batchId, afterJobId, limit);
     }
 
-    /** This database as the primary sees it, with its replica's lag. */
+    /** This database, as its primary answers, with its replica's lag. */
     @Override
     public List<DatabaseStatus> databases() {
-        List<DatabaseStatus> statuses = primary.databases();
-        Duration lag = replicaLag();
-        if (statuses.isEmpty()) {
-            boolean up;
-            String error = null;
-            try {
-                primary.schemaVersion();
-                up = true;
-            }
-            catch (RuntimeException ex) {
-                up = false;
-                error = ex.getClass().getSimpleName() + ": " + ex.getMessage();
-            }
-            return List.of(new DatabaseStatus(database, up, error, List.of(), lag));
-        }
-        return statuses.stream().map((status) -> status.withReplicaLag(lag)).toList();
+        return List.of(DatabaseStatus.probe(database, List.of(), primary::schemaVersion).withReplicaLag(replicaLag()));
     }
 
     @Override

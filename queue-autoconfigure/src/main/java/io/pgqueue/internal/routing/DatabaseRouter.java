@@ -5,7 +5,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -73,21 +72,6 @@ public final class DatabaseRouter<T> {
 
     private static boolean runsOn(DatabaseUnit<?> unit) {
         return TransactionSynchronizationManager.hasResource(unit.dataSource());
-    }
-
-    /** The unit an id was drawn in. */
-    public DatabaseUnit<T> forId(long id) {
-        DatabaseUnit<T> unit = unitByBlock.get(IdBlocks.blockOf(id));
-        if (unit == null) {
-            throw new IllegalArgumentException("Id " + id + " is from id block " + IdBlocks.blockOf(id)
-                    + ", which no configured database uses (pgqueue.databases.<name>.id-block)");
-        }
-        return unit;
-    }
-
-    /** The unit of an id when one uses its block, else null. */
-    public @Nullable DatabaseUnit<T> forIdIfKnown(long id) {
-        return unitByBlock.get(IdBlocks.blockOf(id));
     }
 
     /** The service of an id's unit; the default database's for an id of no configured block (not found there). */

@@ -369,20 +369,11 @@ public final class RoutingQueueAdmin implements QueueAdmin {
         List<DatabaseStatus> statuses = new ArrayList<>();
         for (DatabaseUnit<QueueAdmin> unit : router.units()) {
             List<String> queues = unit.queues().stream().sorted().toList();
-            try {
-                unit.service().schemaVersion();
-                // a database with a read replica tells its lag
-                java.time.Duration lag = unit.service().databases().stream()
-                    .map(DatabaseStatus::replicaLag)
-                    .filter(java.util.Objects::nonNull)
-                    .findFirst()
-                    .orElse(null);
-                statuses.add(new DatabaseStatus(unit.name(), true, null, queues, lag));
-            }
-            catch (RuntimeException ex) {
-                statuses.add(new DatabaseStatus(unit.name(), false, ex.getClass().getSimpleName() + ": "
-                        + ex.getMessage(), queues));
-            }
+            // a database's admin with a read replica probes itself and tells its replica's lag
+            List<DatabaseStatus> own = unit.service().databases();
+            DatabaseStatus status = own.isEmpty() ? DatabaseStatus.probe(unit.name(), queues, unit.service()::schemaVersion)
+                    : new DatabaseStatus(unit.name(), own.get(0).up(), own.get(0).error(), queues, own.get(0).replicaLag());
+            statuses.add(status);
         }
         return statuses;
     }
