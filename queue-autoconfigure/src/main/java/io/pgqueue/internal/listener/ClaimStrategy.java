@@ -51,7 +51,7 @@ abstract class ClaimStrategy {
 
                 @Override
                 Claim claim(ClaimRequest request) {
-                    return jobs.claimAndDelete(request);
+                    return jobs.claimInTransaction(request);
                 }
             };
         }
@@ -132,7 +132,7 @@ abstract class ClaimStrategy {
         @Override
         Claim claim(ClaimRequest request) {
             if (options.mode() == DeliveryMode.TRANSACTIONAL) {
-                return jobs.claimFairAndDelete(request, shares);
+                return jobs.claimFairInTransaction(request, shares);
             }
             if (options.throttled()) {
                 return jobs.claimThrottled(request, options.maxRunning(), options.rate(), shares);
