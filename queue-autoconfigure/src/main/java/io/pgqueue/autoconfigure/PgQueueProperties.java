@@ -497,6 +497,22 @@ public class PgQueueProperties implements InitializingBean {
          */
         private @Nullable WorkerThreads workerThreads;
 
+        /**
+         * Jobs a LEASE container claims beyond its free workers, so that a worker that frees up finds its next
+         * job in memory instead of waiting for a claim; they wait under their lease, which the heartbeat renews,
+         * and are given back at shutdown. Unset: 0, a claim takes at most the free workers. Not used by
+         * TRANSACTIONAL containers or batch listeners.
+         */
+        private @Nullable Integer prefetch;
+
+        public @Nullable Integer getPrefetch() {
+            return prefetch;
+        }
+
+        public void setPrefetch(@Nullable Integer prefetch) {
+            this.prefetch = prefetch;
+        }
+
         public @Nullable WorkerThreads getWorkerThreads() {
             return workerThreads;
         }
@@ -582,6 +598,9 @@ public class PgQueueProperties implements InitializingBean {
             }
             if (maxAttempts != null) {
                 atLeast(prefix + ".max-attempts", maxAttempts, 1);
+            }
+            if (prefetch != null) {
+                atLeast(prefix + ".prefetch", prefetch, 0);
             }
             positive(prefix + ".timeout", timeout);
             positive(prefix + ".poll-interval", pollInterval);

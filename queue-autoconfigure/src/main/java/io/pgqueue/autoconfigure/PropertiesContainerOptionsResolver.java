@@ -76,6 +76,7 @@ class PropertiesContainerOptionsResolver implements ContainerOptionsResolver {
                 .groupFailure(first(perQueue.getGroupFailure(), defaults.getGroupFailure()))
                 .fairness(fairness(perQueue.getFairness()))
                 .workerThreads(workerThreads(queue, perQueue, defaults))
+                .prefetch(firstOr(perQueue.getPrefetch(), defaults.getPrefetch(), 0))
                 .build();
         }
         catch (IllegalArgumentException ex) {

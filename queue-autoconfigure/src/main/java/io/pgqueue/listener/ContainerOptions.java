@@ -55,6 +55,8 @@ public final class ContainerOptions {
 
     private final WorkerThreads workerThreads;
 
+    private final int prefetch;
+
     private ContainerOptions(Builder builder) {
         this.id = Objects.requireNonNull(builder.id, "id");
         this.queue = Objects.requireNonNull(builder.queue, "queue");
@@ -74,6 +76,10 @@ public final class ContainerOptions {
         this.timeout = builder.timeout;
         this.fairness = builder.fairness;
         this.workerThreads = Objects.requireNonNull(builder.workerThreads, "workerThreads");
+        if (builder.prefetch < 0) {
+            throw new IllegalArgumentException("prefetch must be at least 0, was " + builder.prefetch);
+        }
+        this.prefetch = builder.prefetch;
         if (workerThreads == WorkerThreads.VIRTUAL && !WorkerThreads.virtualSupported()) {
             throw new IllegalArgumentException("virtual worker threads need Java 21 or later; this JVM is Java "
                     + Runtime.version().feature());
@@ -103,7 +109,18 @@ public final class ContainerOptions {
             .groupFailure(groupFailure)
             .timeout(timeout)
             .fairness(fairness)
-            .workerThreads(workerThreads);
+            .workerThreads(workerThreads)
+            .prefetch(prefetch);
+    }
+
+    /**
+     * Jobs a LEASE container claims beyond its free workers, to have them at hand when a worker frees up: they
+     * wait in memory under their lease (renewed like any running job's, given back at shutdown). 0 (the
+     * default): a claim never takes more jobs than there are free workers. TRANSACTIONAL containers and batch
+     * listeners do not prefetch.
+     */
+    public int prefetch() {
+        return prefetch;
     }
 
     /** The threads handlers run on. */
@@ -191,7 +208,7 @@ public final class ContainerOptions {
         return "ContainerOptions[id=" + id + ", queue=" + queue + ", mode=" + mode + ", concurrency=" + concurrency
                 + ", batchSize=" + batchSize + ", maxAttempts=" + maxAttempts + ", timeout=" + timeout + ", pollInterval=" + pollInterval
                 + ", backoff=" + backoff + ", autoStartup=" + autoStartup + ", maxRunning=" + maxRunning + ", rate="
-                + rate + ", groupFailure=" + groupFailure + ", fairness=" + fairness + ", workerThreads=" + workerThreads + "]";
+                + rate + ", groupFailure=" + groupFailure + ", fairness=" + fairness + ", workerThreads=" + workerThreads + ", prefetch=" + prefetch + "]";
     }
 
     private static int positive(int value, String name) {
@@ -234,7 +251,15 @@ public final class ContainerOptions {
 
         private WorkerThreads workerThreads = WorkerThreads.PLATFORM;
 
+        private int prefetch;
+
         private Builder() {
+        }
+
+        /** Jobs a LEASE container claims beyond its free workers (0: none); see {@link ContainerOptions#prefetch()}. */
+        public Builder prefetch(int prefetch) {
+            this.prefetch = prefetch;
+            return this;
         }
 
         public Builder maxRunning(@Nullable Integer maxRunning) {

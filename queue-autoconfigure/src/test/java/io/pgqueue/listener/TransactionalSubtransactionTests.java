@@ -49,6 +49,10 @@ class TransactionalSubtransactionTests {
 
         final AtomicInteger failures = new AtomicInteger();
 
+        final java.util.concurrent.CountDownLatch dedupRunning = new java.util.concurrent.CountDownLatch(1);
+
+        final java.util.concurrent.CountDownLatch dedupRelease = new java.util.concurrent.CountDownLatch(1);
+
         Handlers(DataSource dataSource) {
             this.jdbc = new JdbcTemplate(dataSource);
         }
@@ -61,6 +65,12 @@ class TransactionalSubtransactionTests {
                     Long.class, context.id());
             seen.put(context.id(), java.util.Arrays.asList(topLevel, locker.isEmpty() ? null : locker.get(0)));
             return payload;
+        }
+
+        @QueueListener(queue = "tx-dedup", mode = "TRANSACTIONAL", batchSize = "1")
+        void dedup(String payload) throws InterruptedException {
+            dedupRunning.countDown();
+            assertThat(dedupRelease.await(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
         }
 
         @QueueListener(queue = "tx-writes", mode = "TRANSACTIONAL", batchSize = "1")
@@ -117,6 +127,28 @@ class TransactionalSubtransactionTests {
                 .containsOnly(2);
             assertThat(jdbc.queryForList("SELECT attempts FROM pgqueue.job_history WHERE id = ANY(?)", Integer.class,
                     (Object) ids.toArray(Long[]::new))).hasSize(ids.size()).containsOnly(2);
+        });
+    }
+
+    @Test
+    void whileAJobRunsASendWithItsDedupKeyIsTurnedAwayAtOnce() {
+        runner.run((context) -> {
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            Handlers handlers = context.getBean(Handlers.class);
+            io.pgqueue.SendOptions key = io.pgqueue.SendOptions.builder().dedupKey("report-42").build();
+            long running = java.util.Objects.requireNonNull(template.send("tx-dedup", "first", key).jobId());
+            assertThat(handlers.dedupRunning.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            // the running job's row is live and locked by its claim: the send does not wait for the handler
+            io.pgqueue.model.SendResult second = java.util.concurrent.CompletableFuture
+                .supplyAsync(() -> template.send("tx-dedup", "second", key))
+                .get(5, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(second.duplicate()).isTrue();
+            handlers.dedupRelease.countDown();
+            JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+            await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
+                    "SELECT count(*) FROM pgqueue.job WHERE queue = 'tx-dedup'", Long.class) == 0);
+            assertThat(jdbc.queryForList("SELECT id FROM pgqueue.job_history WHERE queue = 'tx-dedup'", Long.class))
+                .containsExactly(running);
         });
     }
 }

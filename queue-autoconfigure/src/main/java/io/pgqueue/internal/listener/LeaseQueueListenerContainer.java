@@ -20,8 +20,8 @@ import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.GroupFailurePolicy;
 
 /**
- * LEASE delivery: one poller thread claims as many jobs as there are free worker slots (never more), with a
- * lease, and commits; while claims come back full (a backlog), a second poller claims alongside it, so
+ * LEASE delivery: one poller thread claims as many jobs as there are free worker slots, plus the
+ * {@linkplain ContainerOptions#prefetch() prefetch} (0 unless configured), with a lease, and commits; while claims come back full (a backlog), a second poller claims alongside it, so
  * that the claim round trip does not cap throughput. Workers run the handler outside any transaction;
  * finished jobs are deleted through the {@link AckBatcher}, failed ones are rescheduled or sent dead. Every
  * completion and failure is conditional on this node still owning the job in that attempt.
@@ -74,7 +74,8 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     @Override
     protected void doStart() {
-        slots = new Semaphore(options.concurrency());
+        // prefetched jobs hold slots beyond the workers and wait in the pool's queue for a thread
+        slots = new Semaphore(options.concurrency() + (executor.isBatch() ? 0 : options.prefetch()));
         AtomicInteger workerCount = new AtomicInteger();
         workers = new WorkerPool(options.concurrency(),
                 (task) -> newWorkerThread(task, "worker-" + workerCount.incrementAndGet()));
@@ -101,6 +102,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
             backlogSignal.wakeUp();
             poller.join(timeout.toMillis());
             helper.join(timeout.toMillis());
+            releaseUnstarted();
             workers.shutdown();
             if (!workers.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 workers.shutdownNow();
@@ -137,6 +139,32 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         catch (RuntimeException ex) {
             logger.warn("Container '" + id() + "' could not release " + ids.length + " unfinished job(s); they are "
                     + "rescued when their leases expire: " + ex.getMessage());
+        }
+    }
+
+    /**
+     * Gives back the jobs claimed that no worker has started (prefetched ones): stopping does not begin new
+     * handlers.
+     */
+    private void releaseUnstarted() {
+        long[] ids = workers.takeWaiting().stream()
+            .filter(Dispatched.class::isInstance)
+            .map(Dispatched.class::cast)
+            .peek((dispatched) -> finished(dispatched.handlerRun().job(), dispatched.handlerRun()))
+            .mapToLong((dispatched) -> dispatched.handlerRun().job().id())
+            .toArray();
+        if (ids.length > 0) {
+            slots.release(ids.length);
+            releaseStopped(ids);
+        }
+    }
+
+    /** A job handed to the worker pool, which it may still wait in. */
+    private record Dispatched(HandlerRun handlerRun, Runnable body) implements Runnable {
+
+        @Override
+        public void run() {
+            body.run();
         }
     }
 
@@ -202,8 +230,8 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     /**
      * Waits until enough worker slots are free for a worthwhile claim (half a batch, at most half the
      * workers), then takes up to a batch of free ones, rounded down to a claim size ({@link ClaimSizes}); a
-     * batch listener takes one slot per batch. Never more than the free slots: no job waits in memory for a
-     * worker.
+     * batch listener takes one slot per batch. Never more than the free slots: beyond the prefetch, no job
+     * waits in memory for a worker.
      */
     private int takeSlots() throws InterruptedException {
         int threshold = executor.isBatch() ? 1 : Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 2);
@@ -244,7 +272,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         for (ClaimedJob job : jobs) {
             HandlerRun run = new HandlerRun(job, true, node.settings().interruptGrace());
             inFlight.put(job.id(), run);
-            workers.execute(() -> runOne(run));
+            workers.execute(new Dispatched(run, () -> runOne(run)));
         }
     }
 

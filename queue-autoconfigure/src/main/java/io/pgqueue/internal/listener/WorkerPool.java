@@ -1,5 +1,8 @@
 package io.pgqueue.internal.listener;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -50,6 +53,16 @@ final class WorkerPool {
 
     boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
         return threads.awaitTermination(timeout, unit);
+    }
+
+    /** Removes and returns the jobs that wait for a thread and have not started. */
+    List<Runnable> takeWaiting() {
+        List<Runnable> taken = new ArrayList<>();
+        Runnable job;
+        while ((job = waiting.poll()) != null) {
+            taken.add(job);
+        }
+        return taken;
     }
 
     /** Interrupts running jobs and drops the waiting ones. */
