@@ -593,9 +593,8 @@ class CounterConsistencyTests {
                 case CLAIM_LEASE -> held.addAll(jobs.claimLeased(
                         new ClaimRequest(queue, 1 + random.nextInt(5), 3, true, node.id(), 60_000)).jobs());
                 case CLAIM_DELETE -> transactions.executeWithoutResult((status) -> {
-                    List<ClaimedJob> claimed = jobs.claimInTransaction(
+                    List<ClaimedJob> claimed = jobs.claimAndDelete(
                             new ClaimRequest(queue, 1 + random.nextInt(5), 3, true, null, 0)).jobs();
-                    jobs.deleteClaimed(claimed.stream().mapToLong(ClaimedJob::id).toArray(), new String[claimed.size()]);
                     List<ClaimedJob> members = claimed.stream().filter(ClaimedJob::cascades).toList();
                     if (!members.isEmpty()) {
                         jobs.membersSucceeded(members.stream().mapToLong(ClaimedJob::id).toArray(),
@@ -759,7 +758,7 @@ class CounterConsistencyTests {
         private void snoozeAfterRollback(String queue) {
             boolean inTransaction = random.nextBoolean();
             List<ClaimedJob> claimed = transactions.execute((status) -> {
-                List<ClaimedJob> jobsClaimed = jobs.claimInTransaction(new ClaimRequest(queue, 1, 3, true, null, 0)).jobs();
+                List<ClaimedJob> jobsClaimed = jobs.claimAndDelete(new ClaimRequest(queue, 1, 3, true, null, 0)).jobs();
                 if (inTransaction) {
                     jobsClaimed.forEach((job) -> jobs.snoozeAfterRollback(job.id(), job.attempt(),
                             Duration.ofMillis(random.nextInt(3) * 10L), true));
@@ -824,7 +823,7 @@ class CounterConsistencyTests {
         private void failAfterRollback(String queue) {
             boolean inTransaction = random.nextBoolean();
             List<ClaimedJob> claimed = transactions.execute((status) -> {
-                List<ClaimedJob> jobsClaimed = jobs.claimInTransaction(new ClaimRequest(queue, 1, 3, true, null, 0)).jobs();
+                List<ClaimedJob> jobsClaimed = jobs.claimAndDelete(new ClaimRequest(queue, 1, 3, true, null, 0)).jobs();
                 if (inTransaction) {
                     jobsClaimed.forEach((job) -> jobs.failAfterRollback(failure(job), true));
                 }

@@ -47,8 +47,8 @@ class HeldSnapshotTests {
     /** The claims that start after a cursor: only their statement compares (run-at, id) with one. */
     private final StatementCounter cursorClaims = new StatementCounter("(j.run_at, j.id) > (");
 
-    /** Every TRANSACTIONAL claim: it sets the savepoint after its rows (the acknowledgement releases it). */
-    private final StatementCounter claims = new StatementCounter(";\nSAVEPOINT pgqueue_claim");
+    /** Every TRANSACTIONAL claim. */
+    private final StatementCounter claims = new StatementCounter("SAVEPOINT pgqueue_claim");
 
     private final ApplicationContextRunner runner = QueueContextRunners.fastListeners(database)
         .withPropertyValues("pgqueue.health.vacuum-check-interval=200ms", "pgqueue.health.vacuum-hold-warning=1s")

@@ -51,7 +51,7 @@ abstract class ClaimStrategy {
 
                 @Override
                 Claim claim(ClaimRequest request) {
-                    return jobs.claimInTransaction(request);
+                    return jobs.claimAndDelete(request);
                 }
             };
         }
@@ -132,7 +132,7 @@ abstract class ClaimStrategy {
         @Override
         Claim claim(ClaimRequest request) {
             if (options.mode() == DeliveryMode.TRANSACTIONAL) {
-                return jobs.claimFairInTransaction(request, shares);
+                return jobs.claimFairAndDelete(request, shares);
             }
             if (options.throttled()) {
                 return jobs.claimThrottled(request, options.maxRunning(), options.rate(), shares);

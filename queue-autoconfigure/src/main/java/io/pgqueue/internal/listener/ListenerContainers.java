@@ -78,7 +78,7 @@ public final class ListenerContainers {
                     + " uses TRANSACTIONAL delivery, which needs a single PlatformTransactionManager bean on the "
                     + "queue's DataSource; none was found");
         }
-        return new TransactionalQueueListenerContainer(options, executor, jobs,
+        return new TransactionalQueueListenerContainer(options, executor, jobs, history,
                 new TransactionTemplate(transactionManager),
                 node.settings().shutdownTimeout(), node.settings().interruptGrace(), idle,
                 new ClaimPositions(vacuumHorizon));

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.pgqueue.internal.persistence.Claim;
 import io.pgqueue.internal.persistence.ClaimRequest;
 import io.pgqueue.internal.persistence.ClaimedJob;
+import io.pgqueue.internal.persistence.HistoryRepository;
 import io.pgqueue.internal.persistence.JobEnginePort;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.GroupFailurePolicy;
@@ -16,12 +17,11 @@ import io.pgqueue.listener.GroupFailurePolicy;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * TRANSACTIONAL delivery: each of {@code concurrency} workers loops over one transaction that locks up to a
- * batch of ready jobs, runs the listener on them, deletes them and commits, so the listener's own writes on the
- * same DataSource commit exactly with the acknowledgement. The claim sets a savepoint after it locked the jobs:
- * if a job fails or snoozes, the transaction rolls back to it (none of the handlers' writes remain, the jobs
- * are still locked and ready), records the failure or snooze and commits that. Handlers that succeed without
- * writing run in no subtransaction, and the claim and the acknowledgement never do.
+ * TRANSACTIONAL delivery: each of {@code concurrency} workers loops over one transaction that deletes up to
+ * a batch of ready jobs, runs the listener on them and commits, so the listener's own writes on the same
+ * DataSource commit exactly with the acknowledgement. If a job fails or snoozes, the transaction rolls back
+ * to the savepoint its claim set (every job of the batch is ready again, none of the handlers' writes
+ * remain), records the failure or snooze and commits that.
  */
 final class TransactionalQueueListenerContainer extends AbstractQueueListenerContainer {
 
@@ -45,16 +45,19 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
 
     private final Duration interruptGrace;
 
+    private final HistoryRepository history;
+
     private final ClaimPositions positions;
 
     private final ClaimStrategy strategy;
 
     TransactionalQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobEnginePort jobs,
-            TransactionTemplate transactions, Duration shutdownTimeout, Duration interruptGrace,
+            HistoryRepository history, TransactionTemplate transactions, Duration shutdownTimeout, Duration interruptGrace,
             IdleQueues idle, ClaimPositions positions) {
         super(options, executor, idle);
         this.positions = positions;
         this.jobs = jobs;
+        this.history = history;
         this.claimRequest = new ClaimRequest(options.queue(), options.batchSize(), options.maxAttempts(),
                 options.groupFailure() == GroupFailurePolicy.BLOCK, null, 0);
         this.strategy = ClaimStrategy.of(options, jobs);
@@ -194,9 +197,8 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
     }
 
     /**
-     * Runs the claimed jobs in the open transaction and, if none must roll it back, acknowledges them there;
-     * returns what must roll it back: the failures (of a batch listener: all of them), or the first failed or
-     * snoozed job of a single-job listener.
+     * Runs the claimed jobs in the open transaction; returns what must roll it back: the failures (of a batch
+     * listener: all of them), or the first failed or snoozed job of a single-job listener.
      */
     private List<JobExecutor.Outcome> run(List<ClaimedJob> jobs) {
         if (jobs.isEmpty()) {
@@ -206,11 +208,12 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
             List<JobExecutor.Outcome> failures = List.copyOf(tracked(new HandlerRun(jobs.get(0), false, interruptGrace),
                     (run) -> executor.runBatch(jobs, run)));
             if (failures.isEmpty()) {
-                acknowledge(jobs.stream().map((job) -> (JobExecutor.Outcome) new JobExecutor.Succeeded(job, null)).toList());
+                membersSucceeded(jobs.stream().filter(ClaimedJob::cascades)
+                    .map((job) -> new JobExecutor.Succeeded(job, null)).toList());
             }
             return failures;
         }
-        List<JobExecutor.Outcome> ended = new ArrayList<>(jobs.size());
+        List<JobExecutor.Succeeded> nodes = new ArrayList<>();
         for (ClaimedJob job : jobs) {
             JobExecutor.Outcome outcome = tracked(new HandlerRun(job, false, interruptGrace),
                     (run) -> executor.run(run, JobContextImpl.LeaseExtender.NONE));
@@ -218,41 +221,29 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 // the rest of the batch rolls back with it and runs again later, uncounted
                 return List.of(outcome);
             }
-            ended.add(outcome);
+            if (outcome instanceof JobExecutor.Succeeded succeeded) {
+                if (succeeded.outputJson() != null) {
+                    history.recordOutput(job.id(), succeeded.outputJson());
+                }
+                if (job.cascades()) {
+                    nodes.add(succeeded);
+                }
+            }
         }
-        acknowledge(ended);
+        membersSucceeded(nodes);
         return List.of();
     }
 
     /**
-     * Deletes the jobs whose handlers returned (their outputs into the history), then releases the dependants of
-     * the workflow nodes among them and counts the batch members, last in their transaction: the dependants' rows
-     * and the batches' shards stay locked only from here to the commit, and commit (or roll back) with the
-     * handlers' writes.
+     * Releases the dependants of the workflow nodes and counts the batch members whose handlers succeeded, last
+     * in their transaction: the dependants' rows and the batches' shards stay locked only from here to the
+     * commit, and commit (or roll back) with the handlers' writes.
      */
-    private void acknowledge(List<JobExecutor.Outcome> ended) {
-        long[] ids = new long[ended.size()];
-        String[] outputs = new String[ended.size()];
-        List<JobExecutor.Succeeded> members = new ArrayList<>();
-        for (int i = 0; i < ids.length; i++) {
-            JobExecutor.Outcome outcome = ended.get(i);
-            ids[i] = outcome.job().id();
-            if (outcome instanceof JobExecutor.Succeeded succeeded) {
-                outputs[i] = succeeded.outputJson();
-                if (succeeded.job().cascades()) {
-                    members.add(succeeded);
-                }
-            }
-        }
-        int deleted = this.jobs.deleteClaimed(ids, outputs);
-        if (deleted != ids.length) {
-            // the claim holds their rows locked: nothing else can have changed them
-            throw new IllegalStateException("Acknowledged " + deleted + " of the " + ids.length + " jobs claimed");
-        }
+    private void membersSucceeded(List<JobExecutor.Succeeded> members) {
         if (members.isEmpty()) {
             return;
         }
-        this.jobs.membersSucceeded(members.stream().mapToLong((member) -> member.job().id()).toArray(),
+        jobs.membersSucceeded(members.stream().mapToLong((member) -> member.job().id()).toArray(),
                 members.stream().map((member) -> member.job().workflowId()).toArray(Long[]::new),
                 members.stream().map((member) -> member.job().batchId()).toArray(Long[]::new),
                 members.stream().map(JobExecutor.Succeeded::outputJson).toArray(String[]::new));

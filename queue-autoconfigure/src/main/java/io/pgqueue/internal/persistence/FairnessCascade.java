@@ -218,10 +218,10 @@ final class FairnessCascade {
      * The CTEs of a TRANSACTIONAL claim that picks its jobs fairly, ending in {@code fair_picked} (id, key) and
      * {@code fair_emptied} (the keys it found without ready jobs). It runs in the handlers' transaction, so it
      * locks no key row (the passes move at the end of the transaction, {@link #chargeStatement}); a key's cap is
-     * a set of advisory slots, one per running job, held until the transaction ends (a failure recorded after a
-     * rollback to the claim's savepoint keeps them until the commit that follows at once).
+     * a set of advisory slots, one per running job, held until the transaction ends (a rollback to the claim's
+     * savepoint gives them back with the jobs).
      */
-    String lockedCtes(int most, int keys) {
+    String deletedCtes(int most, int keys) {
         return sized("WITH " + SETTINGS + """
                 , fair_candidates AS (
                     SELECT k.key, k.pass, %1$s AS weight, %2$s AS cap

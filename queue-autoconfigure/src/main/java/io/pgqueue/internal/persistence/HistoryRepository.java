@@ -17,6 +17,9 @@ public interface HistoryRepository {
     /** Whether finished jobs are kept (history is on); if not, handlers' return values are not even written. */
     boolean enabled();
 
+    /** Keeps a TRANSACTIONAL job's output in its history row (in the handler's transaction), when history is on. */
+    void recordOutput(long id, String outputJson);
+
     /**
      * Deletes up to {@code limit} rows older than {@code retention} from the default partition, where rows land
      * only when their partition was missing; returns how many. Every other row leaves with its partition.

@@ -62,6 +62,8 @@ final class JdbcHistoryRepository implements HistoryRepository {
 
     private final TransactionTemplate transactions;
 
+    private final Sql recordOutput;
+
     private final Sql expire;
 
     private final Sql partitions;
@@ -84,6 +86,7 @@ final class JdbcHistoryRepository implements HistoryRepository {
         this.schema = schema;
         this.enabled = enabled;
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
+        this.recordOutput = schema.sql("UPDATE {schema}.job_history SET output = :output::jsonb WHERE id = :id");
         this.expire = schema.sql("""
                 WITH expired AS (
                     DELETE FROM {schema}.job_history_default WHERE id = ANY(ARRAY(
@@ -136,6 +139,13 @@ final class JdbcHistoryRepository implements HistoryRepository {
                     FROM %s f%s
                 )""".formatted(alias, outputs ? "o.output::jsonb" : "NULL::jsonb", finished, outputs
                 ? " LEFT JOIN unnest(:ids::bigint[], :outputs::text[]) AS o(id, output) ON o.id = f.id" : "");
+    }
+
+    @Override
+    public void recordOutput(long id, String outputJson) {
+        if (enabled) {
+            jdbc.update(recordOutput, (params) -> params.text("output", outputJson).int8("id", id));
+        }
     }
 
     @Override

@@ -38,22 +38,13 @@ public interface JobEnginePort {
             @Nullable FairShares shares);
 
     /**
-     * A TRANSACTIONAL claim, in the caller's transaction (a Spring-managed one on the same DataSource): locks up
-     * to a batch of ready jobs, then sets the savepoint their handlers run after. The jobs stay ready and locked
-     * until {@link #deleteClaimed} acknowledges them, or a failure or snooze is recorded after rolling back to the
-     * savepoint, or the transaction ends. It promotes nothing: rows promoted inside a handler's long transaction
-     * would be hidden from every other worker until it commits ({@link #promoteDue(String)} runs before, in a
-     * transaction of its own).
+     * {@link Transition#CLAIM_DELETE} in the caller's transaction (a Spring-managed one on the same
+     * DataSource), after a savepoint: the delete is the acknowledgement, committed or rolled back with the
+     * handler's writes. It
+     * promotes nothing: rows promoted inside a handler's long transaction would be hidden from every other
+     * worker until it commits ({@link #promoteDue(String)} runs before, in a transaction of its own).
      */
-    Claim claimInTransaction(ClaimRequest request);
-
-    /**
-     * {@link Transition#CLAIM_DELETE}: the jobs of a TRANSACTIONAL claim whose handlers succeeded are deleted
-     * (with their outputs, aligned with {@code ids}, into the history), after releasing the claim's savepoint, so
-     * that this acknowledgement and whatever follows it until the commit run in no subtransaction. Returns how
-     * many were deleted.
-     */
-    int deleteClaimed(long[] ids, @Nullable String[] outputs);
+    Claim claimAndDelete(ClaimRequest request);
 
     /**
      * As {@link #claimLeased}, for a fair queue: the jobs are picked key by key in proportion to the keys'
@@ -63,10 +54,10 @@ public interface JobEnginePort {
     Claim claimFairLeased(ClaimRequest request, FairShares shares);
 
     /**
-     * As {@link #claimInTransaction}, for a fair queue; the keys' passes move at the end of the transaction
+     * As {@link #claimAndDelete}, for a fair queue; the keys' passes move at the end of the transaction
      * ({@link #chargeFairness}), a key's cap is held as advisory slots until it ends.
      */
-    Claim claimFairInTransaction(ClaimRequest request, FairShares shares);
+    Claim claimFairAndDelete(ClaimRequest request, FairShares shares);
 
     /**
      * Charges the keys of a fair TRANSACTIONAL claim with the jobs it took (a count of zero: found empty) and marks
@@ -105,8 +96,8 @@ public interface JobEnginePort {
             @Nullable Long[] workflowIds, @Nullable Long[] batchIds);
 
     /**
-     * The cascades of TRANSACTIONAL nodes and members whose handlers succeeded, in their transaction (after
-     * {@link #deleteClaimed} deleted their rows), as by {@link #completeMembers}: committed or rolled back with the handlers'
+     * The cascades of TRANSACTIONAL nodes and members whose handlers succeeded, in their transaction (the claim
+     * already deleted their rows), as by {@link #completeMembers}: committed or rolled back with the handlers'
      * writes. {@code workflowIds} and {@code batchIds} are the jobs' (null where none).
      */
     void membersSucceeded(long[] ids, @Nullable Long[] workflowIds, @Nullable Long[] batchIds,
@@ -121,8 +112,8 @@ public interface JobEnginePort {
     /**
      * {@link Transition#FAIL_AFTER_ROLLBACK}: counts the rolled-back TRANSACTIONAL attempt and records it. With
      * {@code undoClaim}, in the claim's transaction: first rolls back to the savepoint the claim set (undoing
-     * the handlers' writes; the claim keeps the job locked), then records the failure in the same round trip,
-     * so that no other worker can take the job in between; the caller commits.
+     * the claim and the handler's writes), then records the failure in the same round trip, so that no other
+     * worker can take the job in between; the caller commits.
      */
     boolean failAfterRollback(FailureUpdate failure, boolean undoClaim);
 
