@@ -178,12 +178,16 @@ final class Scenarios {
 
     // ---------------------------------------------------------------- drain
 
-    /** Drain settings: concurrency (threads/connections) and batch size. */
-    record Setting(int concurrency, int batch) {
+    /** Drain settings: concurrency (threads/connections), batch size and a LEASE container's prefetch. */
+    record Setting(int concurrency, int batch, int prefetch) {
+
+        Setting(int concurrency, int batch) {
+            this(concurrency, batch, 0);
+        }
 
         @Override
         public String toString() {
-            return "concurrency " + concurrency + ", batch " + batch;
+            return "concurrency " + concurrency + ", batch " + batch + ((prefetch > 0) ? ", prefetch " + prefetch : "");
         }
     }
 
@@ -196,11 +200,11 @@ final class Scenarios {
 
     /**
      * LEASE: concurrency = worker threads fed by one poller connection, which claims at most the free worker
-     * slots (up to a batch); acknowledgements go through one more connection. The baseline runs two
-     * connections, each claiming a batch with the lease UPDATE and deleting it with one batched DELETE.
+     * slots (up to a batch) plus the prefetch; acknowledgements go through one more connection. The baseline
+     * runs two connections, each claiming a batch with the lease UPDATE and deleting it with one batched DELETE.
      */
     static final List<Setting> LEASE_SETTINGS = List.of(new Setting(16, 10), new Setting(64, 50),
-            new Setting(128, 100));
+            new Setting(128, 100), new Setting(64, 50, 100), new Setting(128, 100, 100));
 
     static final int LEASE_BASELINE_CONNECTIONS = 2;
 
@@ -314,7 +318,7 @@ final class Scenarios {
         return Map.of("bench.listen", "true", "bench.queue", QUEUE, "bench.mode", mode, "bench.concurrency",
                 String.valueOf(setting.concurrency()), "bench.batch", String.valueOf(setting.batch()),
                 "pgqueue.counters.enabled", String.valueOf(counters), "pgqueue.metrics.enabled",
-                String.valueOf(metrics));
+                String.valueOf(metrics), "pgqueue.listener.prefetch", String.valueOf(setting.prefetch()));
     }
 
     /** Drains preloaded jobs with the raw statements of the same shape; returns jobs per second. */
