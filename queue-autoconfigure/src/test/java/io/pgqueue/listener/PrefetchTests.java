@@ -56,10 +56,7 @@ class PrefetchTests {
     @Test
     void claimsThePrefetchBeyondTheBusyWorkersAndRunsEveryJobOnce() {
         runner.run((context) -> {
-            Blocking handler = context.getBean(Blocking.class);
-            QueueTemplate template = context.getBean(QueueTemplate.class);
-            IntStream.range(0, 10).forEach((i) -> template.send("prefetched", "job " + i));
-            await().atMost(Duration.ofSeconds(10)).until(() -> handler.started.get() == 2 && running() == 5);
+            Blocking handler = sendTenAndAwaitFiveClaimed(context);
             // two handlers run, three jobs wait for them, and no claim takes more while they do
             await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
                 .until(() -> running() == 5 && handler.started.get() == 2);
@@ -73,10 +70,7 @@ class PrefetchTests {
     @Test
     void stoppingGivesThePrefetchedJobsBackAtOnceAndLetsTheRunningOnesFinish() {
         runner.run((context) -> {
-            Blocking handler = context.getBean(Blocking.class);
-            QueueTemplate template = context.getBean(QueueTemplate.class);
-            IntStream.range(0, 10).forEach((i) -> template.send("prefetched", "job " + i));
-            await().atMost(Duration.ofSeconds(10)).until(() -> handler.started.get() == 2 && running() == 5);
+            Blocking handler = sendTenAndAwaitFiveClaimed(context);
             QueueListenerContainer container = Containers.of(context, "prefetched");
             CompletableFuture<Void> stopped = CompletableFuture.runAsync(container::stop);
             // the three waiting jobs are ready again while the two handlers still run, their attempts uncounted
@@ -93,6 +87,15 @@ class PrefetchTests {
             await().atMost(Duration.ofSeconds(20)).until(() -> remaining() == 0);
             assertThat(handler.runs).hasSize(10).allSatisfy((id, runs) -> assertThat(runs).isEqualTo(1));
         });
+    }
+
+    /** Sends ten jobs and waits until two handlers run and five jobs are claimed. */
+    private Blocking sendTenAndAwaitFiveClaimed(org.springframework.context.ApplicationContext context) {
+        Blocking handler = context.getBean(Blocking.class);
+        QueueTemplate template = context.getBean(QueueTemplate.class);
+        IntStream.range(0, 10).forEach((i) -> template.send("prefetched", "job " + i));
+        await().atMost(Duration.ofSeconds(10)).until(() -> handler.started.get() == 2 && running() == 5);
+        return handler;
     }
 
     private long running() {
