@@ -117,6 +117,8 @@ class ListenerStartupErrorTests {
                 + "'PT0S' is invalid: must be longer than zero");
         assertInvalid("pgqueue.queues.orders.batch-size=0", "Property pgqueue.queues.orders.batch-size with value '0' "
                 + "is invalid: must be at least 1");
+        assertInvalid("pgqueue.queues.orders.prefetch=-1", "Property pgqueue.queues.orders.prefetch with value '-1' "
+                + "is invalid: must be at least 0");
         assertInvalid("pgqueue.listener.backoff.multiplier=0.5", "Property pgqueue.listener.backoff.multiplier with "
                 + "value '0.5' is invalid: must be at least 1");
         runner.withPropertyValues("pgqueue.listener.mode=sideways").run((context) -> {
