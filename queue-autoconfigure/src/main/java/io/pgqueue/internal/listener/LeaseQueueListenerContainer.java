@@ -21,8 +21,9 @@ import io.pgqueue.listener.GroupFailurePolicy;
 
 /**
  * LEASE delivery: one poller thread claims as many jobs as there are free worker slots, plus the
- * {@linkplain ContainerOptions#prefetch() prefetch} (0 unless configured), with a lease, and commits; while claims come back full (a backlog), a second poller claims alongside it, so
- * that the claim round trip does not cap throughput. Workers run the handler outside any transaction;
+ * {@linkplain ContainerOptions#prefetch() prefetch} (0 unless configured), with a lease, and commits; while
+ * claims come back full (a backlog), a second poller claims alongside it, so that the claim round trip does
+ * not cap throughput. Workers run the handler outside any transaction;
  * finished jobs are deleted through the {@link AckBatcher}, failed ones are rescheduled or sent dead. Every
  * completion and failure is conditional on this node still owning the job in that attempt.
  */
@@ -147,20 +148,24 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
      * handlers.
      */
     private void releaseUnstarted() {
-        long[] ids = workers.takeWaiting().stream()
-            .filter(Dispatched.class::isInstance)
-            .map(Dispatched.class::cast)
-            .peek((dispatched) -> finished(dispatched.handlerRun().job(), dispatched.handlerRun()))
-            .mapToLong((dispatched) -> dispatched.handlerRun().job().id())
-            .toArray();
-        if (ids.length > 0) {
-            slots.release(ids.length);
-            releaseStopped(ids);
+        List<Runnable> unstarted = workers.takeWaiting();
+        List<Long> ids = new ArrayList<>();
+        for (Runnable waiting : unstarted) {
+            Dispatched dispatched = (Dispatched) waiting;
+            for (ClaimedJob job : dispatched.jobs()) {
+                finished(job, dispatched.handlerRun());
+                ids.add(job.id());
+            }
+        }
+        if (!unstarted.isEmpty()) {
+            // one slot per dispatched run: a job, or a batch listener's batch
+            slots.release(unstarted.size());
+            releaseStopped(ids.stream().mapToLong(Long::longValue).toArray());
         }
     }
 
-    /** A job handed to the worker pool, which it may still wait in. */
-    private record Dispatched(HandlerRun handlerRun, Runnable body) implements Runnable {
+    /** The jobs of one run handed to the worker pool, which they may still wait in. */
+    private record Dispatched(List<ClaimedJob> jobs, HandlerRun handlerRun, Runnable body) implements Runnable {
 
         @Override
         public void run() {
@@ -264,7 +269,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                 // a batch is not interrupted for one of its jobs: a cancelled job of it finishes as cancelled
                 HandlerRun run = new HandlerRun(jobs.get(0), false, node.settings().interruptGrace());
                 jobs.forEach((job) -> inFlight.put(job.id(), run));
-                workers.execute(() -> runBatch(jobs, run));
+                workers.execute(new Dispatched(jobs, run, () -> runBatch(jobs, run)));
             }
             return;
         }
@@ -272,7 +277,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         for (ClaimedJob job : jobs) {
             HandlerRun run = new HandlerRun(job, true, node.settings().interruptGrace());
             inFlight.put(job.id(), run);
-            workers.execute(new Dispatched(run, () -> runOne(run)));
+            workers.execute(new Dispatched(List.of(job), run, () -> runOne(run)));
         }
     }
 
