@@ -25,7 +25,9 @@ import io.pgqueue.SendOptions;
 import io.pgqueue.batch.Batch;
 import io.pgqueue.batch.BatchOperations;
 import io.pgqueue.internal.node.NodeIdentity;
+import io.pgqueue.internal.persistence.Claim;
 import io.pgqueue.internal.persistence.ClaimRequest;
+import io.pgqueue.internal.persistence.ClaimUndo;
 import io.pgqueue.internal.persistence.ClaimedJob;
 import io.pgqueue.internal.persistence.FailureUpdate;
 import io.pgqueue.internal.persistence.JobRepository;
@@ -270,7 +272,7 @@ class CounterConsistencyTests {
 
     /**
      * Every logged state change was made by a statement tagged with a transition that declares it: from its
-     * from-state (none for an insert) to one of its to-states (none when the row leaves the table).
+     * from-state (none, or a finished one, for an insert) to one of its to-states (none when the row leaves the table).
      */
     private void assertEveryStateChangeIsDeclared() {
         Pattern tag = Pattern.compile("/\\* pgqueue:([a-z_]+) \\*/");
@@ -293,7 +295,8 @@ class CounterConsistencyTests {
                 .isNotEmpty()
                 .anySatisfy((transition) -> {
                     if (from == null) {
-                        assertThat(transition.from()).isEmpty();
+                        // an insert: of a new job, or of a finished one put back (a claim undone in its transaction)
+                        assertThat(transition.from()).allMatch(JobState::isFinished);
                     }
                     else {
                         assertThat(transition.from()).contains(from);
@@ -605,7 +608,8 @@ class CounterConsistencyTests {
                 });
                 case COMPLETE -> completeSome();
                 case FAIL -> failSome((random.nextInt(3) == 0) ? null : Duration.ofMillis(random.nextInt(3) * 10L));
-                case FAIL_AFTER_ROLLBACK -> failAfterRollback(queue);
+                case FAIL_AFTER_ROLLBACK -> failAfterRollback(queue, 1);
+                case CLAIM_RESTORE -> failAfterRollback(queue, 2 + random.nextInt(4));
                 case SNOOZE -> snoozeSome();
                 case SNOOZE_AFTER_ROLLBACK -> snoozeAfterRollback(queue);
                 case CANCEL -> {
@@ -758,10 +762,11 @@ class CounterConsistencyTests {
         private void snoozeAfterRollback(String queue) {
             boolean inTransaction = random.nextBoolean();
             List<ClaimedJob> claimed = transactions.execute((status) -> {
-                List<ClaimedJob> jobsClaimed = jobs.claimAndDelete(new ClaimRequest(queue, 1, 3, true, null, 0)).jobs();
+                Claim claim = jobs.claimAndDelete(new ClaimRequest(queue, 1, 3, true, null, 0));
+                List<ClaimedJob> jobsClaimed = claim.jobs();
                 if (inTransaction) {
                     jobsClaimed.forEach((job) -> jobs.snoozeAfterRollback(job.id(), job.attempt(),
-                            Duration.ofMillis(random.nextInt(3) * 10L), true));
+                            Duration.ofMillis(random.nextInt(3) * 10L), claim.undo()));
                 }
                 else {
                     status.setRollbackOnly();
@@ -770,7 +775,8 @@ class CounterConsistencyTests {
             });
             if (!inTransaction) {
                 for (ClaimedJob job : claimed) {
-                    jobs.snoozeAfterRollback(job.id(), job.attempt(), Duration.ofMillis(random.nextInt(3) * 10L), false);
+                    jobs.snoozeAfterRollback(job.id(), job.attempt(), Duration.ofMillis(random.nextInt(3) * 10L),
+                            ClaimUndo.NONE);
                 }
             }
         }
@@ -819,21 +825,24 @@ class CounterConsistencyTests {
             }
         }
 
-        /** A TRANSACTIONAL attempt that fails: its claim rolls back, then the failure is recorded. */
-        private void failAfterRollback(String queue) {
+        /**
+         * A TRANSACTIONAL claim of up to {@code limit} jobs whose first fails: its claim is taken back (the rest of
+         * the batch ready again, uncounted), then the failure is recorded.
+         */
+        private void failAfterRollback(String queue, int limit) {
             boolean inTransaction = random.nextBoolean();
             List<ClaimedJob> claimed = transactions.execute((status) -> {
-                List<ClaimedJob> jobsClaimed = jobs.claimAndDelete(new ClaimRequest(queue, 1, 3, true, null, 0)).jobs();
-                if (inTransaction) {
-                    jobsClaimed.forEach((job) -> jobs.failAfterRollback(failure(job), true));
+                Claim claim = jobs.claimAndDelete(new ClaimRequest(queue, limit, 3, true, null, 0));
+                if (inTransaction && !claim.jobs().isEmpty()) {
+                    jobs.failAfterRollback(failure(claim.jobs().get(0)), claim.undo());
                 }
                 else {
                     status.setRollbackOnly();
                 }
-                return jobsClaimed;
+                return claim.jobs();
             });
-            if (!inTransaction) {
-                claimed.forEach((job) -> jobs.failAfterRollback(failure(job), false));
+            if (!inTransaction && !claimed.isEmpty()) {
+                jobs.failAfterRollback(failure(claimed.get(0)), ClaimUndo.NONE);
             }
         }
 

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.pgqueue.internal.persistence.Claim;
 import io.pgqueue.internal.persistence.ClaimRequest;
+import io.pgqueue.internal.persistence.ClaimUndo;
 import io.pgqueue.internal.persistence.ClaimedJob;
 import io.pgqueue.internal.persistence.HistoryRepository;
 import io.pgqueue.internal.persistence.JobEnginePort;
@@ -19,9 +20,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * TRANSACTIONAL delivery: each of {@code concurrency} workers loops over one transaction that deletes up to
  * a batch of ready jobs, runs the listener on them and commits, so the listener's own writes on the same
- * DataSource commit exactly with the acknowledgement. If a job fails or snoozes, the transaction rolls back
- * to the savepoint its claim set (every job of the batch is ready again, none of the handlers' writes
- * remain), records the failure or snooze and commits that.
+ * DataSource commit exactly with the acknowledgement. The claim runs at the transaction's top level and sets a
+ * savepoint after it, so handlers that succeed run in no subtransaction of their own. If a job fails or
+ * snoozes, the transaction rolls back to that savepoint (none of the handlers' writes remain), puts the claimed
+ * rows back (every job of the batch is ready again), records the failure or snooze and commits that.
  */
 final class TransactionalQueueListenerContainer extends AbstractQueueListenerContainer {
 
@@ -152,7 +154,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                             return new Batch(claim, List.of());
                         }
                         setbacks.set(failures);
-                        if (!recordInTransaction(failures)) {
+                        if (!recordInTransaction(failures, claim.undo())) {
                             status.setRollbackOnly();
                             return new Batch(claim, failures);
                         }
@@ -256,9 +258,9 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
      * before its backoff). Returns false if that could not be done (the connection broke, say); the
      * transaction then rolls back and the records are written after it.
      */
-    private boolean recordInTransaction(List<JobExecutor.Outcome> setbacks) {
+    private boolean recordInTransaction(List<JobExecutor.Outcome> setbacks, ClaimUndo claimUndo) {
         try {
-            boolean undo = true;
+            ClaimUndo undo = claimUndo;
             for (JobExecutor.Outcome outcome : setbacks) {
                 if (outcome instanceof JobExecutor.Snoozed snoozed) {
                     jobs.snoozeAfterRollback(snoozed.job().id(), snoozed.job().attempt(), snoozed.delay(), undo);
@@ -266,7 +268,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 else if (outcome instanceof JobExecutor.Failure failure) {
                     jobs.failAfterRollback(failure.update(), undo);
                 }
-                undo = false;
+                undo = ClaimUndo.NONE;
             }
             setbacks.forEach(this::comesBack);
             return true;
@@ -283,7 +285,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
         if (outcome instanceof JobExecutor.Snoozed snoozed) {
             comesBack(snoozed);
             try {
-                jobs.snoozeAfterRollback(snoozed.job().id(), snoozed.job().attempt(), snoozed.delay(), false);
+                jobs.snoozeAfterRollback(snoozed.job().id(), snoozed.job().attempt(), snoozed.delay(), ClaimUndo.NONE);
             }
             catch (RuntimeException ex) {
                 logger.warn("Could not record the snooze of job " + snoozed.job().id()
@@ -304,7 +306,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
     private void recordFailure(JobExecutor.Failure failure) {
         comesBack(failure);
         try {
-            jobs.failAfterRollback(failure.update(), false);
+            jobs.failAfterRollback(failure.update(), ClaimUndo.NONE);
         }
         catch (RuntimeException ex) {
             logger.warn("Could not record the failure of job " + failure.job().id()

@@ -12,8 +12,10 @@ import org.jspecify.annotations.Nullable;
  * @param last the position of the last job claimed in claim order, or null when none was
  * @param emptiedKeys the fairness keys a fair claim found without ready jobs (their share of the claim went
  * unused: another claim right away fills it)
+ * @param undo how a TRANSACTIONAL claim is taken back in its transaction ({@link ClaimUndo#NONE} for LEASE claims)
  */
-public record Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor last, List<String> emptiedKeys) {
+public record Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor last, List<String> emptiedKeys,
+        ClaimUndo undo) {
 
     public static final Claim NONE = new Claim(List.of(), 0, null);
 
@@ -22,7 +24,16 @@ public record Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor 
         emptiedKeys = List.copyOf(emptiedKeys);
     }
 
+    public Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor last, List<String> emptiedKeys) {
+        this(jobs, promoted, last, emptiedKeys, ClaimUndo.NONE);
+    }
+
     public Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor last) {
         this(jobs, promoted, last, List.of());
+    }
+
+    /** This claim, taken back as {@code undo} says. */
+    Claim withUndo(ClaimUndo undo) {
+        return new Claim(jobs, promoted, last, emptiedKeys, undo);
     }
 }

@@ -111,6 +111,20 @@ final class Counters {
         }
         List<String> columns = new ArrayList<>();
         List<String> values = new ArrayList<>();
+        Transition undone = transition.undoes();
+        deltas((undone != null) ? undone : transition, rows, columns, values);
+        if (undone != null) {
+            values.replaceAll((value) -> "-(" + value + ")");
+        }
+        String alias = "counted_" + transition.name().toLowerCase(java.util.Locale.ROOT);
+        String key = aggregate.key();
+        return ", " + alias + " AS (\n    INSERT INTO {schema}." + aggregate.deltaTable() + " (" + key + ", "
+                + String.join(", ", columns) + ")\n    SELECT " + key + ", " + String.join(", ", values) + " FROM "
+                + changed + ((rows == Rows.MANY) ? " GROUP BY " + key : "") + "\n)";
+    }
+
+    /** The counter columns a transition changes and, in the same order, by how much. */
+    private static void deltas(Transition transition, Rows rows, List<String> columns, List<String> values) {
         for (JobState state : JobState.live()) {
             String into = into(transition, state, rows);
             String out = out(transition, state, rows);
@@ -126,11 +140,6 @@ final class Counters {
                 values.add(value);
             }
         }
-        String alias = "counted_" + transition.name().toLowerCase(java.util.Locale.ROOT);
-        String key = aggregate.key();
-        return ", " + alias + " AS (\n    INSERT INTO {schema}." + aggregate.deltaTable() + " (" + key + ", "
-                + String.join(", ", columns) + ")\n    SELECT " + key + ", " + String.join(", ", values) + " FROM "
-                + changed + ((rows == Rows.MANY) ? " GROUP BY " + key : "") + "\n)";
     }
 
     /** How many of the changed rows entered {@code state}, or null when the transition cannot reach it. */

@@ -141,6 +141,23 @@ final class JdbcHistoryRepository implements HistoryRepository {
                 ? " LEFT JOIN unnest(:ids::bigint[], :outputs::text[]) AS o(id, output) ON o.id = f.id" : "");
     }
 
+    /**
+     * The {@link Transition.Cascade#HISTORY_REMOVAL} of a statement that undoes a finishing one in the same
+     * transaction, to follow the CTE {@code restored} (which returns the rows' {@code id}): removes the history
+     * rows that statement copied, which finished at this transaction's start (so one partition is read), or an
+     * empty string when history is off.
+     */
+    String unarchiveCte(String restored) {
+        if (!enabled) {
+            return "";
+        }
+        return """
+                , unarchived AS (
+                    DELETE FROM {schema}.job_history h
+                    WHERE h.finished_at = now() AND h.id IN (SELECT id FROM %s)
+                )""".formatted(restored);
+    }
+
     @Override
     public void recordOutput(long id, String outputJson) {
         if (enabled) {

@@ -84,6 +84,9 @@ final class JdbcJobRepository implements JobRepository {
     /** The columns a claim returns. */
     private static final String CLAIMED_COLUMNS = "SELECT " + String.join(", ", CLAIMED) + " FROM claimed";
 
+    /** What a TRANSACTIONAL claim returns: the claimed columns, and each row's image to restore it from. */
+    private static final String CLAIMED_WITH_IMAGES = "SELECT " + String.join(", ", CLAIMED) + ", image FROM claimed";
+
     /**
      * What a fair claim returns: the claimed rows, or one row of nulls when it claimed none, each with the keys
      * the claim found empty ({@code fair_emptied}).
@@ -171,6 +174,12 @@ final class JdbcJobRepository implements JobRepository {
     private final Sql[] undoClaimThenFail;
 
     private final Sql undoClaimThenSnooze;
+
+    /** The rollback to the savepoint after a claim, the claim's rows restored, then the snooze recorded. */
+    private final Sql restoreClaimThenSnooze;
+
+    /** As {@link #restoreClaimThenSnooze}, recording a failure (plain jobs, members). */
+    private final Sql[] restoreClaimThenFail;
 
     private final Sql cancel;
 
@@ -328,6 +337,7 @@ final class JdbcJobRepository implements JobRepository {
         this.fail = new Sql[2];
         this.failAfterRollback = new Sql[2];
         this.undoClaimThenFail = new Sql[2];
+        this.restoreClaimThenFail = new Sql[2];
         for (boolean workflows : new boolean[] { false, true }) {
             int variant = workflows ? 1 : 0;
             this.snooze[variant] = schema.sql(snoozeStatement(Transition.SNOOZE) + ";\n"
@@ -337,9 +347,13 @@ final class JdbcJobRepository implements JobRepository {
             this.failAfterRollback[variant] = schema.sql(failStatement(Transition.FAIL_AFTER_ROLLBACK, workflows));
             this.undoClaimThenFail[variant] = schema.sql("ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n"
                     + failStatement(Transition.FAIL_AFTER_ROLLBACK, workflows));
+            this.restoreClaimThenFail[variant] = schema.sql(restoreClaimStatement() + ";\n"
+                    + failStatement(Transition.FAIL_AFTER_ROLLBACK, workflows));
         }
         this.snoozeAfterRollback = schema.sql(snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
         this.undoClaimThenSnooze = schema.sql("ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n"
+                + snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
+        this.restoreClaimThenSnooze = schema.sql(restoreClaimStatement() + ";\n"
                 + snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
         this.cancel = schema.sql(cancelStatement(":ids::bigint[]", true));
         // a batch's running members are asked to cancel by a statement of their own (requestBatchCancel), which
@@ -393,8 +407,8 @@ final class JdbcJobRepository implements JobRepository {
         this.sweepLock = schema.sql(fairness.sweepLockStatement());
         this.sweepSettle = schema.sql(fairness.sweepSettleStatement());
         this.activateReadyKeys = schema.sql(fairness.activateReadyStatement());
-        this.claimAndDelete = schema.sql(savepointThenClaimStatement(false));
-        this.claimAndDeleteAfter = schema.sql(savepointThenClaimStatement(true));
+        this.claimAndDelete = schema.sql(claimThenSavepointStatement(false));
+        this.claimAndDeleteAfter = schema.sql(claimThenSavepointStatement(true));
         this.complete = schema.sql(completeStatement(0));
         for (int kinds = 1; kinds < 4; kinds++) {
             this.completeMembers[kinds] = schema.sql(completeStatement(kinds));
@@ -627,9 +641,13 @@ final class JdbcJobRepository implements JobRepository {
                 + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY) + "\n" + FAIR_CLAIMED_COLUMNS;
     }
 
-    /** A TRANSACTIONAL claim's round trip: the savepoint, then the claim. */
-    private String savepointThenClaimStatement(boolean after) {
-        return "SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + claimAndDeleteStatement(after);
+    /**
+     * A TRANSACTIONAL claim's round trip: the claim, at the transaction's top level, then the savepoint that the
+     * handlers' writes follow (rolling back to it keeps the claim, which {@link Transition#CLAIM_RESTORE} then
+     * undoes).
+     */
+    private String claimThenSavepointStatement(boolean after) {
+        return claimAndDeleteStatement(after) + ";\n" + "SAVEPOINT " + CLAIM_SAVEPOINT;
     }
 
     private String claimAndDeleteStatement(boolean after) {
@@ -637,9 +655,10 @@ final class JdbcJobRepository implements JobRepository {
                 WITH claimed AS (
                     DELETE FROM {schema}.job j
                     WHERE j.id = ANY(ARRAY(%s))
-                    %s
+                    %s, j::text AS image
                 )""".formatted(after ? READY_IDS_AFTER : READY_IDS, DELETE_RETURNING) + history.archiveCte("claimed", false)
-                + counters.deltaCte(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY) + "\n" + CLAIMED_COLUMNS;
+                + counters.deltaCte(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY) + "\n"
+                + CLAIMED_WITH_IMAGES;
     }
 
     /** The fair TRANSACTIONAL claim: the keys' shares, then the deletion of the jobs picked. */
@@ -772,6 +791,23 @@ final class JdbcJobRepository implements JobRepository {
                     RETURNING queue, state
                 )""".formatted(transition.guard(""))
                 + counters.deltaCte(transition, "snoozed", Counters.Rows.MANY) + "\nSELECT count(*) FROM snoozed";
+    }
+
+    /**
+     * Takes a TRANSACTIONAL claim back inside its transaction: the rollback to the savepoint set after it undoes
+     * the handlers' writes, then the claimed rows are put back exactly as the claim deleted them (their images,
+     * {@code :images}, in the table's own row syntax: every column, whatever columns later versions add), their
+     * history rows removed and the claim's deltas taken back. No other transaction saw them gone, and none can
+     * take them before this transaction records why they did not complete.
+     */
+    private String restoreClaimStatement() {
+        return "ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + Transition.CLAIM_RESTORE.tag() + """
+                WITH restored AS (
+                    SELECT * FROM unnest(:images::text[]::{schema}.job[])
+                )""" + history.unarchiveCte("restored")
+                + counters.deltaCte(Transition.CLAIM_RESTORE, "restored", Counters.Rows.MANY) + """
+
+                INSERT INTO {schema}.job OVERRIDING SYSTEM VALUE SELECT * FROM restored""";
     }
 
     /**
@@ -1030,10 +1066,12 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public Claim claimFairAndDelete(ClaimRequest request, FairShares shares) {
-        return savepointThenClaim(fairClaimAndDelete(size(request, shares)), (params) -> {
+        // the keys' charges are part of the claim's statement: the savepoint comes first, so that rolling back to
+        // it refunds them with the jobs
+        return transactionalClaim(fairClaimAndDelete(size(request, shares)), (params) -> {
             bindFairClaim(params, request, shares);
             params.text("fair_lock", "pgqueue.fair." + schema.name() + "." + request.queue() + ".");
-        }, JdbcJobRepository::fairlyClaimed);
+        }, (rows, promoted) -> fairlyClaimed(rows, promoted).withUndo(ClaimUndo.SAVEPOINT));
     }
 
     /** The statement size of a claim: up to the container's batch (a claim asks for at most that). */
@@ -1087,17 +1125,16 @@ final class JdbcJobRepository implements JobRepository {
     @Override
     public Claim claimAndDelete(ClaimRequest request) {
         boolean after = request.after() != null;
-        Sql sql = after ? sized(claimAndDeleteAfterBySize, request.limit(), claimAndDeleteAfter, () -> savepointThenClaimStatement(true))
-                : sized(claimAndDeleteBySize, request.limit(), claimAndDelete, () -> savepointThenClaimStatement(false));
-        return savepointThenClaim(sql, (params) -> bindClaim(params, request), JdbcJobRepository::claimed);
+        Sql sql = after ? sized(claimAndDeleteAfterBySize, request.limit(), claimAndDeleteAfter, () -> claimThenSavepointStatement(true))
+                : sized(claimAndDeleteBySize, request.limit(), claimAndDelete, () -> claimThenSavepointStatement(false));
+        return transactionalClaim(sql, (params) -> bindClaim(params, request), JdbcJobRepository::claimedWithImages);
     }
 
-    /** Runs a TRANSACTIONAL claim: the savepoint, then the claim, whose rows it reads. */
-    private Claim savepointThenClaim(Sql sql, Jdbc.Binder binder, ClaimReader reader) {
+    /** Runs a TRANSACTIONAL claim with its savepoint (before or after it), and reads the claimed rows. */
+    private Claim transactionalClaim(Sql sql, Jdbc.Binder binder, ClaimReader reader) {
         return jdbc.execute((Connection connection) -> {
             try (PreparedStatement statement = jdbc.statement(connection, sql, binder)) {
-                statement.execute();
-                if (!statement.getMoreResults()) {
+                if (!statement.execute() && !statement.getMoreResults()) {
                     throw new IllegalStateException("A claim returned no claimed rows");
                 }
                 try (ResultSet rows = statement.getResultSet()) {
@@ -1105,6 +1142,13 @@ final class JdbcJobRepository implements JobRepository {
                 }
             }
         });
+    }
+
+    /** The claimed rows and, to restore them if the handlers' transaction must take the claim back, their images. */
+    private static Claim claimedWithImages(ResultSet rows, long promoted) throws SQLException {
+        List<String> images = new ArrayList<>();
+        Claim claim = claimed(rows, promoted, images);
+        return claim.withUndo(ClaimUndo.restoring(images));
     }
 
     private static void bindClaim(Params params, ClaimRequest request) throws SQLException {
@@ -1125,9 +1169,16 @@ final class JdbcJobRepository implements JobRepository {
 
     /** The claimed rows, and the last of them in claim order. */
     private static Claim claimed(ResultSet rows, long promoted) throws SQLException {
+        return claimed(rows, promoted, null);
+    }
+
+    private static Claim claimed(ResultSet rows, long promoted, @Nullable List<String> images) throws SQLException {
         List<ClaimedJob> jobs = new ArrayList<>();
         ClaimCursor last = null;
         while (rows.next()) {
+            if (images != null) {
+                images.add(rows.getString("image"));
+            }
             ClaimCursor position = new ClaimCursor(rows.getInt("priority"), instant(rows, "run_at"),
                     rows.getLong("id"));
             last = (last == null) ? position : ClaimCursor.later(last, position);
@@ -1219,9 +1270,18 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
-    public boolean failAfterRollback(FailureUpdate failure, boolean undoClaim) {
+    public boolean failAfterRollback(FailureUpdate failure, ClaimUndo undo) {
         int variant = failure.member() ? 1 : 0;
-        return failed(undoClaim ? undoClaimThenFail[variant] : failAfterRollback[variant], failure, Jdbc.Binder.NONE);
+        Sql sql = undo.restores() ? restoreClaimThenFail[variant]
+                : undo.rollsBack() ? undoClaimThenFail[variant] : failAfterRollback[variant];
+        return failed(sql, failure, (params) -> bindRestore(params, undo));
+    }
+
+    /** Binds the claimed rows' images to a statement that restores them. */
+    private static void bindRestore(Params params, ClaimUndo undo) throws SQLException {
+        if (undo.restores()) {
+            params.array("images", "text", undo.rowImages().toArray());
+        }
     }
 
     private boolean failed(Sql sql, FailureUpdate failure, Jdbc.Binder ownership) {
@@ -1249,9 +1309,12 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
-    public boolean snoozeAfterRollback(long id, int attempt, Duration delay, boolean undoClaim) {
-        return jdbc.countAll(undoClaim ? undoClaimThenSnooze : snoozeAfterRollback,
-                (params) -> params.int8("delay_ms", delay.toMillis()).int4("attempt", attempt).int8("id", id)) > 0;
+    public boolean snoozeAfterRollback(long id, int attempt, Duration delay, ClaimUndo undo) {
+        Sql sql = undo.restores() ? restoreClaimThenSnooze : undo.rollsBack() ? undoClaimThenSnooze : snoozeAfterRollback;
+        return jdbc.countAll(sql, (params) -> {
+            params.int8("delay_ms", delay.toMillis()).int4("attempt", attempt).int8("id", id);
+            bindRestore(params, undo);
+        }) > 0;
     }
 
     @Override

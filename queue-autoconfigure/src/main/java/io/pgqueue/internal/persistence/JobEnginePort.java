@@ -39,9 +39,10 @@ public interface JobEnginePort {
 
     /**
      * {@link Transition#CLAIM_DELETE} in the caller's transaction (a Spring-managed one on the same
-     * DataSource), after a savepoint: the delete is the acknowledgement, committed or rolled back with the
-     * handler's writes. It
-     * promotes nothing: rows promoted inside a handler's long transaction would be hidden from every other
+     * DataSource), at its top level, followed by a savepoint that the handlers' writes come after: the delete is
+     * the acknowledgement, committed or rolled back with the handlers' writes, and a handler that succeeds runs
+     * in no subtransaction of its own (the {@link Claim#undo()} says how to take the claim back). It promotes
+     * nothing: rows promoted inside a handler's long transaction would be hidden from every other
      * worker until it commits ({@link #promoteDue(String)} runs before, in a transaction of its own).
      */
     Claim claimAndDelete(ClaimRequest request);
@@ -111,11 +112,12 @@ public interface JobEnginePort {
 
     /**
      * {@link Transition#FAIL_AFTER_ROLLBACK}: counts the rolled-back TRANSACTIONAL attempt and records it. With
-     * {@code undoClaim}, in the claim's transaction: first rolls back to the savepoint the claim set (undoing
-     * the claim and the handler's writes), then records the failure in the same round trip, so that no other
-     * worker can take the job in between; the caller commits.
+     * an {@code undo} that rolls back, in the claim's transaction: first takes the claim back as the claim says
+     * (the rollback to its savepoint undoes the handlers' writes; {@link Transition#CLAIM_RESTORE} puts the
+     * claimed rows back when the claim came before that savepoint), then records the failure in the same round
+     * trip, so that no other worker can take the job in between; the caller commits.
      */
-    boolean failAfterRollback(FailureUpdate failure, boolean undoClaim);
+    boolean failAfterRollback(FailureUpdate failure, ClaimUndo undo);
 
     /**
      * {@link Transition#SNOOZE} of a LEASE attempt, if the node still owns the job in that attempt: the job
@@ -134,9 +136,9 @@ public interface JobEnginePort {
 
     /**
      * {@link Transition#SNOOZE_AFTER_ROLLBACK}: a TRANSACTIONAL attempt rolled back and put off, uncounted; with
-     * {@code undoClaim}, in the claim's transaction, as {@link #failAfterRollback}.
+     * an {@code undo} that rolls back, in the claim's transaction, as {@link #failAfterRollback}.
      */
-    boolean snoozeAfterRollback(long id, int attempt, Duration delay, boolean undoClaim);
+    boolean snoozeAfterRollback(long id, int attempt, Duration delay, ClaimUndo undo);
 
     /** {@link Transition#CANCEL_RUNNING} of a LEASE attempt whose cancellation was requested. */
     boolean finishCancelled(UUID node, long id, int attempt);

@@ -24,6 +24,8 @@ import org.jspecify.annotations.Nullable;
  * PROMOTE               scheduled        ready                                            a claim of the queue, maintenance
  * CLAIM_LEASE           ready            running (attempts + 1)                           LEASE poller
  * CLAIM_DELETE          ready            completed                   completed            TRANSACTIONAL worker (commits with the handler)
+ * CLAIM_RESTORE         completed        ready                       - completed          TRANSACTIONAL failure or snooze: undoes
+ *                                                                                         CLAIM_DELETE in its own transaction
  * COMPLETE              running          completed | cancelled       completed, cancelled LEASE acknowledgement (node + attempt match)
  * FAIL                  running          scheduled | ready | dead    failed, dead_lett.   LEASE handler failure (not cancel-requested)
  * FAIL_AFTER_ROLLBACK   ready            scheduled | ready | dead    failed, dead_lett.   TRANSACTIONAL handler failure (attempts + 1)
@@ -60,6 +62,13 @@ public enum Transition {
 
     CLAIM_DELETE(of(JobState.READY), of(JobState.COMPLETED), List.of(Total.COMPLETED), List.of(),
             List.of(Cascade.HISTORY)),
+
+    /**
+     * The claim's rows put back, exactly as it deleted them, after the rollback to the savepoint set behind it:
+     * only ever in the claim's own transaction, so no other transaction saw them completed, and its deltas are
+     * {@link #CLAIM_DELETE}'s taken back.
+     */
+    CLAIM_RESTORE(CLAIM_DELETE, List.of(Cascade.HISTORY_REMOVAL)),
 
     COMPLETE(of(JobState.RUNNING), of(JobState.COMPLETED, JobState.CANCELLED), List.of(Total.COMPLETED, Total.CANCELLED),
             List.of(Guard.OWNED_ATTEMPTS), List.of(Cascade.HISTORY)),
@@ -164,6 +173,9 @@ public enum Transition {
         /** The finished rows are copied to {@code job_history} when history is on. */
         HISTORY,
 
+        /** The history rows that the undone transition copied in this transaction are removed again. */
+        HISTORY_REMOVAL,
+
         /** The dedup windows of the finished rows' keys are released. */
         DEDUP_WINDOW_RELEASE,
 
@@ -236,11 +248,24 @@ public enum Transition {
 
     private final List<Cascade> cascades;
 
+    private final @Nullable Transition undoes;
+
+    /** A transition that undoes {@code undone} within the transaction that made it: from its targets back. */
+    Transition(Transition undone, List<Cascade> cascades) {
+        this(undone.to, undone.from, undone.totals, List.of(), cascades, undone);
+    }
+
     Transition(Set<JobState> from, Set<JobState> to, List<Total> totals) {
         this(from, to, totals, List.of(), List.of());
     }
 
     Transition(Set<JobState> from, Set<JobState> to, List<Total> totals, List<Guard> guards, List<Cascade> cascades) {
+        this(from, to, totals, guards, cascades, null);
+    }
+
+    Transition(Set<JobState> from, Set<JobState> to, List<Total> totals, List<Guard> guards, List<Cascade> cascades,
+            @Nullable Transition undoes) {
+        this.undoes = undoes;
         this.from = Set.copyOf(from);
         this.to = Set.copyOf(to);
         this.totals = totals;
@@ -271,8 +296,17 @@ public enum Transition {
         return to.stream().allMatch(JobState::isFinished);
     }
 
+    /** The totals it adds to; an undoing transition's are those it takes back from. */
     public List<Total> totals() {
         return totals;
+    }
+
+    /**
+     * The transition this one undoes within the transaction that made it (whose rows therefore no other
+     * transaction ever saw in their new state), or null: its deltas are that transition's, negated.
+     */
+    public @Nullable Transition undoes() {
+        return undoes;
     }
 
     /** The conditions every statement of this transition puts on the rows it changes. */

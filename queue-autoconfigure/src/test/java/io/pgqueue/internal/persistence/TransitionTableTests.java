@@ -68,6 +68,10 @@ class TransitionTableTests {
                         assertThat(statement).as("history copy of %s in %s", transition, statement)
                             .contains("INSERT INTO \"pgqueue\".job_history");
                     }
+                    if (transition.cascades().contains(Transition.Cascade.HISTORY_REMOVAL)) {
+                        assertThat(statement).as("history removal of %s in %s", transition, statement)
+                            .contains("DELETE FROM \"pgqueue\".job_history");
+                    }
                     if (transition.cascades().contains(Transition.Cascade.WORKFLOW)) {
                         assertThat(statement).as("workflow cascade of %s in %s", transition, statement)
                             .startsWith(transition.tag() + "WITH RECURSIVE")
@@ -176,6 +180,10 @@ class TransitionTableTests {
             .contains("SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), "
                     + "count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') "
                     + "FROM wf_released");
+        // an undoing transition takes its transition's deltas back
+        assertThat(counters.deltaCte(Transition.CLAIM_RESTORE, "restored", Counters.Rows.MANY))
+            .contains("(queue, ready, completed)")
+            .contains("SELECT queue, -(-count(*)), -(count(*)) FROM restored GROUP BY queue");
         assertThat(new Counters(false).deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY)).isEmpty();
     }
 
@@ -183,7 +191,16 @@ class TransitionTableTests {
     void everyTransitionMovesJobsBetweenDifferentPlacesOrCountsSomething() {
         for (Transition transition : Transition.values()) {
             assertThat(!transition.from().isEmpty() || !transition.to().isEmpty()).as(transition.name()).isTrue();
-            assertThat(transition.from()).as(transition.name()).noneMatch(JobState::isFinished);
+            Transition undone = transition.undoes();
+            if (undone == null) {
+                assertThat(transition.from()).as(transition.name()).noneMatch(JobState::isFinished);
+            }
+            else {
+                // only a transition undone within its own transaction is left from a finished state: exactly back
+                assertThat(transition.from()).as(transition.name()).isEqualTo(undone.to());
+                assertThat(transition.to()).as(transition.name()).isEqualTo(undone.from());
+                assertThat(transition.totals()).as(transition.name()).isEqualTo(undone.totals());
+            }
             assertThat(transition.to()).as(transition.name()).allSatisfy((state) -> assertThat(state).isIn(JobState.all()));
         }
     }

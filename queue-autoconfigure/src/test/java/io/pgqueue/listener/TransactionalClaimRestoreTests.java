@@ -1,0 +1,157 @@
+package io.pgqueue.listener;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.IntStream;
+import javax.sql.DataSource;
+
+import io.pgqueue.QueueTemplate;
+import io.pgqueue.SendOptions;
+import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.config.QueueListenerContainerRegistry;
+import io.pgqueue.support.QueueContextRunners;
+import io.pgqueue.testsupport.TestDatabase;
+import io.pgqueue.testsupport.TestPostgres;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A TRANSACTIONAL claim deletes its jobs at the transaction's top level and sets its savepoint after them, so a
+ * handler that succeeds runs in no subtransaction of its own. A failure rolls back to that savepoint and puts the
+ * claimed rows back exactly as they were, in the same transaction that records it: no other worker can take the
+ * job before its failure is written, and nothing of the rest of the batch is lost or counted.
+ */
+class TransactionalClaimRestoreTests {
+
+    private static final TestDatabase database = TestPostgres.createDatabase(TransactionalClaimRestoreTests.class);
+
+    /** The low 32 bits of the transaction's top-level id: what {@code xmin} holds. */
+    private static final String TOP_LEVEL_XID = "SELECT pg_current_xact_id()::text::bigint % 4294967296";
+
+    /** Every column of a job's row but those a failed attempt changes. */
+    private static final String UNCHANGED_BY_A_FAILURE = "SELECT id, (to_jsonb(j) - 'state' - 'attempts' - 'last_error' "
+            + "- 'run_at' - 'max_attempts')::text AS image FROM pgqueue.job j WHERE queue = 'tx-restore' ORDER BY id";
+
+    private final ApplicationContextRunner runner = QueueContextRunners.fastListeners(database)
+        .withPropertyValues("pgqueue.history.enabled=true", "pgqueue.listener.backoff.jitter=0")
+        .withBean(Handlers.class);
+
+    static class Handlers {
+
+        final JdbcTemplate jdbc;
+
+        /** Each job's top-level transaction id, seen by its handler. */
+        final Map<Long, Long> topLevel = new ConcurrentHashMap<>();
+
+        Handlers(DataSource dataSource) {
+            this.jdbc = new JdbcTemplate(dataSource);
+        }
+
+        @QueueListener(queue = "tx-top-level", mode = "TRANSACTIONAL", batchSize = "5")
+        void reads(String payload, JobContext context) {
+            topLevel.put(context.id(), jdbc.queryForObject(TOP_LEVEL_XID, Long.class));
+        }
+
+        @QueueListener(queue = "tx-restore", mode = "TRANSACTIONAL", batchSize = "5")
+        void failsTheThird(String payload, JobContext context) {
+            jdbc.update("INSERT INTO written (job_id, attempt) VALUES (?, ?)", context.id(), context.attempt());
+            if (payload.equals("job 2")) {
+                throw new IllegalStateException("the third fails");
+            }
+        }
+    }
+
+    @Test
+    void theClaimAndItsHistoryRowsBelongToTheTopLevelTransactionOfTheHandlersThatSucceed() {
+        runner.run((context) -> {
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            Handlers handlers = context.getBean(Handlers.class);
+            JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+            List<Long> ids = IntStream.range(0, 20).mapToObj((i) -> template.send("tx-top-level", "job " + i)).toList();
+            await().atMost(Duration.ofSeconds(20)).until(() -> handlers.topLevel.size() == ids.size()
+                    && jdbc.queryForObject("SELECT count(*) FROM pgqueue.job_history WHERE id = ANY(?)", Long.class,
+                            (Object) ids.toArray(Long[]::new)) == ids.size());
+            for (long id : ids) {
+                // the claim archived the job: written by the transaction itself, not by a subtransaction
+                Map<String, Object> archived = jdbc.queryForMap(
+                        "SELECT xmin::text::bigint AS xmin, attempts FROM pgqueue.job_history WHERE id = ?", id);
+                assertThat(archived.get("xmin")).as("xmin of job %d's history row", id)
+                    .isEqualTo(handlers.topLevel.get(id));
+                assertThat(archived.get("attempts")).isEqualTo(1);
+            }
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM pgqueue.job WHERE queue = 'tx-top-level'", Long.class))
+                .isZero();
+        });
+    }
+
+    @Test
+    void aFailureInABatchPutsEveryClaimedRowBackAsItWasAndRecordsOnlyTheFailedAttempt() {
+        JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+        jdbc.execute("CREATE TABLE IF NOT EXISTS written (job_id bigint, attempt int)");
+        runner.withPropertyValues("pgqueue.listener.auto-startup=false", "pgqueue.listener.backoff.initial=1h",
+                    "pgqueue.listener.backoff.max=1h")
+            .run((context) -> {
+                QueueTemplate template = context.getBean(QueueTemplate.class);
+                List<Long> ids = IntStream.range(0, 5)
+                    .mapToObj((i) -> template.send("tx-restore", "job " + i, SendOptions.builder()
+                        .priority(i % 2)
+                        .header("tenant", "t" + i)
+                        .groupKey("group " + i)
+                        .dedupKey("dedup " + i)
+                        .timeout(Duration.ofSeconds(30 + i))
+                        .build()).jobId())
+                    .toList();
+                long failed = ids.get(2);
+                List<Map<String, Object>> before = jdbc.queryForList(UNCHANGED_BY_A_FAILURE);
+                Map<String, Object> failedBefore = jdbc.queryForMap(
+                        "SELECT run_at, max_attempts FROM pgqueue.job WHERE id = ?", failed);
+                long completedBefore = completedTotal(jdbc);
+
+                context.getBean(QueueListenerContainerRegistry.class).getListenerContainers().stream()
+                    .filter((container) -> container.queue().equals("tx-restore"))
+                    .forEach(QueueListenerContainer::start);
+                await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject(
+                        "SELECT count(*) FROM pgqueue.job WHERE queue = 'tx-restore'", Long.class) == 1);
+
+                // the failed job: every column as sent, but its counted attempt, its error and its retry time
+                Map<String, Object> failedAfter = jdbc.queryForMap(
+                        "SELECT state, attempts, last_error, run_at > ? AS later, max_attempts FROM pgqueue.job WHERE id = ?",
+                        failedBefore.get("run_at"), failed);
+                assertThat(failedAfter.get("state")).isEqualTo("scheduled");
+                assertThat(failedAfter.get("attempts")).isEqualTo(1);
+                assertThat(failedAfter.get("last_error")).asString().contains("the third fails");
+                assertThat(failedAfter.get("later")).isEqualTo(true);
+                assertThat(jdbc.queryForList(UNCHANGED_BY_A_FAILURE)).containsExactly(
+                        before.stream().filter((row) -> row.get("id").equals(failed)).findFirst().orElseThrow());
+                // the others ran again and completed once, their rolled-back attempt uncounted
+                assertThat(jdbc.queryForList("SELECT attempts FROM pgqueue.job_history WHERE id = ANY(?)",
+                        Integer.class, (Object) ids.toArray(Long[]::new))).hasSize(4).containsOnly(1);
+                // of the first batch's writes none remain; each job's committed write is its last run's
+                assertThat(jdbc.queryForList("SELECT job_id FROM written ORDER BY job_id", Long.class))
+                    .containsExactlyElementsOf(ids.stream().filter((id) -> id != failed).toList());
+                // counted: four completed, one failed, nothing completed twice or left running
+                await().atMost(Duration.ofSeconds(10)).until(() -> completedTotal(jdbc) - completedBefore == 4);
+                Map<String, Object> counts = jdbc.queryForMap("SELECT sum(ready) AS ready, sum(running) AS running, "
+                        + "sum(scheduled) AS scheduled, sum(failed) AS failed FROM (SELECT ready, running, scheduled, failed "
+                        + "FROM pgqueue.queue_counter WHERE queue = 'tx-restore' UNION ALL SELECT ready, running, "
+                        + "scheduled, failed FROM pgqueue.queue_counter_delta WHERE queue = 'tx-restore') c");
+                assertThat(counts).containsEntry("ready", java.math.BigDecimal.ZERO)
+                    .containsEntry("running", java.math.BigDecimal.ZERO)
+                    .containsEntry("scheduled", java.math.BigDecimal.ONE)
+                    .containsEntry("failed", java.math.BigDecimal.ONE);
+            });
+    }
+
+    private static long completedTotal(JdbcTemplate jdbc) {
+        return jdbc.queryForObject("SELECT coalesce(sum(completed), 0) FROM (SELECT completed FROM pgqueue.queue_counter "
+                + "WHERE queue = 'tx-restore' UNION ALL SELECT completed FROM pgqueue.queue_counter_delta "
+                + "WHERE queue = 'tx-restore') c", Long.class);
+    }
+}
