@@ -55,8 +55,9 @@ class TransactionalClaimRestoreTests {
         }
 
         @QueueListener(queue = "tx-top-level", mode = "TRANSACTIONAL", batchSize = "5")
-        void reads(String payload, JobContext context) {
+        String reads(String payload, JobContext context) {
             topLevel.put(context.id(), jdbc.queryForObject(TOP_LEVEL_XID, Long.class));
+            return payload;
         }
 
         @QueueListener(queue = "tx-restore", mode = "TRANSACTIONAL", batchSize = "5")
@@ -79,11 +80,13 @@ class TransactionalClaimRestoreTests {
                     && jdbc.queryForObject("SELECT count(*) FROM pgqueue.job_history WHERE id = ANY(?)", Long.class,
                             (Object) ids.toArray(Long[]::new)) == ids.size());
             for (long id : ids) {
-                // the claim archived the job: written by the transaction itself, not by a subtransaction
-                Map<String, Object> archived = jdbc.queryForMap(
-                        "SELECT xmin::text::bigint AS xmin, attempts FROM pgqueue.job_history WHERE id = ?", id);
+                // the claim archived the job: written by the transaction itself, not by a subtransaction,
+                // and so did the statement that wrote the handlers' outputs into it, at the end of the batch
+                Map<String, Object> archived = jdbc.queryForMap("SELECT xmin::text::bigint AS xmin, output #>> '{}' "
+                        + "AS output, attempts FROM pgqueue.job_history WHERE id = ?", id);
                 assertThat(archived.get("xmin")).as("xmin of job %d's history row", id)
                     .isEqualTo(handlers.topLevel.get(id));
+                assertThat(archived.get("output")).asString().startsWith("job ");
                 assertThat(archived.get("attempts")).isEqualTo(1);
             }
             assertThat(jdbc.queryForObject("SELECT count(*) FROM pgqueue.job WHERE queue = 'tx-top-level'", Long.class))

@@ -216,6 +216,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
             return failures;
         }
         List<JobExecutor.Succeeded> nodes = new ArrayList<>();
+        List<JobExecutor.Succeeded> withOutputs = new ArrayList<>();
         for (ClaimedJob job : jobs) {
             JobExecutor.Outcome outcome = tracked(new HandlerRun(job, false, interruptGrace),
                     (run) -> executor.run(run, JobContextImpl.LeaseExtender.NONE));
@@ -225,13 +226,15 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
             }
             if (outcome instanceof JobExecutor.Succeeded succeeded) {
                 if (succeeded.outputJson() != null) {
-                    history.recordOutput(job.id(), succeeded.outputJson());
+                    withOutputs.add(succeeded);
                 }
                 if (job.cascades()) {
                     nodes.add(succeeded);
                 }
             }
         }
+        history.recordOutputs(withOutputs.stream().mapToLong((succeeded) -> succeeded.job().id()).toArray(),
+                withOutputs.stream().map(JobExecutor.Succeeded::outputJson).toArray(String[]::new));
         membersSucceeded(nodes);
         return List.of();
     }

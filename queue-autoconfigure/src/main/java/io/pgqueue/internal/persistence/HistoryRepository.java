@@ -17,8 +17,12 @@ public interface HistoryRepository {
     /** Whether finished jobs are kept (history is on); if not, handlers' return values are not even written. */
     boolean enabled();
 
-    /** Keeps a TRANSACTIONAL job's output in its history row (in the handler's transaction), when history is on. */
-    void recordOutput(long id, String outputJson);
+    /**
+     * Keeps the outputs of TRANSACTIONAL jobs whose handlers all succeeded in their history rows, which their
+     * claim wrote in this transaction, when history is on: one statement at the end of the batch, after releasing
+     * the claim's savepoint, so that returning an output costs the handlers' transaction no subtransaction.
+     */
+    void recordOutputs(long[] ids, String[] outputsJson);
 
     /**
      * Deletes up to {@code limit} rows older than {@code retention} from the default partition, where rows land

@@ -62,7 +62,7 @@ final class JdbcHistoryRepository implements HistoryRepository {
 
     private final TransactionTemplate transactions;
 
-    private final Sql recordOutput;
+    private final Sql recordOutputs;
 
     private final Sql expire;
 
@@ -86,7 +86,11 @@ final class JdbcHistoryRepository implements HistoryRepository {
         this.schema = schema;
         this.enabled = enabled;
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
-        this.recordOutput = schema.sql("UPDATE {schema}.job_history SET output = :output::jsonb WHERE id = :id");
+        // the rows finished at this transaction's start (the claim archived them): one partition is read
+        this.recordOutputs = schema.sql("RELEASE SAVEPOINT " + JdbcJobRepository.CLAIM_SAVEPOINT + ";\n" + """
+                UPDATE {schema}.job_history h SET output = o.output::jsonb
+                FROM unnest(:ids::bigint[], :outputs::text[]) AS o(id, output)
+                WHERE h.id = o.id AND h.finished_at = now()""");
         this.expire = schema.sql("""
                 WITH expired AS (
                     DELETE FROM {schema}.job_history_default WHERE id = ANY(ARRAY(
@@ -159,9 +163,9 @@ final class JdbcHistoryRepository implements HistoryRepository {
     }
 
     @Override
-    public void recordOutput(long id, String outputJson) {
-        if (enabled) {
-            jdbc.update(recordOutput, (params) -> params.text("output", outputJson).int8("id", id));
+    public void recordOutputs(long[] ids, String[] outputsJson) {
+        if (enabled && ids.length > 0) {
+            jdbc.countAll(recordOutputs, (params) -> params.int8Array("ids", ids).array("outputs", "text", outputsJson));
         }
     }
 

@@ -35,11 +35,12 @@ import org.springframework.transaction.support.TransactionTemplate;
 final class JdbcJobRepository implements JobRepository {
 
     /**
-     * The savepoint a TRANSACTIONAL claim sets before it deletes its jobs: rolling back to it gives the jobs
-     * back, and the statement that records their failure or snooze follows in the same round trip, so that no
-     * other worker can claim them in between.
+     * The savepoint a TRANSACTIONAL claim sets after it deletes its jobs (a fair claim: before): rolling back to
+     * it undoes the handlers' writes, the claimed rows are put back ({@link Transition#CLAIM_RESTORE}), and the
+     * statement that records their failure or snooze follows in the same round trip, so that no other worker can
+     * claim them in between.
      */
-    private static final String CLAIM_SAVEPOINT = "pgqueue_claim";
+    static final String CLAIM_SAVEPOINT = "pgqueue_claim";
 
     /** Due scheduled jobs a claim promotes before it claims. */
     private static final int PROMOTE_PER_CLAIM = 1000;
