@@ -104,7 +104,7 @@ class TransactionalClaimRestoreTests {
                 QueueTemplate template = context.getBean(QueueTemplate.class);
                 List<Long> ids = IntStream.range(0, 5)
                     .mapToObj((i) -> template.send("tx-restore", "job " + i, SendOptions.builder()
-                        .priority(i % 2)
+                        .priority(i + 1)
                         .header("tenant", "t" + i)
                         .groupKey("group " + i)
                         .dedupKey("dedup " + i)

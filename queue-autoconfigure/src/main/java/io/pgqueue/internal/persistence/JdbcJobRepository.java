@@ -85,8 +85,42 @@ final class JdbcJobRepository implements JobRepository {
     /** The columns a claim returns. */
     private static final String CLAIMED_COLUMNS = "SELECT " + String.join(", ", CLAIMED) + " FROM claimed";
 
-    /** What a TRANSACTIONAL claim returns: the claimed columns, and each row's image to restore it from. */
-    private static final String CLAIMED_WITH_IMAGES = "SELECT " + String.join(", ", CLAIMED) + ", image FROM claimed";
+    /** What a TRANSACTIONAL claim returns: the claimed columns, and the rest of each row to restore it from. */
+    private static final String CLAIMED_WITH_RESTS = "SELECT " + String.join(", ", CLAIMED) + ", rest FROM claimed";
+
+    /**
+     * The columns of a job's row that a claimed job does not carry as they are in the row, with their types: a
+     * TRANSACTIONAL claim returns them as one JSON array (cheap to produce: most are null), so that a claim taken
+     * back restores every column ({@code TransitionTableTests} checks that these, {@link #RESTORED_FROM_JOB} and
+     * the state are all the job table's columns).
+     */
+    static final Map<String, String> RESTORED_FROM_REST = restColumns();
+
+    /** The columns a claim taken back restores from the claimed job. */
+    static final List<String> RESTORED_FROM_JOB = List.of("id", "queue", "payload", "payload_type", "headers",
+            "attempts", "created_at", "run_at", "timeout_ms", "workflow_id", "batch_id", "fairness_key");
+
+    private static final String REST_OF_ROW = "json_build_array(" + String.join(", ",
+            RESTORED_FROM_REST.keySet().stream().map((column) -> "j." + column).toList()) + ")::text";
+
+    private static Map<String, String> restColumns() {
+        Map<String, String> columns = new java.util.LinkedHashMap<>();
+        columns.put("priority", "smallint");
+        columns.put("max_attempts", "integer");
+        columns.put("dedup_key", "text");
+        columns.put("group_key", "text");
+        columns.put("locked_by", "uuid");
+        columns.put("lease_until", "timestamptz");
+        columns.put("last_error", "text");
+        columns.put("dead_at", "timestamptz");
+        columns.put("cancel_requested", "boolean");
+        columns.put("attempted_at", "timestamptz");
+        columns.put("progress_percent", "smallint");
+        columns.put("progress_message", "text");
+        columns.put("debounce_key", "text");
+        columns.put("pending_parents", "integer");
+        return java.util.Collections.unmodifiableMap(columns);
+    }
 
     /**
      * What a fair claim returns: the claimed rows, or one row of nulls when it claimed none, each with the keys
@@ -656,10 +690,10 @@ final class JdbcJobRepository implements JobRepository {
                 WITH claimed AS (
                     DELETE FROM {schema}.job j
                     WHERE j.id = ANY(ARRAY(%s))
-                    %s, j::text AS image
-                )""".formatted(after ? READY_IDS_AFTER : READY_IDS, DELETE_RETURNING) + history.archiveCte("claimed", false)
+                    %s, %s AS rest
+                )""".formatted(after ? READY_IDS_AFTER : READY_IDS, DELETE_RETURNING, REST_OF_ROW) + history.archiveCte("claimed", false)
                 + counters.deltaCte(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY) + "\n"
-                + CLAIMED_WITH_IMAGES;
+                + CLAIMED_WITH_RESTS;
     }
 
     /** The fair TRANSACTIONAL claim: the keys' shares, then the deletion of the jobs picked. */
@@ -796,19 +830,37 @@ final class JdbcJobRepository implements JobRepository {
 
     /**
      * Takes a TRANSACTIONAL claim back inside its transaction: the rollback to the savepoint set after it undoes
-     * the handlers' writes, then the claimed rows are put back exactly as the claim deleted them (their images,
-     * {@code :images}, in the table's own row syntax: every column, whatever columns later versions add), their
-     * history rows removed and the claim's deltas taken back. No other transaction saw them gone, and none can
-     * take them before this transaction records why they did not complete.
+     * the handlers' writes, then the claimed rows are put back exactly as the claim deleted them (from the
+     * claimed jobs and the rest of each row, {@link #RESTORED_FROM_REST}), their history rows removed and the
+     * claim's deltas taken back. No other transaction saw them gone, and none can take them before this
+     * transaction records why they did not complete.
      */
     private String restoreClaimStatement() {
+        List<String> rest = new ArrayList<>();
+        int element = 0;
+        for (Map.Entry<String, String> column : RESTORED_FROM_REST.entrySet()) {
+            rest.add("(r.rest::json ->> %d)::%s AS %s".formatted(element++, column.getValue(), column.getKey()));
+        }
+        List<String> columns = new ArrayList<>(RESTORED_FROM_JOB);
+        columns.add("state");
+        columns.addAll(RESTORED_FROM_REST.keySet());
         return "ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + Transition.CLAIM_RESTORE.tag() + """
                 WITH restored AS (
-                    SELECT * FROM unnest(:images::text[]::{schema}.job[])
-                )""" + history.unarchiveCte("restored")
+                    SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
+                           r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
+                           r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
+                           %s
+                    FROM unnest(:r_ids::bigint[], :r_queues::text[], :r_payloads::text[], :r_payload_types::text[],
+                                :r_headers::text[], :r_attempts::int[], :r_created_ats::text[], :r_run_ats::text[],
+                                :r_timeouts::bigint[], :r_workflow_ids::bigint[], :r_batch_ids::bigint[],
+                                :r_fairness_keys::text[], :r_rests::text[])
+                         AS r(id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms,
+                              workflow_id, batch_id, fairness_key, rest)
+                )""".formatted(String.join(",\n                       ", rest)) + history.unarchiveCte("restored")
                 + counters.deltaCte(Transition.CLAIM_RESTORE, "restored", Counters.Rows.MANY) + """
 
-                INSERT INTO {schema}.job OVERRIDING SYSTEM VALUE SELECT * FROM restored""";
+                INSERT INTO {schema}.job (%s) OVERRIDING SYSTEM VALUE
+                SELECT %s FROM restored""".formatted(String.join(", ", columns), String.join(", ", columns));
     }
 
     /**
@@ -1128,7 +1180,7 @@ final class JdbcJobRepository implements JobRepository {
         boolean after = request.after() != null;
         Sql sql = after ? sized(claimAndDeleteAfterBySize, request.limit(), claimAndDeleteAfter, () -> claimThenSavepointStatement(true))
                 : sized(claimAndDeleteBySize, request.limit(), claimAndDelete, () -> claimThenSavepointStatement(false));
-        return transactionalClaim(sql, (params) -> bindClaim(params, request), JdbcJobRepository::claimedWithImages);
+        return transactionalClaim(sql, (params) -> bindClaim(params, request), JdbcJobRepository::claimedWithRests);
     }
 
     /** Runs a TRANSACTIONAL claim with its savepoint (before or after it), and reads the claimed rows. */
@@ -1145,11 +1197,11 @@ final class JdbcJobRepository implements JobRepository {
         });
     }
 
-    /** The claimed rows and, to restore them if the handlers' transaction must take the claim back, their images. */
-    private static Claim claimedWithImages(ResultSet rows, long promoted) throws SQLException {
-        List<String> images = new ArrayList<>();
-        Claim claim = claimed(rows, promoted, images);
-        return claim.withUndo(ClaimUndo.restoring(images));
+    /** The claimed rows and, to restore them if the handlers' transaction must take the claim back, their rests. */
+    private static Claim claimedWithRests(ResultSet rows, long promoted) throws SQLException {
+        List<String> rests = new ArrayList<>();
+        Claim claim = claimed(rows, promoted, rests);
+        return claim.withUndo(ClaimUndo.restoring(claim.jobs(), rests));
     }
 
     private static void bindClaim(Params params, ClaimRequest request) throws SQLException {
@@ -1173,12 +1225,12 @@ final class JdbcJobRepository implements JobRepository {
         return claimed(rows, promoted, null);
     }
 
-    private static Claim claimed(ResultSet rows, long promoted, @Nullable List<String> images) throws SQLException {
+    private static Claim claimed(ResultSet rows, long promoted, @Nullable List<String> rests) throws SQLException {
         List<ClaimedJob> jobs = new ArrayList<>();
         ClaimCursor last = null;
         while (rows.next()) {
-            if (images != null) {
-                images.add(rows.getString("image"));
+            if (rests != null) {
+                rests.add(rows.getString("rest"));
             }
             ClaimCursor position = new ClaimCursor(rows.getInt("priority"), instant(rows, "run_at"),
                     rows.getLong("id"));
@@ -1278,11 +1330,25 @@ final class JdbcJobRepository implements JobRepository {
         return failed(sql, failure, (params) -> bindRestore(params, undo));
     }
 
-    /** Binds the claimed rows' images to a statement that restores them. */
+    /** Binds the claimed rows to a statement that restores them. */
     private static void bindRestore(Params params, ClaimUndo undo) throws SQLException {
-        if (undo.restores()) {
-            params.array("images", "text", undo.rowImages().toArray());
+        if (!undo.restores()) {
+            return;
         }
+        List<ClaimedJob> claimed = undo.claimed();
+        params.int8Array("r_ids", claimed.stream().mapToLong(ClaimedJob::id).toArray())
+            .array("r_queues", "text", claimed.stream().map(ClaimedJob::queue).toArray())
+            .array("r_payloads", "text", claimed.stream().map(ClaimedJob::payloadJson).toArray())
+            .array("r_payload_types", "text", claimed.stream().map(ClaimedJob::payloadType).toArray())
+            .array("r_headers", "text", claimed.stream().map(ClaimedJob::headersJson).toArray())
+            .int4Array("r_attempts", claimed.stream().mapToInt((job) -> job.attempt() - 1).toArray())
+            .array("r_created_ats", "text", claimed.stream().map((job) -> job.enqueuedAt().toString()).toArray())
+            .array("r_run_ats", "text", claimed.stream().map((job) -> job.dueAt().toString()).toArray())
+            .array("r_timeouts", "int8", claimed.stream().map(ClaimedJob::timeoutMillis).toArray())
+            .array("r_workflow_ids", "int8", claimed.stream().map(ClaimedJob::workflowId).toArray())
+            .array("r_batch_ids", "int8", claimed.stream().map(ClaimedJob::batchId).toArray())
+            .array("r_fairness_keys", "text", claimed.stream().map(ClaimedJob::fairnessKey).toArray())
+            .array("r_rests", "text", undo.rests().toArray());
     }
 
     private boolean failed(Sql sql, FailureUpdate failure, Jdbc.Binder ownership) {
