@@ -91,8 +91,8 @@ final class JdbcJobRepository implements JobRepository {
     /**
      * The columns of a job's row that a claimed job does not carry as they are in the row, with their types: a
      * TRANSACTIONAL claim returns them as one JSON array (cheap to produce: most are null), so that a claim taken
-     * back restores every column ({@code TransitionTableTests} checks that these, {@link #RESTORED_FROM_JOB} and
-     * the state are all the job table's columns).
+     * back restores every column ({@code ClaimRestoreColumnsTests} checks that these, {@link #RESTORED_FROM_JOB}
+     * and the state are all the job table's columns, with these types).
      */
     static final Map<String, String> RESTORED_FROM_REST = restColumns();
 
@@ -1325,9 +1325,13 @@ final class JdbcJobRepository implements JobRepository {
     @Override
     public boolean failAfterRollback(FailureUpdate failure, ClaimUndo undo) {
         int variant = failure.member() ? 1 : 0;
-        Sql sql = undo.restores() ? restoreClaimThenFail[variant]
-                : undo.rollsBack() ? undoClaimThenFail[variant] : failAfterRollback[variant];
-        return failed(sql, failure, (params) -> bindRestore(params, undo));
+        return failed(undoing(undo, restoreClaimThenFail[variant], undoClaimThenFail[variant], failAfterRollback[variant]),
+                failure, (params) -> bindRestore(params, undo));
+    }
+
+    /** Of a record's statements after a TRANSACTIONAL rollback, the one that first takes the claim back as needed. */
+    private static Sql undoing(ClaimUndo undo, Sql restoringClaim, Sql rollingBackClaim, Sql alone) {
+        return undo.restores() ? restoringClaim : undo.rollsBack() ? rollingBackClaim : alone;
     }
 
     /** Binds the claimed rows to a statement that restores them. */
@@ -1351,7 +1355,8 @@ final class JdbcJobRepository implements JobRepository {
             .array("r_rests", "text", undo.rests().toArray());
     }
 
-    private boolean failed(Sql sql, FailureUpdate failure, Jdbc.Binder ownership) {
+    /** Records a failure by {@code sql}, binding the failure and what {@code also} binds (ownership, restored rows). */
+    private boolean failed(Sql sql, FailureUpdate failure, Jdbc.Binder also) {
         long delayMillis = (failure.retryDelay() != null) ? failure.retryDelay().toMillis() : 0L;
         return jdbc.countAll(sql, (params) -> {
             params.bool("dead", failure.dead())
@@ -1360,7 +1365,7 @@ final class JdbcJobRepository implements JobRepository {
                 .int4("max_attempts", failure.maxAttempts())
                 .text("error", failure.error())
                 .int8("id", failure.jobId());
-            ownership.bind(params);
+            also.bind(params);
         }) > 0;
     }
 
@@ -1377,8 +1382,7 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public boolean snoozeAfterRollback(long id, int attempt, Duration delay, ClaimUndo undo) {
-        Sql sql = undo.restores() ? restoreClaimThenSnooze : undo.rollsBack() ? undoClaimThenSnooze : snoozeAfterRollback;
-        return jdbc.countAll(sql, (params) -> {
+        return jdbc.countAll(undoing(undo, restoreClaimThenSnooze, undoClaimThenSnooze, snoozeAfterRollback), (params) -> {
             params.int8("delay_ms", delay.toMillis()).int4("attempt", attempt).int8("id", id);
             bindRestore(params, undo);
         }) > 0;
