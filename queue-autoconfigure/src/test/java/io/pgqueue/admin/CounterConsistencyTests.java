@@ -603,7 +603,7 @@ class CounterConsistencyTests {
                         jobs.membersSucceeded(members.stream().mapToLong(ClaimedJob::id).toArray(),
                                 members.stream().map(ClaimedJob::workflowId).toArray(Long[]::new),
                                 members.stream().map(ClaimedJob::batchId).toArray(Long[]::new),
-                                new String[members.size()]);
+                                new String[members.size()], true);
                     }
                 });
                 case COMPLETE -> completeSome();

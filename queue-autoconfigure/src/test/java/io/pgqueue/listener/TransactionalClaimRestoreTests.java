@@ -2,7 +2,9 @@ package io.pgqueue.listener;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
@@ -10,14 +12,21 @@ import javax.sql.DataSource;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.SendOptions;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.batch.Batch;
+import io.pgqueue.batch.BatchOperations;
 import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
+import io.pgqueue.workflow.Workflow;
+import io.pgqueue.workflow.WorkflowNode;
+import io.pgqueue.workflow.WorkflowOperations;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -50,6 +59,9 @@ class TransactionalClaimRestoreTests {
         /** Each job's top-level transaction id, seen by its handler. */
         final Map<Long, Long> topLevel = new ConcurrentHashMap<>();
 
+        /** The top-level transaction ids seen by the batch listener. */
+        final Set<Long> listTransactions = ConcurrentHashMap.newKeySet();
+
         Handlers(DataSource dataSource) {
             this.jdbc = new JdbcTemplate(dataSource);
         }
@@ -58,6 +70,25 @@ class TransactionalClaimRestoreTests {
         String reads(String payload, JobContext context) {
             topLevel.put(context.id(), jdbc.queryForObject(TOP_LEVEL_XID, Long.class));
             return payload;
+        }
+
+        /** A workflow node whose output is written first at the end of its batch, releasing the claim's savepoint. */
+        @QueueListener(queue = "tx-node", mode = "TRANSACTIONAL", batchSize = "5")
+        String node(String payload, JobContext context) {
+            topLevel.put(context.id(), jdbc.queryForObject(TOP_LEVEL_XID, Long.class));
+            return payload;
+        }
+
+        /** A batch member without an output: its cascade is what releases the claim's savepoint. */
+        @QueueListener(queue = "tx-member", mode = "TRANSACTIONAL", batchSize = "5")
+        void member(String payload, JobContext context) {
+            topLevel.put(context.id(), jdbc.queryForObject(TOP_LEVEL_XID, Long.class));
+        }
+
+        /** Batch members handled by a batch listener: the same, on the batch listener's path. */
+        @QueueListener(queue = "tx-member-list", mode = "TRANSACTIONAL", batchSize = "5")
+        void members(List<String> payloads) {
+            listTransactions.add(jdbc.queryForObject(TOP_LEVEL_XID, Long.class));
         }
 
         @QueueListener(queue = "tx-restore", mode = "TRANSACTIONAL", batchSize = "5")
@@ -91,6 +122,50 @@ class TransactionalClaimRestoreTests {
             }
             assertThat(jdbc.queryForObject("SELECT count(*) FROM pgqueue.job WHERE queue = 'tx-top-level'", Long.class))
                 .isZero();
+        });
+    }
+
+    @Test
+    void theCascadesOfNodesAndMembersThatSucceedAreWrittenByTheTopLevelTransaction() {
+        runner.run((context) -> {
+            Handlers handlers = context.getBean(Handlers.class);
+            JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+            WorkflowOperations workflows = context.getBean(WorkflowOperations.class);
+            List<Long> workflowIds = IntStream.range(0, 6).mapToObj((i) -> workflows.submit(Workflow.builder("w" + i)
+                .node(WorkflowNode.of("a", "tx-node", "a" + i))
+                .node(WorkflowNode.of("b", "tx-waiting", "b" + i).after("a"))
+                .build()).id()).toList();
+            long known = context.getBean(QueueTemplate.class).send("tx-callback", "makes the queue known");
+            BatchOperations batches = context.getBean(BatchOperations.class);
+            // sealed with their members: the last member's cascade, not the seal, fires each callback
+            new TransactionTemplate(new DataSourceTransactionManager(context.getBean(DataSource.class)))
+                .executeWithoutResult((status) -> {
+                    for (String queue : List.of("tx-member", "tx-member-list")) {
+                        long batchId = batches.open(Batch.builder(queue).onSuccess("tx-callback").build());
+                        IntStream.range(0, 3).forEach((i) -> batches.add(batchId, queue, "m" + i));
+                        batches.seal(batchId);
+                    }
+                });
+            await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject("SELECT count(*) FROM pgqueue.job "
+                    + "WHERE queue IN ('tx-waiting', 'tx-callback') AND state = 'ready'", Long.class) == 9);
+
+            for (long workflowId : workflowIds) {
+                // a's completion and the release of b: written with a's claim, not in a subtransaction
+                Map<String, Object> a = jdbc.queryForMap("SELECT job_id, xmin::text::bigint AS xmin, output #>> '{}' "
+                        + "AS output FROM pgqueue.workflow_node WHERE workflow_id = ? AND name = 'a'", workflowId);
+                long handlerTransaction = handlers.topLevel.get((Long) a.get("job_id"));
+                assertThat(a.get("xmin")).as("xmin of workflow %d's node a", workflowId).isEqualTo(handlerTransaction);
+                assertThat(a.get("output")).asString().startsWith("a");
+                assertThat(jdbc.queryForObject("SELECT j.xmin::text::bigint FROM pgqueue.job j JOIN pgqueue.workflow_node n "
+                        + "ON n.job_id = j.id WHERE n.workflow_id = ? AND n.name = 'b'", Long.class, workflowId))
+                    .as("xmin of workflow %d's node b, released", workflowId).isEqualTo(handlerTransaction);
+            }
+            // each batch's success callback: inserted by the transaction of the member that completed the batch
+            Set<Long> handlerTransactions = new HashSet<>(handlers.topLevel.values());
+            handlerTransactions.addAll(handlers.listTransactions);
+            assertThat(jdbc.queryForList("SELECT xmin::text::bigint FROM pgqueue.job WHERE queue = 'tx-callback' "
+                    + "AND id <> ?", Long.class, known)).hasSize(2).allSatisfy((xmin) -> assertThat(handlerTransactions)
+                        .as("transactions of the members' handlers").contains(xmin));
         });
     }
 

@@ -85,10 +85,18 @@ final class Scenarios {
         try (Database database = server.createDatabase("enqueue", threads); PgQueueApp app = PgQueueApp.start(database,
                 threads, Map.of("pgqueue.maintenance.enabled", "false"))) {
             QueueTemplate template = app.template();
-            Callable<Double> send = sends(database, template, threads, sizes.sends());
-            results.addAll(againstRaw("send, 1 per transaction, " + threads + " threads", "single-row INSERT", send,
+            List<Double> sendCpu = new ArrayList<>();
+            List<Double> guardedCpu = new ArrayList<>();
+            String single = "send, 1 per transaction, " + threads + " threads";
+            Callable<Double> send = ClientCpu.metered(sends(database, template, threads, sizes.sends()), sizes.sends(),
+                    sendCpu);
+            results.addAll(againstRaw(single, "single-row INSERT", send,
                     () -> rawInserts(database, threads, sizes.sends(), 1, RawQueue.INSERT_ONE),
-                    () -> rawInserts(database, threads, sizes.sends(), 1, RawQueue.INSERT_ONE_GUARDED)));
+                    ClientCpu.metered(() -> rawInserts(database, threads, sizes.sends(), 1, RawQueue.INSERT_ONE_GUARDED),
+                            sizes.sends(), guardedCpu)));
+            results.add(new Result("enqueue", single + ": client CPU per job, pgqueue vs raw + send guarantees",
+                    median(sendCpu), median(guardedCpu), "µs", false, "CPU time of the sending threads per job, "
+                            + "median of every round above: what the client spends beside the database"));
             for (int batch : new int[] { 100, 1000 }) {
                 int batches = sizes.batchRows() / batch;
                 int batchThreads = 4;
@@ -908,7 +916,7 @@ final class Scenarios {
             for (int t = 0; t < threads; t++) {
                 int index = t;
                 futures.add(pool.submit(() -> {
-                    task.run(index);
+                    ClientCpu.measured(task, index);
                     return null;
                 }));
             }

@@ -211,7 +211,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                     (run) -> executor.runBatch(jobs, run)));
             if (failures.isEmpty()) {
                 membersSucceeded(jobs.stream().filter(ClaimedJob::cascades)
-                    .map((job) -> new JobExecutor.Succeeded(job, null)).toList());
+                    .map((job) -> new JobExecutor.Succeeded(job, null)).toList(), true);
             }
             return failures;
         }
@@ -233,25 +233,28 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 }
             }
         }
-        history.recordOutputs(withOutputs.stream().mapToLong((succeeded) -> succeeded.job().id()).toArray(),
+        boolean released = history.recordOutputs(
+                withOutputs.stream().mapToLong((succeeded) -> succeeded.job().id()).toArray(),
                 withOutputs.stream().map(JobExecutor.Succeeded::outputJson).toArray(String[]::new));
-        membersSucceeded(nodes);
+        membersSucceeded(nodes, !released);
         return List.of();
     }
 
     /**
      * Releases the dependants of the workflow nodes and counts the batch members whose handlers succeeded, last
      * in their transaction: the dependants' rows and the batches' shards stay locked only from here to the
-     * commit, and commit (or roll back) with the handlers' writes.
+     * commit, and commit (or roll back) with the handlers' writes. Unless an earlier statement of the batch
+     * released it, the claim's savepoint is released first: nothing can roll back to it any more, and the
+     * cascades are then written by the transaction itself.
      */
-    private void membersSucceeded(List<JobExecutor.Succeeded> members) {
+    private void membersSucceeded(List<JobExecutor.Succeeded> members, boolean releaseClaimSavepoint) {
         if (members.isEmpty()) {
             return;
         }
         jobs.membersSucceeded(members.stream().mapToLong((member) -> member.job().id()).toArray(),
                 members.stream().map((member) -> member.job().workflowId()).toArray(Long[]::new),
                 members.stream().map((member) -> member.job().batchId()).toArray(Long[]::new),
-                members.stream().map(JobExecutor.Succeeded::outputJson).toArray(String[]::new));
+                members.stream().map(JobExecutor.Succeeded::outputJson).toArray(String[]::new), releaseClaimSavepoint);
     }
 
     /**

@@ -21,8 +21,9 @@ public interface HistoryRepository {
      * Keeps the outputs of TRANSACTIONAL jobs whose handlers all succeeded in their history rows, which their
      * claim wrote in this transaction, when history is on: one statement at the end of the batch, after releasing
      * the claim's savepoint, so that returning an output costs the handlers' transaction no subtransaction.
+     * Returns whether it ran, and so released the savepoint (not when history is off or there are no outputs).
      */
-    void recordOutputs(long[] ids, String[] outputsJson);
+    boolean recordOutputs(long[] ids, String[] outputsJson);
 
     /**
      * Deletes up to {@code limit} rows older than {@code retention} from the default partition, where rows land

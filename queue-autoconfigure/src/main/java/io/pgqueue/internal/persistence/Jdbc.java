@@ -9,10 +9,12 @@ import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 
+import org.jspecify.annotations.Nullable;
 import org.postgresql.PGStatement;
 
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.ConnectionProxy;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.util.ClassUtils;
 
@@ -183,27 +185,45 @@ final class Jdbc {
      * work is committed before it goes back to the pool (rolled back if the work failed).
      */
     <T> T execute(ConnectionWork<T> work) {
-        T result = template.execute((Connection connection) -> {
-            // JdbcTemplate hands out a close-suppressing proxy: ask about the connection it wraps
-            Connection target = (connection instanceof ConnectionProxy proxy) ? proxy.getTargetConnection() : connection;
-            boolean ownCommit = !target.getAutoCommit() && !DataSourceUtils.isConnectionTransactional(target, dataSource);
-            try {
-                T value = work.run(connection);
-                if (ownCommit) {
-                    connection.commit();
-                }
-                return value;
+        // DataSourceUtils directly, not JdbcTemplate.execute: its close-suppressing proxy put a reflective call
+        // on every connection method of every send; exceptions are translated the same way
+        @Nullable Connection connection = DataSourceUtils.getConnection(dataSource);
+        try {
+            boolean ownCommit = !connection.getAutoCommit()
+                    && !DataSourceUtils.isConnectionTransactional(connection, dataSource);
+            T result = runCommitted(work, connection, ownCommit);
+            if (result == null) {
+                throw new IllegalStateException("JDBC work returned no result");
             }
-            catch (SQLException | RuntimeException ex) {
-                if (ownCommit) {
-                    connection.rollback();
-                }
-                throw ex;
-            }
-        });
-        if (result == null) {
-            throw new IllegalStateException("JDBC work returned no result");
+            return result;
         }
-        return result;
+        catch (SQLException ex) {
+            // released before translating, as JdbcTemplate does: the translator may need a connection of its own
+            DataSourceUtils.releaseConnection(connection, dataSource);
+            connection = null;
+            DataAccessException translated = template.getExceptionTranslator().translate("pgqueue statement", null, ex);
+            throw (translated != null) ? translated : new UncategorizedSQLException("pgqueue statement", null, ex);
+        }
+        finally {
+            DataSourceUtils.releaseConnection(connection, dataSource);
+        }
+    }
+
+    /** Runs the work, committing it (rolling it back if it failed) when the connection is pgqueue's own. */
+    private static <T> T runCommitted(ConnectionWork<T> work, Connection connection, boolean ownCommit)
+            throws SQLException {
+        try {
+            T value = work.run(connection);
+            if (ownCommit) {
+                connection.commit();
+            }
+            return value;
+        }
+        catch (SQLException | RuntimeException ex) {
+            if (ownCommit) {
+                connection.rollback();
+            }
+            throw ex;
+        }
     }
 }

@@ -87,7 +87,7 @@ final class JdbcHistoryRepository implements HistoryRepository {
         this.enabled = enabled;
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
         // the rows finished at this transaction's start (the claim archived them): one partition is read
-        this.recordOutputs = schema.sql("RELEASE SAVEPOINT " + JdbcJobRepository.CLAIM_SAVEPOINT + ";\n" + """
+        this.recordOutputs = schema.sql(JdbcJobRepository.RELEASE_CLAIM_SAVEPOINT + """
                 UPDATE {schema}.job_history h SET output = o.output::jsonb
                 FROM unnest(:ids::bigint[], :outputs::text[]) AS o(id, output)
                 WHERE h.id = o.id AND h.finished_at = now()""");
@@ -163,10 +163,12 @@ final class JdbcHistoryRepository implements HistoryRepository {
     }
 
     @Override
-    public void recordOutputs(long[] ids, String[] outputsJson) {
-        if (enabled && ids.length > 0) {
-            jdbc.countAll(recordOutputs, (params) -> params.int8Array("ids", ids).array("outputs", "text", outputsJson));
+    public boolean recordOutputs(long[] ids, String[] outputsJson) {
+        if (!enabled || ids.length == 0) {
+            return false;
         }
+        jdbc.countAll(recordOutputs, (params) -> params.int8Array("ids", ids).array("outputs", "text", outputsJson));
+        return true;
     }
 
     @Override

@@ -42,6 +42,12 @@ final class JdbcJobRepository implements JobRepository {
      */
     static final String CLAIM_SAVEPOINT = "pgqueue_claim";
 
+    /**
+     * The start of a statement that ends a successful TRANSACTIONAL batch: what it writes after this is written
+     * by the transaction itself, not by the claim's subtransaction.
+     */
+    static final String RELEASE_CLAIM_SAVEPOINT = "RELEASE SAVEPOINT " + CLAIM_SAVEPOINT + ";\n";
+
     /** Due scheduled jobs a claim promotes before it claims. */
     private static final int PROMOTE_PER_CLAIM = 1000;
 
@@ -300,6 +306,9 @@ final class JdbcJobRepository implements JobRepository {
 
     private final Sql[] membersSucceeded = new Sql[4];
 
+    /** {@link #membersSucceeded}, releasing the claim's savepoint first. */
+    private final Sql[] releaseThenMembersSucceeded = new Sql[4];
+
     /** A kind of job whose completion cascades, as a bit of the variant index. */
     private static final int NODES = 1;
 
@@ -448,6 +457,7 @@ final class JdbcJobRepository implements JobRepository {
         for (int kinds = 1; kinds < 4; kinds++) {
             this.completeMembers[kinds] = schema.sql(completeStatement(kinds));
             this.membersSucceeded[kinds] = schema.sql(membersSucceededStatement(kinds));
+            this.releaseThenMembersSucceeded[kinds] = schema.sql(RELEASE_CLAIM_SAVEPOINT + membersSucceededStatement(kinds));
         }
         this.cancelRunningNodes = schema.sql(cancelRunningStatement("id = ANY(:ids::bigint[]) AND "
                 + Transition.COMPLETE.guard("")));
@@ -1008,8 +1018,13 @@ final class JdbcJobRepository implements JobRepository {
 
     /** The insert variant: with NOTIFY, with dedup windows, with fairness keys (each a bit). */
     private static int variant(List<NewJob> jobs, boolean notify) {
-        boolean windowed = jobs.stream().anyMatch((job) -> job.dedupForMillis() != null);
-        boolean keyed = jobs.stream().anyMatch((job) -> job.fairnessKey() != null);
+        boolean windowed = false;
+        boolean keyed = false;
+        // a loop, not two streams: this runs on every send
+        for (NewJob job : jobs) {
+            windowed |= job.dedupForMillis() != null;
+            keyed |= job.fairnessKey() != null;
+        }
         return (notify ? 1 : 0) + (windowed ? 2 : 0) + (keyed ? 4 : 0);
     }
 
@@ -1306,10 +1321,11 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public void membersSucceeded(long[] ids, @Nullable Long[] workflowIds, @Nullable Long[] batchIds,
-            @Nullable String[] outputs) {
+            @Nullable String[] outputs, boolean releaseClaimSavepoint) {
         int kinds = kinds(workflowIds, batchIds);
-        Sql statement = membersSucceeded[(kinds == 0) ? NODES | MEMBERS : kinds];
-        jdbc.count(statement, (params) -> {
+        int variant = (kinds == 0) ? NODES | MEMBERS : kinds;
+        Sql statement = releaseClaimSavepoint ? releaseThenMembersSucceeded[variant] : membersSucceeded[variant];
+        jdbc.countAll(statement, (params) -> {
             params.int8Array("ids", ids).array("workflow_ids", "int8", workflowIds).array("batch_ids", "int8", batchIds);
             if (statement.parameterNames().contains("outputs")) {
                 params.array("outputs", "text", outputs);

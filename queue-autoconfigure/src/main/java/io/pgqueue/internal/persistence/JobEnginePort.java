@@ -99,10 +99,12 @@ public interface JobEnginePort {
     /**
      * The cascades of TRANSACTIONAL nodes and members whose handlers succeeded, in their transaction (the claim
      * already deleted their rows), as by {@link #completeMembers}: committed or rolled back with the handlers'
-     * writes. {@code workflowIds} and {@code batchIds} are the jobs' (null where none).
+     * writes. {@code workflowIds} and {@code batchIds} are the jobs' (null where none). With
+     * {@code releaseClaimSavepoint}, the same round trip first releases the claim's savepoint, so that the
+     * cascades are written by the transaction itself rather than by a subtransaction.
      */
     void membersSucceeded(long[] ids, @Nullable Long[] workflowIds, @Nullable Long[] batchIds,
-            @Nullable String[] outputs);
+            @Nullable String[] outputs, boolean releaseClaimSavepoint);
 
     /**
      * {@link Transition#FAIL} of a LEASE attempt, if the node still owns the job in that attempt; a job whose
