@@ -36,9 +36,9 @@ public class PgQueueProperties implements InitializingBean {
     private boolean enabled = true;
 
     /**
-     * Longest time any of pgqueue's own statements may run, waits for locks included, before the driver
-     * cancels it (a claim, an acknowledgement, a send, maintenance); 0 for no bound. Handlers' own statements
-     * are not affected. Rounded up to whole seconds.
+     * Longest time any of pgqueue's own statements may run, waits for locks included, before pgqueue cancels
+     * it (a claim, an acknowledgement, a send, maintenance); 0 for no bound. Handlers' own statements are not
+     * affected. Rounded up to whole seconds; checked twice a second, so the cancel comes up to half a second late.
      */
     private Duration statementTimeout = Duration.ofSeconds(60);
 

@@ -43,6 +43,13 @@ final class Jdbc {
         T read(ResultSet row) throws SQLException;
     }
 
+    /** Work on one prepared and bound statement. */
+    @FunctionalInterface
+    interface StatementWork<T> {
+
+        T run(PreparedStatement statement) throws SQLException;
+    }
+
     /** Work on one connection, for statements that return several results. */
     @FunctionalInterface
     interface ConnectionWork<T> {
@@ -58,7 +65,7 @@ final class Jdbc {
 
     /**
      * @param statementTimeout bound of every pgqueue statement, lock waits included (zero for none); enforced by
-     * the driver cancelling the statement, so it needs no session setting and no extra statement
+     * cancelling the statement ({@link StatementDeadlines}), so it needs no session setting and no extra statement
      */
     Jdbc(DataSource dataSource, Duration statementTimeout) {
         this.dataSource = dataSource;
@@ -85,16 +92,15 @@ final class Jdbc {
     }
 
     private <T> List<T> query(Sql sql, Binder binder, RowReader<T> reader, int timeoutSeconds) {
-        return execute((connection) -> {
-            try (PreparedStatement statement = statement(connection, sql, binder, timeoutSeconds);
-                    ResultSet rows = statement.executeQuery()) {
+        return execute((connection) -> run(connection, sql, binder, timeoutSeconds, (statement) -> {
+            try (ResultSet rows = statement.executeQuery()) {
                 List<T> result = new ArrayList<>();
                 while (rows.next()) {
                     result.add(reader.read(rows));
                 }
                 return result;
             }
-        });
+        }));
     }
 
     /** Runs a statement that returns one row with one number (e.g. {@code SELECT count(*) FROM changed}). */
@@ -108,44 +114,39 @@ final class Jdbc {
      * number, and adds those numbers up.
      */
     long countAll(Sql sql, Binder binder) {
-        return execute((connection) -> {
-            try (PreparedStatement statement = statement(connection, sql, binder)) {
-                long total = 0;
-                boolean rows = statement.execute();
-                while (rows || statement.getUpdateCount() != -1) {
-                    if (rows) {
-                        try (ResultSet result = statement.getResultSet()) {
-                            total += result.next() ? result.getLong(1) : 0;
-                        }
+        return execute((connection) -> run(connection, sql, binder, (statement) -> {
+            long total = 0;
+            boolean rows = statement.execute();
+            while (rows || statement.getUpdateCount() != -1) {
+                if (rows) {
+                    try (ResultSet result = statement.getResultSet()) {
+                        total += result.next() ? result.getLong(1) : 0;
                     }
-                    rows = statement.getMoreResults();
                 }
-                return total;
+                rows = statement.getMoreResults();
             }
-        });
+            return total;
+        }));
     }
 
     /** Runs a statement without a result set; returns the number of rows it changed. */
     int update(Sql sql, Binder binder) {
-        return execute((connection) -> {
-            try (PreparedStatement statement = statement(connection, sql, binder)) {
-                return statement.executeUpdate();
-            }
-        });
+        return execute((connection) -> run(connection, sql, binder, PreparedStatement::executeUpdate));
     }
 
-    /** Prepares and binds one of pgqueue's statements on the given connection, bounded by the statement timeout. */
-    PreparedStatement statement(Connection connection, Sql sql, Binder binder) throws SQLException {
-        return statement(connection, sql, binder, timeoutSeconds);
+    /**
+     * Prepares and binds one of pgqueue's statements on the given connection and runs the work on it, bounded by
+     * the statement timeout.
+     */
+    <T> T run(Connection connection, Sql sql, Binder binder, StatementWork<T> work) throws SQLException {
+        return run(connection, sql, binder, timeoutSeconds, work);
     }
 
-    private static PreparedStatement statement(Connection connection, Sql sql, Binder binder, int timeoutSeconds)
+    private static <T> T run(Connection connection, Sql sql, Binder binder, int timeoutSeconds, StatementWork<T> work)
             throws SQLException {
-        PreparedStatement statement = prepare(connection, sql, binder);
-        if (timeoutSeconds > 0) {
-            statement.setQueryTimeout(timeoutSeconds);
+        try (PreparedStatement statement = prepare(connection, sql, binder)) {
+            return StatementDeadlines.SHARED.run(statement, timeoutSeconds, () -> work.run(statement));
         }
-        return statement;
     }
 
     /** Prepares and binds a statement on the given connection. */

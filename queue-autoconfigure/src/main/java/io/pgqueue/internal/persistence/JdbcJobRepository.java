@@ -1069,24 +1069,22 @@ final class JdbcJobRepository implements JobRepository {
      */
     private Claim promoteThenClaim(Sql sql, ClaimRequest request, Jdbc.Binder binder, ClaimReader reader) {
         UUID node = Objects.requireNonNull(request.node(), "A LEASE claim needs a node");
-        return jdbc.execute((Connection connection) -> {
-            try (PreparedStatement statement = jdbc.statement(connection, sql, (params) -> {
-                binder.bind(params);
-                params.uuid("node", node).int8("lease_ms", request.leaseMillis());
-            })) {
-                statement.execute();
-                long promoted;
-                try (ResultSet rows = statement.getResultSet()) {
-                    promoted = rows.next() ? rows.getLong(1) : 0;
-                }
-                if (!statement.getMoreResults()) {
-                    throw new IllegalStateException("A claim returned no claimed rows");
-                }
-                try (ResultSet rows = statement.getResultSet()) {
-                    return reader.read(rows, promoted);
-                }
+        return jdbc.execute((Connection connection) -> jdbc.run(connection, sql, (params) -> {
+            binder.bind(params);
+            params.uuid("node", node).int8("lease_ms", request.leaseMillis());
+        }, (statement) -> {
+            statement.execute();
+            long promoted;
+            try (ResultSet rows = statement.getResultSet()) {
+                promoted = rows.next() ? rows.getLong(1) : 0;
             }
-        });
+            if (!statement.getMoreResults()) {
+                throw new IllegalStateException("A claim returned no claimed rows");
+            }
+            try (ResultSet rows = statement.getResultSet()) {
+                return reader.read(rows, promoted);
+            }
+        }));
     }
 
     /** Reads a claim's rows. */
@@ -1200,16 +1198,14 @@ final class JdbcJobRepository implements JobRepository {
 
     /** Runs a TRANSACTIONAL claim with its savepoint (before or after it), and reads the claimed rows. */
     private Claim transactionalClaim(Sql sql, Jdbc.Binder binder, ClaimReader reader) {
-        return jdbc.execute((Connection connection) -> {
-            try (PreparedStatement statement = jdbc.statement(connection, sql, binder)) {
-                if (!statement.execute() && !statement.getMoreResults()) {
-                    throw new IllegalStateException("A claim returned no claimed rows");
-                }
-                try (ResultSet rows = statement.getResultSet()) {
-                    return reader.read(rows, 0);
-                }
+        return jdbc.execute((Connection connection) -> jdbc.run(connection, sql, binder, (statement) -> {
+            if (!statement.execute() && !statement.getMoreResults()) {
+                throw new IllegalStateException("A claim returned no claimed rows");
             }
-        });
+            try (ResultSet rows = statement.getResultSet()) {
+                return reader.read(rows, 0);
+            }
+        }));
     }
 
     /** The claimed rows and, to restore them if the handlers' transaction must take the claim back, their rests. */

@@ -1,0 +1,93 @@
+package io.pgqueue.internal.persistence;
+
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Cancels pgqueue's statements that run past their timeout (pgqueue.statement-timeout), from one daemon thread
+ * that looks at the running statements twice a second. The driver's own query timeout does the same with a task
+ * per statement on a shared timer, scheduled and cancelled around every execution: that cost a send about 4 µs
+ * of CPU, a third of what pgqueue adds to the raw insert. Here a statement's start and end are two operations on
+ * a concurrent map. A timeout fires up to half a second late; timeouts are whole seconds.
+ */
+final class StatementDeadlines {
+
+    /** Every pgqueue statement of this JVM, whichever database it runs in. */
+    static final StatementDeadlines SHARED = new StatementDeadlines(TimeUnit.MILLISECONDS.toNanos(500));
+
+    private static final Log logger = LogFactory.getLog(StatementDeadlines.class);
+
+    /** Work on a running statement. */
+    @FunctionalInterface
+    interface Work<T> {
+
+        T run() throws SQLException;
+    }
+
+    /** The running statements and their deadlines (System.nanoTime()). */
+    private final Map<Statement, Long> running = new ConcurrentHashMap<>();
+
+    private final long checkEveryNanos;
+
+    private volatile boolean checking;
+
+    StatementDeadlines(long checkEveryNanos) {
+        this.checkEveryNanos = checkEveryNanos;
+    }
+
+    /** Runs work on the statement, which is cancelled if it still runs {@code timeoutSeconds} from now (0: never). */
+    <T> T run(Statement statement, int timeoutSeconds, Work<T> work) throws SQLException {
+        if (timeoutSeconds <= 0) {
+            return work.run();
+        }
+        running.put(statement, System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds));
+        if (!checking) {
+            startChecking();
+        }
+        try {
+            return work.run();
+        }
+        finally {
+            running.remove(statement);
+        }
+    }
+
+    private synchronized void startChecking() {
+        if (checking) {
+            return;
+        }
+        Thread thread = new Thread(this::checkForever, "pgqueue-statement-timeout");
+        thread.setDaemon(true);
+        thread.start();
+        checking = true;
+    }
+
+    private void checkForever() {
+        while (true) {
+            LockSupport.parkNanos(checkEveryNanos);
+            cancelOverdue(System.nanoTime());
+        }
+    }
+
+    /** Cancels the statements whose deadline passed; the driver makes a cancel of a finished statement do nothing. */
+    void cancelOverdue(long now) {
+        running.forEach((statement, deadline) -> {
+            if (now - deadline > 0 && running.remove(statement, deadline)) {
+                try {
+                    statement.cancel();
+                }
+                catch (SQLException | RuntimeException ex) {
+                    // closed meanwhile: it finished
+                    logger.debug("Could not cancel an overdue statement: " + ex.getMessage());
+                }
+            }
+        });
+    }
+}
