@@ -223,10 +223,7 @@ final class BrokerScenario {
                 publisher.waitForConfirmsOrDie(10_000);
                 LockSupport.parkNanos(50_000_000);
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (received.get() < jobs && System.nanoTime() < deadline) {
-                LockSupport.parkNanos(10_000_000);
-            }
+            Scenarios.awaitHandled(received::get, jobs, 5);
         }
         return latencies;
     }

@@ -610,7 +610,7 @@ final class Scenarios {
     }
 
     /** Waits until {@code handled} reaches {@code count}, for at most {@code seconds}. */
-    private static void awaitHandled(LongSupplier handled, long count, int seconds) {
+    static void awaitHandled(LongSupplier handled, long count, int seconds) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (handled.getAsLong() < count && System.nanoTime() < deadline) {
             LockSupport.parkNanos(10_000_000);

@@ -59,6 +59,7 @@ final class Jdbc {
 
     private final DataSource dataSource;
 
+    /** Only for its exception translator, which it creates on first use. */
     private final JdbcTemplate template;
 
     private final int timeoutSeconds;

@@ -48,6 +48,9 @@ final class JdbcJobRepository implements JobRepository {
      */
     static final String RELEASE_CLAIM_SAVEPOINT = "RELEASE SAVEPOINT " + CLAIM_SAVEPOINT + ";\n";
 
+    /** The start of a statement that records a failure or snooze: the claim and the handlers' writes undone. */
+    private static final String ROLLBACK_TO_CLAIM_SAVEPOINT = "ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n";
+
     /** Due scheduled jobs a claim promotes before it claims. */
     private static final int PROMOTE_PER_CLAIM = 1000;
 
@@ -389,13 +392,13 @@ final class JdbcJobRepository implements JobRepository {
             this.fail[variant] = schema.sql(failStatement(Transition.FAIL, workflows) + ";\n"
                     + cancelRunningStatement(leasedAttempt, workflows));
             this.failAfterRollback[variant] = schema.sql(failStatement(Transition.FAIL_AFTER_ROLLBACK, workflows));
-            this.undoClaimThenFail[variant] = schema.sql("ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n"
+            this.undoClaimThenFail[variant] = schema.sql(ROLLBACK_TO_CLAIM_SAVEPOINT
                     + failStatement(Transition.FAIL_AFTER_ROLLBACK, workflows));
             this.restoreClaimThenFail[variant] = schema.sql(restoreClaimStatement() + ";\n"
                     + failStatement(Transition.FAIL_AFTER_ROLLBACK, workflows));
         }
         this.snoozeAfterRollback = schema.sql(snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
-        this.undoClaimThenSnooze = schema.sql("ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n"
+        this.undoClaimThenSnooze = schema.sql(ROLLBACK_TO_CLAIM_SAVEPOINT
                 + snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
         this.restoreClaimThenSnooze = schema.sql(restoreClaimStatement() + ";\n"
                 + snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
@@ -854,7 +857,7 @@ final class JdbcJobRepository implements JobRepository {
         List<String> columns = new ArrayList<>(RESTORED_FROM_JOB);
         columns.add("state");
         columns.addAll(RESTORED_FROM_REST.keySet());
-        return "ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + Transition.CLAIM_RESTORE.tag() + """
+        return ROLLBACK_TO_CLAIM_SAVEPOINT + Transition.CLAIM_RESTORE.tag() + """
                 WITH restored AS (
                     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
                            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
