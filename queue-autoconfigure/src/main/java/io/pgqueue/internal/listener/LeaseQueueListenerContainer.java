@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.node.TrackedJobs;
@@ -18,14 +19,21 @@ import io.pgqueue.internal.persistence.ClaimedJob;
 import io.pgqueue.internal.persistence.JobEnginePort;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.GroupFailurePolicy;
+import io.pgqueue.listener.WorkerThreads;
+import org.jspecify.annotations.Nullable;
 
 /**
- * LEASE delivery: one poller thread claims as many jobs as there are free worker slots, plus the
+ * LEASE delivery: one poll thread claims as many jobs as there are free worker slots, plus the
  * {@linkplain ContainerOptions#prefetch() prefetch} (0 unless configured), with a lease, and commits; while
- * claims come back full (a backlog), a second poller claims alongside it, so that the claim round trip does
- * not cap throughput. Workers run the handler outside any transaction;
+ * claims come back full (a backlog), the second poll thread claims alongside it, so that the claim round trip
+ * does not cap throughput. Workers run the handler outside any transaction;
  * finished jobs are deleted through the {@link AckBatcher}, failed ones are rescheduled or sent dead. Every
  * completion and failure is conditional on this node still owning the job in that attempt.
+ * <p>
+ * A job that finds the container idle runs on the poll thread that claimed it: handing it to a parked worker
+ * would cost a thread wake-up, whose latency on a busy machine reaches milliseconds (most of the pickup's
+ * tail). That thread first hands polling to the other poll thread, so a long handler never holds up the
+ * queue's next jobs.
  */
 final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
@@ -50,7 +58,22 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     private Thread helper;
 
-    /** Set while claims come back full; the helper poller claims only then. */
+    /** The poll thread that polls now; the other claims only while claims come back full, or runs a handler. */
+    private volatile @Nullable Thread polling;
+
+    /**
+     * What the last claim of a poll thread that handed over polling found: its successor waits as that thread
+     * would have.
+     */
+    private volatile @Nullable Poll handedOver;
+
+    /**
+     * The poll thread that waits for its turn, while it does, and so may take polling over (each thread clears
+     * only itself: the other may already stand by again when this one leaves its wait).
+     */
+    private final AtomicReference<@Nullable Thread> standingBy = new AtomicReference<>();
+
+    /** Set while claims come back full; the poll thread that does not poll claims only then. */
     private volatile boolean backlog;
 
     private final PollWaiter backlogSignal = new PollWaiter();
@@ -84,9 +107,10 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         startStrategy(strategy);
         acks = new AckBatcher(jobs, node.identity().id(), "pgqueue-" + id() + "-acks");
         acks.start();
-        poller = newThread(() -> pollLoop(false), "poller");
+        poller = newThread(this::pollLoop, "poller-1");
+        helper = newThread(this::pollLoop, "poller-2");
+        polling = poller;
         poller.start();
-        helper = newThread(() -> pollLoop(true), "poller-backlog");
         helper.start();
     }
 
@@ -101,15 +125,24 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         Duration timeout = node.settings().shutdownTimeout();
         try {
             backlogSignal.wakeUp();
-            poller.join(timeout.toMillis());
-            helper.join(timeout.toMillis());
+            // a poll thread may be running a handler: it ends once that handler returned
+            long deadline = System.nanoTime() + timeout.toNanos();
+            joinBy(poller, deadline);
+            joinBy(helper, deadline);
             releaseUnstarted();
             workers.shutdown();
-            if (!workers.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (!workers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+                    || poller.isAlive() || helper.isAlive()) {
                 workers.shutdownNow();
+                // a poll thread still alive runs a handler: interrupted as the workers' are
+                poller.interrupt();
+                helper.interrupt();
                 // interrupted handlers record their outcome and give their jobs back before they end
-                long grace = Math.max(timeout.toMillis(), MIN_INTERRUPT_GRACE.toMillis());
-                workers.awaitTermination(grace, TimeUnit.MILLISECONDS);
+                long grace = Math.max(timeout.toNanos(), MIN_INTERRUPT_GRACE.toNanos());
+                long graceDeadline = System.nanoTime() + grace;
+                workers.awaitTermination(grace, TimeUnit.NANOSECONDS);
+                joinBy(poller, graceDeadline);
+                joinBy(helper, graceDeadline);
             }
             acks.stop(timeout);
         }
@@ -125,6 +158,13 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                 logger.warn("Container '" + id() + "' stopped with " + inFlight.size() + " handler(s) still running; "
                         + "their jobs keep their leases and are rescued when those expire");
             }
+        }
+    }
+
+    private static void joinBy(Thread thread, long deadlineNanos) throws InterruptedException {
+        long millis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+        if (millis > 0) {
+            thread.join(millis);
         }
     }
 
@@ -173,13 +213,24 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         }
     }
 
-    /** The helper loop claims only while the last claim of either loop came back full. */
-    private void pollLoop(boolean backlogHelper) {
+    /**
+     * The loop of both poll threads. The one that polls claims whenever it is woken or its poll interval passed;
+     * the other claims alongside it while claims come back full, and otherwise waits until polling is handed to
+     * it.
+     */
+    private void pollLoop() {
         Duration errorBackoff = initialErrorBackoff();
         while (running) {
             try {
-                if (backlogHelper && !backlog) {
-                    backlogSignal.await(options.pollInterval());
+                boolean polls = polling == Thread.currentThread();
+                if (!polls && !backlog) {
+                    standBy();
+                    continue;
+                }
+                Poll previous = polls ? handedOver : null;
+                if (previous != null) {
+                    handedOver = null;
+                    afterPoll(previous.requested(), previous.claimed(), previous.promoted());
                     continue;
                 }
                 if (!node.mayClaim()) {
@@ -202,8 +253,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                     continue;
                 }
                 errorBackoff = initialErrorBackoff();
-                dispatch(claim.jobs(), slotsTaken);
-                // every slot it asked for came back filled: more jobs are probably waiting than one poller
+                // every slot it asked for came back filled: more jobs are probably waiting than one poll thread
                 // can claim; a short claim ends the backlog
                 boolean full = strategy.moreReady(claim, requested);
                 if (full && !backlog) {
@@ -213,8 +263,14 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                 else if (!full) {
                     backlog = false;
                 }
-                if (!backlogHelper) {
-                    afterPoll(requested, full ? requested : claim.jobs().size(), claim.promoted());
+                Poll poll = new Poll(requested, full ? requested : claim.jobs().size(), claim.promoted());
+                if (polls && !full && runsHereAfterHandingOver(claim, poll)) {
+                    runOnPollThread(claim.jobs(), slotsTaken);
+                    continue;
+                }
+                dispatch(claim.jobs(), slotsTaken);
+                if (polls) {
+                    afterPoll(poll.requested(), poll.claimed(), poll.promoted());
                 }
             }
             catch (InterruptedException ex) {
@@ -222,6 +278,54 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                 return;
             }
         }
+    }
+
+    /** What a claim found, which decides how long its poll thread waits before the next one. */
+    private record Poll(int requested, int claimed, long promoted) {
+    }
+
+    /** Waits, not polling, until polling is handed to this thread, a backlog needs a second claimer, or stop. */
+    private void standBy() throws InterruptedException {
+        Thread self = Thread.currentThread();
+        standingBy.set(self);
+        try {
+            if (polling != self && !backlog && running) {
+                backlogSignal.await(options.pollInterval());
+            }
+        }
+        finally {
+            standingBy.compareAndSet(self, null);
+        }
+    }
+
+    /**
+     * Whether this claim's first job runs on this poll thread: only for one job at a time on an idle container
+     * (no worker busy, none waiting) whose worker threads are platform threads and that holds no slots beyond
+     * its workers (so that handlers never outnumber the concurrency), and only when the other poll thread stands
+     * by, in which case polling is handed to it, with what this claim found, before this returns.
+     */
+    private boolean runsHereAfterHandingOver(Claim claim, Poll poll) {
+        if (claim.jobs().isEmpty() || executor.isBatch() || options.prefetch() > 0
+                || options.workerThreads() == WorkerThreads.VIRTUAL || !running || !workers.idle()
+                || !standingBy.compareAndSet(other(), null)) {
+            return false;
+        }
+        handedOver = poll;
+        polling = other();
+        backlogSignal.wakeUp();
+        return true;
+    }
+
+    /** The poll thread that is not the caller. */
+    private Thread other() {
+        return (Thread.currentThread() == poller) ? helper : poller;
+    }
+
+    /** Runs the claim's first job on this thread and hands the others to the workers. */
+    private void runOnPollThread(List<ClaimedJob> claimed, int slotsTaken) {
+        HandlerRun run = startRun(claimed.get(0));
+        dispatch(claimed.subList(1, claimed.size()), slotsTaken - 1);
+        runOne(run);
     }
 
     private Claim claim(int requested) {
@@ -275,10 +379,16 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         }
         slots.release(slotsTaken - jobs.size());
         for (ClaimedJob job : jobs) {
-            HandlerRun run = new HandlerRun(job, true, node.settings().interruptGrace());
-            inFlight.put(job.id(), run);
+            HandlerRun run = startRun(job);
             workers.execute(new Dispatched(List.of(job), run, () -> runOne(run)));
         }
+    }
+
+    /** The run of one claimed job, tracked from now on (its lease renewed) until it finished. */
+    private HandlerRun startRun(ClaimedJob job) {
+        HandlerRun run = new HandlerRun(job, true, node.settings().interruptGrace());
+        inFlight.put(job.id(), run);
+        return run;
     }
 
     @Override

@@ -41,6 +41,11 @@ final class WorkerPool {
                 threadFactory);
     }
 
+    /** Whether no job runs or waits here now. */
+    boolean idle() {
+        return runners.get() == 0 && waiting.isEmpty();
+    }
+
     void execute(Runnable job) {
         waiting.add(job);
         askForHelper();
