@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
@@ -110,6 +111,25 @@ class IdlePickupTests {
             }
         });
         assertThat(threads.names).hasSize(5).allMatch((name) -> name.matches("pgqueue-.*-poller-[12]"), "a poll thread");
+    }
+
+    @Test
+    void aContainerStoppedAndStartedAgainPicksUpTheNextJobAtOnce() {
+        Threads threads = new Threads();
+        runner.withBean(Threads.class, () -> threads).run((context) -> {
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            template.send("idle-pickup", new Step(1));
+            await().atMost(Duration.ofSeconds(10)).until(() -> threads.names.size() == 1);
+            QueueListenerContainer container = context.getBean(QueueListenerContainerRegistry.class)
+                .getListenerContainers()
+                .iterator()
+                .next();
+            container.stop();
+            container.start();
+
+            template.send("idle-pickup", new Step(2));
+            await().atMost(Duration.ofSeconds(5)).until(() -> threads.names.size() == 2);
+        });
     }
 
     @Test

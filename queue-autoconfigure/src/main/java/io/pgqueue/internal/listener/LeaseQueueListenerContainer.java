@@ -110,6 +110,8 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         poller = newThread(this::pollLoop, "poller-1");
         helper = newThread(this::pollLoop, "poller-2");
         polling = poller;
+        // a restart begins with a claim, not with the wait a claim of the last run would have led to
+        handedOver = null;
         poller.start();
         helper.start();
     }
