@@ -113,6 +113,36 @@ class IdlePickupTests {
         assertThat(threads.names).hasSize(5).allMatch((name) -> name.matches("pgqueue-.*-poller-[12]"), "a poll thread");
     }
 
+    /** Leaves its thread interrupted, as a handler that caught an interruption and passed it on would. */
+    static class LeavesInterrupted {
+
+        final AtomicInteger handled = new AtomicInteger();
+
+        @QueueListener(queue = "leaves-interrupted", concurrency = "4")
+        void handle(Step step) {
+            handled.incrementAndGet();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    void aHandlerThatLeavesItsThreadInterruptedHasItsJobsAcknowledgedAndTheQueueGoesOn() {
+        LeavesInterrupted handler = new LeavesInterrupted();
+        runner.withBean(LeavesInterrupted.class, () -> handler).run((context) -> {
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            for (int n = 1; n <= 4; n++) {
+                template.send("leaves-interrupted", new Step(n));
+                int sent = n;
+                await().atMost(Duration.ofSeconds(5)).until(() -> jobs.count("leaves-interrupted") == 0);
+                assertThat(handler.handled).hasValue(sent);
+            }
+            // an acknowledgement lost to the interruption would run its job again once the lease (2 s) expired
+            await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> handler.handled.get() == 4);
+            assertThat(context.getBean(QueueListenerContainerRegistry.class).getListenerContainers())
+                .allMatch(QueueListenerContainer::isRunning);
+        });
+    }
+
     @Test
     void aContainerStoppedAndStartedAgainPicksUpTheNextJobAtOnce() {
         Threads threads = new Threads();

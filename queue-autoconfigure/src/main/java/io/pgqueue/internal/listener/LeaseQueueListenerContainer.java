@@ -414,6 +414,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         try {
             JobExecutor.Outcome outcome = executor.run(run,
                     (claimed, duration) -> node.extendLease(claimed.id(), claimed.attempt(), duration));
+            forgetInterruption();
             if (outcome instanceof JobExecutor.Succeeded succeeded) {
                 acks.acknowledge(job, succeeded.outputJson());
             }
@@ -440,6 +441,16 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         }
     }
 
+    /**
+     * Clears an interruption the handler left on its thread (its own, or a stop's that it caught and passed on):
+     * what it did is recorded either way (which of its exceptions the outcome holds says whether it stopped for
+     * it), and an interrupted thread could not queue the acknowledgement of its success. A stopping container's
+     * threads end after the recording anyway: workers as their pool shuts down, poll threads as they loop.
+     */
+    private static void forgetInterruption() {
+        Thread.interrupted();
+    }
+
     /** Records an outcome other than success or failure; a job this node lost is left to its new owner. */
     private void record(String what, ClaimedJob job, java.util.function.BooleanSupplier statement) {
         try {
@@ -457,6 +468,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     private void runBatch(List<ClaimedJob> jobs, HandlerRun run) {
         try {
             List<JobExecutor.Failure> failures = executor.runBatch(jobs, run);
+            forgetInterruption();
             for (ClaimedJob job : jobs) {
                 if (failures.stream().noneMatch((failure) -> failure.job().id() == job.id())) {
                     acks.acknowledge(job, null);
