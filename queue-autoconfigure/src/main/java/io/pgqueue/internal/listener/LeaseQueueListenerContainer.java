@@ -84,6 +84,12 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     private final ClaimStrategy strategy;
 
+    /**
+     * Whether a job may run on the poll thread that claimed it: not for a batch listener, nor beside a prefetch
+     * (handlers could then outnumber the concurrency), nor when handlers run on virtual threads.
+     */
+    private final boolean runsOnPollThreads;
+
     LeaseQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobEnginePort jobs, NodeRuntime node,
             IdleQueues idle, ClaimPositions positions) {
         super(options, executor, idle);
@@ -94,6 +100,8 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                 options.groupFailure() == GroupFailurePolicy.BLOCK, node.identity().id(),
                 node.settings().leaseDuration().toMillis());
         this.strategy = ClaimStrategy.of(options, jobs);
+        this.runsOnPollThreads = !executor.isBatch() && options.prefetch() == 0
+                && options.workerThreads() != WorkerThreads.VIRTUAL;
     }
 
     @Override
@@ -232,7 +240,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                 Poll previous = polls ? handedOver : null;
                 if (previous != null) {
                     handedOver = null;
-                    afterPoll(previous.requested(), previous.claimed(), previous.promoted());
+                    afterPoll(previous);
                     continue;
                 }
                 if (!node.mayClaim()) {
@@ -272,7 +280,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                 }
                 dispatch(claim.jobs(), slotsTaken);
                 if (polls) {
-                    afterPoll(poll.requested(), poll.claimed(), poll.promoted());
+                    afterPoll(poll);
                 }
             }
             catch (InterruptedException ex) {
@@ -284,6 +292,10 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     /** What a claim found, which decides how long its poll thread waits before the next one. */
     private record Poll(int requested, int claimed, long promoted) {
+    }
+
+    private void afterPoll(Poll poll) throws InterruptedException {
+        afterPoll(poll.requested(), poll.claimed(), poll.promoted());
     }
 
     /** Waits, not polling, until polling is handed to this thread, a backlog needs a second claimer, or stop. */
@@ -301,14 +313,12 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     }
 
     /**
-     * Whether this claim's first job runs on this poll thread: only for one job at a time on an idle container
-     * (no worker busy, none waiting) whose worker threads are platform threads and that holds no slots beyond
-     * its workers (so that handlers never outnumber the concurrency), and only when the other poll thread stands
+     * Whether this claim's first job runs on this poll thread: only where {@link #runsOnPollThreads}, for one job
+     * at a time on an idle container (no worker busy, none waiting), and only when the other poll thread stands
      * by, in which case polling is handed to it, with what this claim found, before this returns.
      */
     private boolean runsHereAfterHandingOver(Claim claim, Poll poll) {
-        if (claim.jobs().isEmpty() || executor.isBatch() || options.prefetch() > 0
-                || options.workerThreads() == WorkerThreads.VIRTUAL || !running || !workers.idle()
+        if (!runsOnPollThreads || claim.jobs().isEmpty() || !running || !workers.idle()
                 || !standingBy.compareAndSet(other(), null)) {
             return false;
         }
