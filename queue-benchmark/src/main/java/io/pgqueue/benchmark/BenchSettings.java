@@ -21,6 +21,12 @@ final class BenchSettings {
     /** How long 'work' offers its paced load. */
     static final String PACED_SECONDS = "bench.paced-seconds";
 
+    /**
+     * The drain settings to run, e.g. {@code TRANSACTIONAL:8/50,LEASE:128/100/100} (mode, then concurrency / batch
+     * / prefetch); a mode not named is skipped. Unset: every setting of both modes.
+     */
+    static final String DRAIN = "bench.drain";
+
     private BenchSettings() {
     }
 
@@ -46,6 +52,22 @@ final class BenchSettings {
 
     static long pacedSeconds() {
         return Long.getLong(PACED_SECONDS, 15);
+    }
+
+    static java.util.List<Scenarios.Setting> drainSettings(String mode, java.util.List<Scenarios.Setting> all) {
+        String chosen = System.getProperty(DRAIN);
+        if (chosen == null) {
+            return all;
+        }
+        return Arrays.stream(chosen.split(","))
+            .map(String::trim)
+            .filter((one) -> one.startsWith(mode + ":"))
+            .map((one) -> {
+                int[] numbers = Arrays.stream(one.substring(mode.length() + 1).split("/")).mapToInt(Integer::parseInt)
+                    .toArray();
+                return new Scenarios.Setting(numbers[0], numbers[1], (numbers.length > 2) ? numbers[2] : 0);
+            })
+            .toList();
     }
 
     static int[] counts(String property, String defaults) {

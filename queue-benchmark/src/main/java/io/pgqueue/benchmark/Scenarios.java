@@ -88,15 +88,21 @@ final class Scenarios {
             List<Double> sendCpu = new ArrayList<>();
             List<Double> guardedCpu = new ArrayList<>();
             String single = "send, 1 per transaction, " + threads + " threads";
-            Callable<Double> send = ClientCpu.metered(sends(database, template, threads, sizes.sends()), sizes.sends(),
-                    sendCpu);
+            List<MachineCpu.Spent> sendMachine = new ArrayList<>();
+            List<MachineCpu.Spent> guardedMachine = new ArrayList<>();
+            Callable<Double> send = MachineCpu.metered(ClientCpu.metered(sends(database, template, threads,
+                    sizes.sends()), sizes.sends(), sendCpu), sizes.sends(), sendMachine);
             results.addAll(againstRaw(single, "single-row INSERT", send,
                     () -> rawInserts(database, threads, sizes.sends(), 1, RawQueue.INSERT_ONE),
-                    ClientCpu.metered(() -> rawInserts(database, threads, sizes.sends(), 1, RawQueue.INSERT_ONE_GUARDED),
-                            sizes.sends(), guardedCpu)));
+                    MachineCpu.metered(ClientCpu.metered(() -> rawInserts(database, threads, sizes.sends(), 1,
+                            RawQueue.INSERT_ONE_GUARDED), sizes.sends(), guardedCpu), sizes.sends(), guardedMachine)));
             results.add(new Result("enqueue", single + ": client CPU per job, pgqueue vs raw + send guarantees",
                     median(sendCpu), median(guardedCpu), "µs", false, "CPU time of the sending threads per job, "
                             + "median of every round above: what the client spends beside the database"));
+            results.add(new Result("enqueue", single + ": machine CPU per job, pgqueue vs raw + send guarantees",
+                    MachineCpu.median(sendMachine, true), MachineCpu.median(guardedMachine, true), "µs", false,
+                    "every process's CPU time while the jobs were sent (the database's too) per job, median of every "
+                            + "round above"));
             for (int batch : new int[] { 100, 1000 }) {
                 int batches = sizes.batchRows() / batch;
                 int batchThreads = 4;
@@ -231,7 +237,11 @@ final class Scenarios {
             Result best = null;
             Setting bestSetting = null;
             boolean lease = mode.equals("LEASE");
-            for (Setting setting : lease ? LEASE_SETTINGS : TRANSACTIONAL_SETTINGS) {
+            List<Setting> settings = BenchSettings.drainSettings(mode, lease ? LEASE_SETTINGS : TRANSACTIONAL_SETTINGS);
+            if (settings.isEmpty()) {
+                continue;
+            }
+            for (Setting setting : settings) {
                 Setting rawSetting = lease ? new Setting(LEASE_BASELINE_CONNECTIONS, setting.batch()) : setting;
                 Pair drain = interleaved(() -> drainPgqueue(mode, setting, sizes.drainJobs(), true, true),
                         () -> drainRaw(mode, rawSetting, sizes.drainJobs()));
@@ -265,13 +275,26 @@ final class Scenarios {
         String added = lease ? "counter deltas + ownership check" : "savepoint + counter delta";
         Setting raw = lease ? new Setting(LEASE_BASELINE_CONNECTIONS, setting.batch()) : setting;
         Pair guarantees = interleaved(() -> drainRaw(guarded, raw, jobs), () -> drainRaw(mode, raw, jobs));
-        Pair beyond = interleaved(() -> drainPgqueue(mode, setting, jobs, true, true), () -> drainRaw(guarded, raw, jobs));
+        List<MachineCpu.Spent> ours = new ArrayList<>();
+        List<MachineCpu.Spent> theirs = new ArrayList<>();
+        Pair beyond = interleaved(MachineCpu.metered(() -> drainPgqueue(mode, setting, jobs, true, true), jobs, ours),
+                MachineCpu.metered(() -> drainRaw(guarded, raw, jobs), jobs, theirs));
+        // the warm-up round of each is not counted
+        ours.remove(0);
+        theirs.remove(0);
         return List.of(
                 new Result("drain " + mode, "raw + " + added + " vs raw, " + raw, guarantees.pgqueue(),
                         guarantees.baseline(), "jobs/s", true,
                         "the price of pgqueue's guarantees in raw SQL alone; " + Pair.METHOD),
                 new Result("drain " + mode, "pgqueue (" + setting + ") vs raw + " + added, beyond.pgqueue(),
-                        beyond.baseline(), "jobs/s", true, "what pgqueue costs beyond those guarantees; " + Pair.METHOD));
+                        beyond.baseline(), "jobs/s", true, "what pgqueue costs beyond those guarantees; " + Pair.METHOD),
+                new Result("drain " + mode, "machine CPU per job, pgqueue vs raw + " + added,
+                        MachineCpu.median(ours, true), MachineCpu.median(theirs, true), "µs", false,
+                        "every process's CPU time while the jobs drained (the database's too) per job, median of the "
+                                + "rounds above"),
+                new Result("drain " + mode, "client CPU per job, pgqueue vs raw + " + added,
+                        MachineCpu.median(ours, false), MachineCpu.median(theirs, false), "µs", false,
+                        "the benchmark JVM's CPU time while the jobs drained per job, median of the rounds above"));
     }
 
     /** Drains preloaded jobs with pgqueue; returns jobs per second. */
@@ -819,8 +842,29 @@ final class Scenarios {
             statement.execute("INSERT INTO pgqueue.queue_counter_delta (queue, ready, scheduled, enqueued) VALUES ('"
                     + QUEUE + "', " + ready + ", " + scheduled + ", " + (ready + scheduled) + ")");
             statement.execute("VACUUM ANALYZE pgqueue.job");
+            checkpoint(statement);
         }
     }
+
+    /**
+     * Starts the measured work right after a checkpoint, so that every round writes the same full-page images
+     * (the first change to each page after a checkpoint logs the whole page) and no checkpoint that the rounds
+     * before it brought on falls inside it: without it, the CPU a drained job costs moved by a third between
+     * rounds of the same build. Needs the right to checkpoint (a superuser, or pg_checkpoint on PostgreSQL 15+);
+     * without it the rounds run as they come.
+     */
+    static void checkpoint(Statement statement) {
+        try {
+            statement.execute("CHECKPOINT");
+        }
+        catch (SQLException ex) {
+            if (CHECKPOINT_REFUSED.compareAndSet(false, true)) {
+                System.out.println("   (no CHECKPOINT before the measured rounds: " + ex.getMessage() + ")");
+            }
+        }
+    }
+
+    private static final AtomicBoolean CHECKPOINT_REFUSED = new AtomicBoolean();
 
     /** Waits until the listener handled every job and no row is left (LEASE acknowledgements are async). */
     static void awaitDrained(Database database, LongSupplier handled, long jobs) throws SQLException {
@@ -928,9 +972,12 @@ final class Scenarios {
 
     /** Runs the work and returns items per second. */
     static double rate(long items, ThrowingRunnable work) throws Exception {
+        MachineCpu.Spent cpu = MachineCpu.now();
         long start = System.nanoTime();
         work.run();
-        return items / ((System.nanoTime() - start) / 1e9);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        MachineCpu.since(cpu);
+        return items / seconds;
     }
 
     static double median(List<Double> values) {
