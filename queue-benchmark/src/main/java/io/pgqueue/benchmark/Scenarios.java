@@ -99,10 +99,8 @@ final class Scenarios {
             results.add(new Result("enqueue", single + ": client CPU per job, pgqueue vs raw + send guarantees",
                     median(sendCpu), median(guardedCpu), "µs", false, "CPU time of the sending threads per job, "
                             + "median of every round above: what the client spends beside the database"));
-            results.add(new Result("enqueue", single + ": machine CPU per job, pgqueue vs raw + send guarantees",
-                    MachineCpu.median(sendMachine, true), MachineCpu.median(guardedMachine, true), "µs", false,
-                    "every process's CPU time while the jobs were sent (the database's too) per job, median of every "
-                            + "round above"));
+            results.addAll(MachineCpu.rows("enqueue", single + ": pgqueue vs raw + send guarantees", sendMachine,
+                    guardedMachine, "were sent"));
             for (int batch : new int[] { 100, 1000 }) {
                 int batches = sizes.batchRows() / batch;
                 int batchThreads = 4;
@@ -282,19 +280,14 @@ final class Scenarios {
         // the warm-up round of each is not counted
         ours.remove(0);
         theirs.remove(0);
-        return List.of(
+        List<Result> rows = new ArrayList<>(List.of(
                 new Result("drain " + mode, "raw + " + added + " vs raw, " + raw, guarantees.pgqueue(),
                         guarantees.baseline(), "jobs/s", true,
                         "the price of pgqueue's guarantees in raw SQL alone; " + Pair.METHOD),
                 new Result("drain " + mode, "pgqueue (" + setting + ") vs raw + " + added, beyond.pgqueue(),
-                        beyond.baseline(), "jobs/s", true, "what pgqueue costs beyond those guarantees; " + Pair.METHOD),
-                new Result("drain " + mode, "machine CPU per job, pgqueue vs raw + " + added,
-                        MachineCpu.median(ours, true), MachineCpu.median(theirs, true), "µs", false,
-                        "every process's CPU time while the jobs drained (the database's too) per job, median of the "
-                                + "rounds above"),
-                new Result("drain " + mode, "client CPU per job, pgqueue vs raw + " + added,
-                        MachineCpu.median(ours, false), MachineCpu.median(theirs, false), "µs", false,
-                        "the benchmark JVM's CPU time while the jobs drained per job, median of the rounds above"));
+                        beyond.baseline(), "jobs/s", true, "what pgqueue costs beyond those guarantees; " + Pair.METHOD)));
+        rows.addAll(MachineCpu.rows("drain " + mode, "pgqueue vs raw + " + added, ours, theirs, "drained"));
+        return rows;
     }
 
     /** Drains preloaded jobs with pgqueue; returns jobs per second. */
