@@ -74,6 +74,53 @@ class JobContextTests {
         }
     }
 
+    /** Records each job's times as its handler sees them. */
+    static class TimesRecorder {
+
+        final java.util.Map<Long, Instant[]> seen = new java.util.concurrent.ConcurrentHashMap<>();
+
+        @QueueListener(queue = "timed", mode = "TRANSACTIONAL", concurrency = "1", batchSize = "10")
+        void handle(JobContext job) {
+            seen.put(job.id(), new Instant[] { job.enqueuedAt(), job.dueAt(), job.claimedAt() });
+        }
+    }
+
+    @Test
+    void jobsClaimedTogetherEachCarryTheirOwnEnqueueAndDueTimesAndTheTimeOfTheirClaim() {
+        Jobs jobs = new Jobs(database.dataSource());
+        TimesRecorder recorder = new TimesRecorder();
+        runner.withPropertyValues("pgqueue.listener.auto-startup=false")
+            .withBean(TimesRecorder.class, () -> recorder)
+            .run((context) -> {
+                QueueTemplate template = context.getBean(QueueTemplate.class);
+                java.util.List<Long> ids = new java.util.ArrayList<>();
+                for (int minutes : new int[] { 3, 1, 2 }) {
+                    ids.add(template.send("timed", new Invoice("INV-" + minutes),
+                            SendOptions.builder().runAt(Instant.now().minus(Duration.ofMinutes(minutes))).build())
+                        .jobId());
+                }
+                java.util.Map<Long, Instant[]> rows = new java.util.HashMap<>();
+                for (long id : ids) {
+                    java.util.Map<String, Object> row = jobs.row(id);
+                    rows.put(id, new Instant[] { ((java.sql.Timestamp) row.get("created_at")).toInstant(),
+                            ((java.sql.Timestamp) row.get("run_at")).toInstant() });
+                }
+                context.getBean(io.pgqueue.config.QueueListenerContainerRegistry.class).getListenerContainers()
+                    .forEach(QueueListenerContainer::start);
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> recorder.seen.size() == 3);
+
+                // one claim took all three (one worker, a batch of ten): one claim time, after every due time
+                Instant claimed = recorder.seen.get(ids.get(0))[2];
+                for (long id : ids) {
+                    Instant[] seen = recorder.seen.get(id);
+                    assertThat(seen[0]).as("enqueued at, job %d", id).isEqualTo(rows.get(id)[0]);
+                    assertThat(seen[1]).as("due at, job %d", id).isEqualTo(rows.get(id)[1]);
+                    assertThat(seen[2]).as("claimed at, job %d", id).isEqualTo(claimed).isAfter(seen[1]);
+                }
+                assertThat(rows.values().stream().map((times) -> times[1]).distinct()).hasSize(3);
+            });
+    }
+
     @Test
     void aHandlersLogLinesCarryItsQueueJobAndAttemptAndNothingIsLeftAfter() throws Exception {
         LogContextRecorder recorder = new LogContextRecorder();

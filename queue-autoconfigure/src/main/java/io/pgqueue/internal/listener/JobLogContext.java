@@ -1,8 +1,10 @@
 package io.pgqueue.internal.listener;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import io.pgqueue.internal.persistence.ClaimedJob;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.MDC;
 
 /**
@@ -25,34 +27,47 @@ final class JobLogContext implements AutoCloseable {
 
     static final String BATCH_ID = "pgqueue.batchId";
 
-    private static final List<String> KEYS = List.of(QUEUE, JOB_ID, ATTEMPT, BATCH_SIZE, WORKFLOW_ID, BATCH_ID);
+    /** The keys this context put, removed when it closes (a key not put is not removed: each removal costs). */
+    private final List<String> keys;
 
-    private JobLogContext() {
+    private JobLogContext(List<String> keys) {
+        this.keys = keys;
     }
 
     static JobLogContext of(ClaimedJob job) {
-        MDC.put(QUEUE, job.queue());
-        MDC.put(JOB_ID, Long.toString(job.id()));
-        MDC.put(ATTEMPT, Integer.toString(job.attempt()));
-        Long workflowId = job.workflowId();
-        if (workflowId != null) {
-            MDC.put(WORKFLOW_ID, workflowId.toString());
-        }
-        Long batchId = job.batchId();
-        if (batchId != null) {
-            MDC.put(BATCH_ID, batchId.toString());
-        }
-        return new JobLogContext();
+        return of(job, null);
     }
 
     static JobLogContext ofBatch(List<ClaimedJob> jobs) {
-        JobLogContext context = of(jobs.get(0));
-        MDC.put(BATCH_SIZE, Integer.toString(jobs.size()));
-        return context;
+        return of(jobs.get(0), jobs.size());
+    }
+
+    private static JobLogContext of(ClaimedJob job, @Nullable Integer batchSize) {
+        List<String> keys = new ArrayList<>(4);
+        put(keys, QUEUE, job.queue());
+        put(keys, JOB_ID, Long.toString(job.id()));
+        put(keys, ATTEMPT, Integer.toString(job.attempt()));
+        Long workflowId = job.workflowId();
+        if (workflowId != null) {
+            put(keys, WORKFLOW_ID, workflowId.toString());
+        }
+        Long batchId = job.batchId();
+        if (batchId != null) {
+            put(keys, BATCH_ID, batchId.toString());
+        }
+        if (batchSize != null) {
+            put(keys, BATCH_SIZE, batchSize.toString());
+        }
+        return new JobLogContext(keys);
+    }
+
+    private static void put(List<String> keys, String key, String value) {
+        MDC.put(key, value);
+        keys.add(key);
     }
 
     @Override
     public void close() {
-        KEYS.forEach(MDC::remove);
+        keys.forEach(MDC::remove);
     }
 }

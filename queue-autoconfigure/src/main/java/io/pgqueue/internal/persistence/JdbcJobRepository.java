@@ -1130,7 +1130,7 @@ final class JdbcJobRepository implements JobRepository {
     @Override
     public Claim claimFairLeased(ClaimRequest request, FairShares shares) {
         return promoteThenClaim(fairClaimLeased(size(request, shares)), request,
-                (params) -> bindFairClaim(params, request, shares), JdbcJobRepository::fairlyClaimed);
+                (params) -> bindFairClaim(params, request, shares), ClaimedRows::fairlyClaimed);
     }
 
     @Override
@@ -1140,7 +1140,7 @@ final class JdbcJobRepository implements JobRepository {
         return transactionalClaim(fairClaimAndDelete(size(request, shares)), (params) -> {
             bindFairClaim(params, request, shares);
             params.text("fair_lock", "pgqueue.fair." + schema.name() + "." + request.queue() + ".");
-        }, (rows, promoted) -> fairlyClaimed(rows, promoted).withUndo(ClaimUndo.SAVEPOINT));
+        }, (rows, promoted) -> ClaimedRows.fairlyClaimed(rows, promoted).withUndo(ClaimUndo.SAVEPOINT));
     }
 
     /** The statement size of a claim: up to the container's batch (a claim asks for at most that). */
@@ -1214,7 +1214,7 @@ final class JdbcJobRepository implements JobRepository {
     /** The claimed rows and, to restore them if the handlers' transaction must take the claim back, their rests. */
     private static Claim claimedWithRests(ResultSet rows, long promoted) throws SQLException {
         List<String> rests = new ArrayList<>();
-        Claim claim = claimed(rows, promoted, rests);
+        Claim claim = ClaimedRows.claimed(rows, promoted, rests);
         return claim.withUndo(ClaimUndo.restoring(claim.jobs(), rests));
     }
 
@@ -1236,56 +1236,7 @@ final class JdbcJobRepository implements JobRepository {
 
     /** The claimed rows, and the last of them in claim order. */
     private static Claim claimed(ResultSet rows, long promoted) throws SQLException {
-        return claimed(rows, promoted, null);
-    }
-
-    private static Claim claimed(ResultSet rows, long promoted, @Nullable List<String> rests) throws SQLException {
-        List<ClaimedJob> jobs = new ArrayList<>();
-        ClaimCursor last = null;
-        while (rows.next()) {
-            if (rests != null) {
-                rests.add(rows.getString("rest"));
-            }
-            ClaimCursor position = new ClaimCursor(rows.getInt("priority"), instant(rows, "run_at"),
-                    rows.getLong("id"));
-            last = (last == null) ? position : ClaimCursor.later(last, position);
-            jobs.add(claimedJob(rows));
-        }
-        return new Claim(jobs, promoted, last);
-    }
-
-    private static ClaimedJob claimedJob(ResultSet rows) throws SQLException {
-        return new ClaimedJob(rows.getLong("id"), rows.getString("queue"), rows.getString("payload"),
-                rows.getString("payload_type"), rows.getString("headers"), rows.getInt("attempts"),
-                rows.getInt("max_attempts"), instant(rows, "created_at"), instant(rows, "run_at"),
-                instant(rows, "claimed_at"),
-                rows.getObject("timeout_ms", Long.class), rows.getObject("workflow_id", Long.class),
-                rows.getObject("batch_id", Long.class), rows.getString("fairness_key"));
-    }
-
-    /**
-     * A claimed row's timestamp: read as an {@link java.time.OffsetDateTime}, which the driver parses directly,
-     * where {@code getTimestamp} goes through a {@code GregorianCalendar} (8 of a TRANSACTIONAL claim's 23 CPU
-     * samples in the JVM, profiled).
-     */
-    private static java.time.Instant instant(ResultSet rows, String column) throws SQLException {
-        return rows.getObject(column, java.time.OffsetDateTime.class).toInstant();
-    }
-
-    /** The rows of a fair claim: the claimed jobs (none when its one row is empty) and the keys found empty. */
-    private static Claim fairlyClaimed(ResultSet rows, long promoted) throws SQLException {
-        List<ClaimedJob> jobs = new ArrayList<>();
-        List<String> emptied = List.of();
-        while (rows.next()) {
-            java.sql.Array keys = rows.getArray("emptied");
-            if (keys != null && emptied.isEmpty()) {
-                emptied = List.of((String[]) keys.getArray());
-            }
-            if (rows.getObject("id") != null) {
-                jobs.add(claimedJob(rows));
-            }
-        }
-        return new Claim(jobs, promoted, null, emptied);
+        return ClaimedRows.claimed(rows, promoted, null);
     }
 
     @Override

@@ -1,0 +1,130 @@
+package io.pgqueue.internal.persistence;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads the rows a claim returns into claimed jobs. A claim's columns are found by name once, not in every row,
+ * and its time once: {@code claimed_at} is {@code now()}, the same in every row of the claim's transaction.
+ * Looked up in every row, the fifteen names and four timestamps of a claimed job took a third of a
+ * TRANSACTIONAL worker thread's CPU samples (no-op handlers, batches of 50, profiled).
+ */
+final class ClaimedRows {
+
+    private final ResultSet rows;
+
+    private final int id;
+
+    private final int queue;
+
+    private final int payload;
+
+    private final int payloadType;
+
+    private final int headers;
+
+    private final int attempts;
+
+    private final int maxAttempts;
+
+    private final int createdAt;
+
+    private final int runAt;
+
+    private final int claimedAt;
+
+    private final int timeoutMs;
+
+    private final int priority;
+
+    private final int workflowId;
+
+    private final int batchId;
+
+    private final int fairnessKey;
+
+    private @Nullable Instant claimTime;
+
+    private ClaimedRows(ResultSet rows) throws SQLException {
+        this.rows = rows;
+        this.id = rows.findColumn("id");
+        this.queue = rows.findColumn("queue");
+        this.payload = rows.findColumn("payload");
+        this.payloadType = rows.findColumn("payload_type");
+        this.headers = rows.findColumn("headers");
+        this.attempts = rows.findColumn("attempts");
+        this.maxAttempts = rows.findColumn("max_attempts");
+        this.createdAt = rows.findColumn("created_at");
+        this.runAt = rows.findColumn("run_at");
+        this.claimedAt = rows.findColumn("claimed_at");
+        this.timeoutMs = rows.findColumn("timeout_ms");
+        this.priority = rows.findColumn("priority");
+        this.workflowId = rows.findColumn("workflow_id");
+        this.batchId = rows.findColumn("batch_id");
+        this.fairnessKey = rows.findColumn("fairness_key");
+    }
+
+    /**
+     * The claimed rows, and the last of them in claim order; with {@code rests}, each row's {@code rest} column
+     * (what restores it) is added there.
+     */
+    static Claim claimed(ResultSet rows, long promoted, @Nullable List<String> rests) throws SQLException {
+        ClaimedRows claimed = new ClaimedRows(rows);
+        int rest = (rests != null) ? rows.findColumn("rest") : 0;
+        List<ClaimedJob> jobs = new ArrayList<>();
+        ClaimCursor last = null;
+        while (rows.next()) {
+            if (rests != null) {
+                rests.add(rows.getString(rest));
+            }
+            Instant runAt = instant(rows, claimed.runAt);
+            ClaimCursor position = new ClaimCursor(rows.getInt(claimed.priority), runAt, rows.getLong(claimed.id));
+            last = (last == null) ? position : ClaimCursor.later(last, position);
+            jobs.add(claimed.job(runAt));
+        }
+        return new Claim(jobs, promoted, last);
+    }
+
+    /** The rows of a fair claim: the claimed jobs (none when its one row is empty) and the keys found empty. */
+    static Claim fairlyClaimed(ResultSet rows, long promoted) throws SQLException {
+        ClaimedRows claimed = new ClaimedRows(rows);
+        int emptiedKeys = rows.findColumn("emptied");
+        List<ClaimedJob> jobs = new ArrayList<>();
+        List<String> emptied = List.of();
+        while (rows.next()) {
+            java.sql.Array keys = rows.getArray(emptiedKeys);
+            if (keys != null && emptied.isEmpty()) {
+                emptied = List.of((String[]) keys.getArray());
+            }
+            if (rows.getObject(claimed.id) != null) {
+                jobs.add(claimed.job(instant(rows, claimed.runAt)));
+            }
+        }
+        return new Claim(jobs, promoted, null, emptied);
+    }
+
+    /** The job of the current row, whose run-at was read already. */
+    private ClaimedJob job(Instant runAt) throws SQLException {
+        if (claimTime == null) {
+            claimTime = instant(rows, claimedAt);
+        }
+        return new ClaimedJob(rows.getLong(id), rows.getString(queue), rows.getString(payload),
+                rows.getString(payloadType), rows.getString(headers), rows.getInt(attempts), rows.getInt(maxAttempts),
+                instant(rows, createdAt), runAt, claimTime, rows.getObject(timeoutMs, Long.class),
+                rows.getObject(workflowId, Long.class), rows.getObject(batchId, Long.class), rows.getString(fairnessKey));
+    }
+
+    /**
+     * A claimed row's timestamp: read as an {@link OffsetDateTime}, which the driver parses directly, where
+     * {@code getTimestamp} goes through a {@code GregorianCalendar}.
+     */
+    private static Instant instant(ResultSet rows, int column) throws SQLException {
+        return rows.getObject(column, OffsetDateTime.class).toInstant();
+    }
+}
