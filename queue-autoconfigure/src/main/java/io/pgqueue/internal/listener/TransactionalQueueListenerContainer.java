@@ -42,8 +42,11 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
     /** Jobs claimed by transactions that have not ended yet. */
     private final AtomicInteger inFlight = new AtomicInteger();
 
-    /** The handler runs in progress, for health to find stuck ones. */
-    private final java.util.Set<HandlerRun> runs = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /**
+     * Each worker's handler run in progress, for health to find stuck ones: a slot per worker, written by that
+     * worker alone, where a set shared by the workers took two concurrent updates per job.
+     */
+    private final List<AtomicReference<HandlerRun>> runs = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private final Duration interruptGrace;
 
@@ -74,16 +77,17 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
      */
     @Override
     public int stuckRuns() {
-        return (int) runs.stream().filter(HandlerRun::stuck).count();
+        return (int) runs.stream().map(AtomicReference::get).filter((run) -> run != null && run.stuck()).count();
     }
 
-    private <T> T tracked(HandlerRun run, java.util.function.Function<HandlerRun, T> work) {
-        runs.add(run);
+    private static <T> T tracked(AtomicReference<HandlerRun> slot, HandlerRun run,
+            java.util.function.Function<HandlerRun, T> work) {
+        slot.set(run);
         try {
             return work.apply(run);
         }
         finally {
-            runs.remove(run);
+            slot.set(null);
         }
     }
 
@@ -124,6 +128,17 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
     }
 
     private void workLoop() {
+        AtomicReference<HandlerRun> slot = new AtomicReference<>();
+        runs.add(slot);
+        try {
+            workLoop(slot);
+        }
+        finally {
+            runs.remove(slot);
+        }
+    }
+
+    private void workLoop(AtomicReference<HandlerRun> slot) {
         Duration errorBackoff = initialErrorBackoff();
         boolean lastClaimFull = false;
         while (running) {
@@ -143,7 +158,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                         List<JobExecutor.Outcome> failures;
                         inFlight.addAndGet(claim.jobs().size());
                         try {
-                            failures = run(claim.jobs());
+                            failures = run(claim.jobs(), slot);
                         }
                         finally {
                             inFlight.addAndGet(-claim.jobs().size());
@@ -202,12 +217,13 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
      * Runs the claimed jobs in the open transaction; returns what must roll it back: the failures (of a batch
      * listener: all of them), or the first failed or snoozed job of a single-job listener.
      */
-    private List<JobExecutor.Outcome> run(List<ClaimedJob> jobs) {
+    private List<JobExecutor.Outcome> run(List<ClaimedJob> jobs, AtomicReference<HandlerRun> slot) {
         if (jobs.isEmpty()) {
             return List.of();
         }
         if (executor.isBatch()) {
-            List<JobExecutor.Outcome> failures = List.copyOf(tracked(new HandlerRun(jobs.get(0), false, interruptGrace),
+            HandlerRun batchRun = new HandlerRun(jobs.get(0), false, interruptGrace);
+            List<JobExecutor.Outcome> failures = List.copyOf(tracked(slot, batchRun,
                     (run) -> executor.runBatch(jobs, run)));
             if (failures.isEmpty()) {
                 membersSucceeded(jobs.stream().filter(ClaimedJob::cascades)
@@ -218,7 +234,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
         List<JobExecutor.Succeeded> nodes = new ArrayList<>();
         List<JobExecutor.Succeeded> withOutputs = new ArrayList<>();
         for (ClaimedJob job : jobs) {
-            JobExecutor.Outcome outcome = tracked(new HandlerRun(job, false, interruptGrace),
+            JobExecutor.Outcome outcome = tracked(slot, new HandlerRun(job, false, interruptGrace),
                     (run) -> executor.run(run, JobContextImpl.LeaseExtender.NONE));
             if (outcome instanceof JobExecutor.Failure || outcome instanceof JobExecutor.Snoozed) {
                 // the rest of the batch rolls back with it and runs again later, uncounted
