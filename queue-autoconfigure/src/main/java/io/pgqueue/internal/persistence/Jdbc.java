@@ -13,9 +13,11 @@ import org.jspecify.annotations.Nullable;
 import org.postgresql.PGStatement;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -187,28 +189,66 @@ final class Jdbc {
      * work is committed before it goes back to the pool (rolled back if the work failed).
      */
     <T> T execute(ConnectionWork<T> work) {
+        if (!TransactionSynchronizationManager.isSynchronizationActive()
+                && TransactionSynchronizationManager.getResource(dataSource) == null) {
+            return executeOnPooled(work);
+        }
         // DataSourceUtils directly, not JdbcTemplate.execute: its close-suppressing proxy put a reflective call
         // on every connection method of every send; exceptions are translated the same way
         @Nullable Connection connection = DataSourceUtils.getConnection(dataSource);
         try {
             boolean ownCommit = !connection.getAutoCommit()
                     && !DataSourceUtils.isConnectionTransactional(connection, dataSource);
-            T result = runCommitted(work, connection, ownCommit);
-            if (result == null) {
-                throw new IllegalStateException("JDBC work returned no result");
-            }
-            return result;
+            return returned(runCommitted(work, connection, ownCommit));
         }
         catch (SQLException ex) {
             // released before translating, as JdbcTemplate does: the translator may need a connection of its own
             DataSourceUtils.releaseConnection(connection, dataSource);
             connection = null;
-            DataAccessException translated = template.getExceptionTranslator().translate("pgqueue statement", null, ex);
-            throw (translated != null) ? translated : new UncategorizedSQLException("pgqueue statement", null, ex);
+            throw translated(ex);
         }
         finally {
             DataSourceUtils.releaseConnection(connection, dataSource);
         }
+    }
+
+    /**
+     * Outside of any Spring-managed transaction and synchronisation, the work gets a connection of its own from
+     * the pool, as DataSourceUtils would hand it out, without its thread-bound look-ups (four per statement).
+     */
+    private <T> T executeOnPooled(ConnectionWork<T> work) {
+        @Nullable Connection connection;
+        try {
+            connection = dataSource.getConnection();
+        }
+        catch (SQLException ex) {
+            throw new CannotGetJdbcConnectionException("Failed to obtain JDBC Connection", ex);
+        }
+        try {
+            return returned(runCommitted(work, connection, !connection.getAutoCommit()));
+        }
+        catch (SQLException ex) {
+            // released before translating, as JdbcTemplate does: the translator may need a connection of its own
+            DataSourceUtils.releaseConnection(connection, null);
+            connection = null;
+            throw translated(ex);
+        }
+        finally {
+            // as DataSourceUtils releases it: a failed close is logged, never thrown over work that committed
+            DataSourceUtils.releaseConnection(connection, null);
+        }
+    }
+
+    private static <T> T returned(@Nullable T result) {
+        if (result == null) {
+            throw new IllegalStateException("JDBC work returned no result");
+        }
+        return result;
+    }
+
+    private RuntimeException translated(SQLException ex) {
+        DataAccessException translated = template.getExceptionTranslator().translate("pgqueue statement", null, ex);
+        return (translated != null) ? translated : new UncategorizedSQLException("pgqueue statement", null, ex);
     }
 
     /** Runs the work, committing it (rolling it back if it failed) when the connection is pgqueue's own. */

@@ -7,7 +7,6 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.sql.Types;
 import java.time.Instant;
-import java.util.BitSet;
 import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
@@ -24,20 +23,29 @@ final class Params {
 
     private final PreparedStatement statement;
 
-    private final BitSet bound = new BitSet();
+    /** The positions bound so far, a bit each: checked at the end, instead of a BitSet allocated per statement. */
+    private final long[] bound;
 
     Params(Sql sql, Connection connection, PreparedStatement statement) {
         this.sql = sql;
         this.connection = connection;
         this.statement = statement;
+        this.bound = new long[(sql.parameterCount() + 63) >>> 6];
     }
 
     Params text(String name, @Nullable String value) throws SQLException {
-        return set(name, (at) -> statement.setString(at, value));
+        // a loop per type, not a lambda per call: these run for every parameter of every send
+        for (int at : positions(name)) {
+            statement.setString(at, value);
+        }
+        return this;
     }
 
     Params int4(String name, int value) throws SQLException {
-        return set(name, (at) -> statement.setInt(at, value));
+        for (int at : positions(name)) {
+            statement.setInt(at, value);
+        }
+        return this;
     }
 
     Params int4(String name, @Nullable Integer value) throws SQLException {
@@ -45,15 +53,29 @@ final class Params {
     }
 
     Params int2(String name, short value) throws SQLException {
-        return set(name, (at) -> statement.setShort(at, value));
+        for (int at : positions(name)) {
+            statement.setShort(at, value);
+        }
+        return this;
     }
 
     Params int8(String name, long value) throws SQLException {
-        return set(name, (at) -> statement.setLong(at, value));
+        for (int at : positions(name)) {
+            statement.setLong(at, value);
+        }
+        return this;
     }
 
     Params int8(String name, @Nullable Long value) throws SQLException {
-        return set(name, (at) -> statement.setObject(at, value, Types.BIGINT));
+        for (int at : positions(name)) {
+            if (value != null) {
+                statement.setLong(at, value);
+            }
+            else {
+                statement.setNull(at, Types.BIGINT);
+            }
+        }
+        return this;
     }
 
     Params float8(String name, double value) throws SQLException {
@@ -106,18 +128,30 @@ final class Params {
 
     /** Throws naming the statement when a parameter was left unbound. */
     void checkComplete() {
-        if (bound.cardinality() != sql.parameterCount()) {
+        int count = 0;
+        for (long word : bound) {
+            count += Long.bitCount(word);
+        }
+        if (count != sql.parameterCount()) {
             throw new IllegalStateException("Unbound parameters among " + sql.parameterNames() + " in: " + sql);
         }
     }
 
     /** Sets the parameter at each of its positions. */
     private Params set(String name, PositionSetter setter) throws SQLException {
-        for (int at : sql.positions(name)) {
+        for (int at : positions(name)) {
             setter.set(at);
-            bound.set(at - 1);
         }
         return this;
+    }
+
+    /** The parameter's positions, marked bound. */
+    private int[] positions(String name) {
+        int[] positions = sql.positions(name);
+        for (int at : positions) {
+            bound[(at - 1) >>> 6] |= 1L << (at - 1);
+        }
+        return positions;
     }
 
     @FunctionalInterface

@@ -82,7 +82,8 @@ final class Sql {
                 while (end < sql.length() && Character.isJavaIdentifierPart(sql.charAt(end))) {
                     end++;
                 }
-                found.computeIfAbsent(sql.substring(i + 1, end), (name) -> new ArrayList<>()).add(++index);
+                // interned: binders name parameters with literals, so each look-up matches by reference
+                found.computeIfAbsent(sql.substring(i + 1, end).intern(), (name) -> new ArrayList<>()).add(++index);
                 jdbc.append('?');
                 i = end;
             }

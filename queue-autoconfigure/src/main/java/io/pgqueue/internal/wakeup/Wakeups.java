@@ -228,6 +228,11 @@ public final class Wakeups implements DisposableBean {
             return Decision.LOCAL_ONLY;
         }
         long now = System.nanoTime();
+        Long lastNotified = lastSent.get(queue);
+        if (debounceNanos > 0 && lastNotified != null && now - lastNotified < debounceNanos) {
+            // the usual case under load, read without the map's lock that every sender of the queue contends for
+            return Decision.TRAILING;
+        }
         boolean[] claimed = new boolean[1];
         // atomically: only one sender per window gets to notify with its insert
         lastSent.compute(queue, (name, last) -> {
@@ -271,7 +276,7 @@ public final class Wakeups implements DisposableBean {
     }
 
     private void scheduleTrailing(String queue) {
-        if (!trailingScheduled.add(queue)) {
+        if (trailingScheduled.contains(queue) || !trailingScheduled.add(queue)) {
             return;
         }
         executor().schedule(() -> {
