@@ -189,53 +189,43 @@ final class Jdbc {
      * work is committed before it goes back to the pool (rolled back if the work failed).
      */
     <T> T execute(ConnectionWork<T> work) {
-        if (!TransactionSynchronizationManager.isSynchronizationActive()
-                && TransactionSynchronizationManager.getResource(dataSource) == null) {
-            return executeOnPooled(work);
+        if (TransactionSynchronizationManager.isSynchronizationActive()
+                || TransactionSynchronizationManager.getResource(dataSource) != null) {
+            // DataSourceUtils directly, not JdbcTemplate.execute: its close-suppressing proxy put a reflective call
+            // on every connection method of every send; exceptions are translated the same way
+            return runAndRelease(work, DataSourceUtils.getConnection(dataSource), dataSource);
         }
-        // DataSourceUtils directly, not JdbcTemplate.execute: its close-suppressing proxy put a reflective call
-        // on every connection method of every send; exceptions are translated the same way
-        @Nullable Connection connection = DataSourceUtils.getConnection(dataSource);
+        // outside of any Spring-managed transaction and synchronisation, a connection of pgqueue's own, as
+        // DataSourceUtils would hand it out, without its thread-bound look-ups (four per statement)
         try {
-            boolean ownCommit = !connection.getAutoCommit()
-                    && !DataSourceUtils.isConnectionTransactional(connection, dataSource);
-            return returned(runCommitted(work, connection, ownCommit));
-        }
-        catch (SQLException ex) {
-            // released before translating, as JdbcTemplate does: the translator may need a connection of its own
-            DataSourceUtils.releaseConnection(connection, dataSource);
-            connection = null;
-            throw translated(ex);
-        }
-        finally {
-            DataSourceUtils.releaseConnection(connection, dataSource);
-        }
-    }
-
-    /**
-     * Outside of any Spring-managed transaction and synchronisation, the work gets a connection of its own from
-     * the pool, as DataSourceUtils would hand it out, without its thread-bound look-ups (four per statement).
-     */
-    private <T> T executeOnPooled(ConnectionWork<T> work) {
-        @Nullable Connection connection;
-        try {
-            connection = dataSource.getConnection();
+            return runAndRelease(work, dataSource.getConnection(), null);
         }
         catch (SQLException ex) {
             throw new CannotGetJdbcConnectionException("Failed to obtain JDBC Connection", ex);
         }
+    }
+
+    /**
+     * Runs the work on the connection and releases it, as DataSourceUtils does: a failed close is logged, never
+     * thrown over work that committed.
+     *
+     * @param managedBy the DataSource whose Spring-managed transaction may hold the connection, or null for a
+     * connection of pgqueue's own
+     */
+    private <T> T runAndRelease(ConnectionWork<T> work, @Nullable Connection connection, @Nullable DataSource managedBy) {
         try {
-            return returned(runCommitted(work, connection, !connection.getAutoCommit()));
+            boolean ownCommit = !connection.getAutoCommit()
+                    && (managedBy == null || !DataSourceUtils.isConnectionTransactional(connection, managedBy));
+            return returned(runCommitted(work, connection, ownCommit));
         }
         catch (SQLException ex) {
             // released before translating, as JdbcTemplate does: the translator may need a connection of its own
-            DataSourceUtils.releaseConnection(connection, null);
+            DataSourceUtils.releaseConnection(connection, managedBy);
             connection = null;
             throw translated(ex);
         }
         finally {
-            // as DataSourceUtils releases it: a failed close is logged, never thrown over work that committed
-            DataSourceUtils.releaseConnection(connection, null);
+            DataSourceUtils.releaseConnection(connection, managedBy);
         }
     }
 
