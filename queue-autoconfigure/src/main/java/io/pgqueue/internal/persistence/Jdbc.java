@@ -196,13 +196,15 @@ final class Jdbc {
             return runAndRelease(work, DataSourceUtils.getConnection(dataSource), dataSource);
         }
         // outside of any Spring-managed transaction and synchronisation, a connection of pgqueue's own, as
-        // DataSourceUtils would hand it out, without its thread-bound look-ups (four per statement)
+        // DataSourceUtils would hand it out: the two look-ups above instead of its four of the thread's state
+        Connection connection;
         try {
-            return runAndRelease(work, dataSource.getConnection(), null);
+            connection = dataSource.getConnection();
         }
         catch (SQLException ex) {
             throw new CannotGetJdbcConnectionException("Failed to obtain JDBC Connection", ex);
         }
+        return runAndRelease(work, connection, null);
     }
 
     /**

@@ -49,7 +49,15 @@ final class Params {
     }
 
     Params int4(String name, @Nullable Integer value) throws SQLException {
-        return set(name, (at) -> statement.setObject(at, value, Types.INTEGER));
+        for (int at : positions(name)) {
+            if (value != null) {
+                statement.setInt(at, value);
+            }
+            else {
+                statement.setNull(at, Types.INTEGER);
+            }
+        }
+        return this;
     }
 
     Params int2(String name, short value) throws SQLException {

@@ -228,21 +228,25 @@ public final class Wakeups implements DisposableBean {
             return Decision.LOCAL_ONLY;
         }
         long now = System.nanoTime();
-        Long lastNotified = lastSent.get(queue);
-        if (debounceNanos > 0 && lastNotified != null && now - lastNotified < debounceNanos) {
+        if (withinWindow(lastSent.get(queue), now)) {
             // the usual case under load, read without the map's lock that every sender of the queue contends for
             return Decision.TRAILING;
         }
         boolean[] claimed = new boolean[1];
         // atomically: only one sender per window gets to notify with its insert
         lastSent.compute(queue, (name, last) -> {
-            if (debounceNanos > 0 && last != null && now - last < debounceNanos) {
+            if (withinWindow(last, now)) {
                 return last;
             }
             claimed[0] = true;
             return now;
         });
         return claimed[0] ? Decision.WITH_INSERT : Decision.TRAILING;
+    }
+
+    /** Whether a notification sent at {@code last} (null: none yet) keeps the queue's debounce window open. */
+    private boolean withinWindow(@Nullable Long last, long now) {
+        return debounceNanos > 0 && last != null && now - last < debounceNanos;
     }
 
     /** Called after the insert statement returned. */
