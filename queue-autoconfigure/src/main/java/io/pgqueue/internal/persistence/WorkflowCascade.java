@@ -106,7 +106,13 @@ final class WorkflowCascade {
                 SELECT pg_notify({channel}, queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
             )""";
 
-    /** {@link Transition#UNBLOCK} of the locked children by the edges they had satisfied, with its deltas. */
+    /**
+     * {@link Transition#UNBLOCK} of the locked children by the edges they had satisfied, with its deltas. A child is
+     * due against the time of this statement, not of its transaction: a TRANSACTIONAL claim's transaction can have
+     * begun before the child's workflow was committed (its start is taken when its first statement arrives, the
+     * claim's snapshot only when that statement runs), and against that earlier clock a child due at its submission
+     * looked scheduled, to wait for the next promotion.
+     */
     private String releasedCte() {
         return """
                 , wf_released AS (
@@ -114,7 +120,7 @@ final class WorkflowCascade {
                     UPDATE {schema}.job j
                     SET pending_parents = j.pending_parents - s.n,
                         state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
-                                     WHEN j.run_at > now() THEN 'scheduled' ELSE 'ready' END
+                                     WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
                     FROM wf_satisfied s
                     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND %2$s
                     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
