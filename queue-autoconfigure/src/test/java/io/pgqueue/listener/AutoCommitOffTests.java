@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.annotation.QueueListener;
@@ -16,6 +17,10 @@ import io.pgqueue.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -71,6 +76,64 @@ class AutoCommitOffTests {
             await().atMost(Duration.ofSeconds(15)).until(() -> handler.handled.size() == 50);
             await().atMost(Duration.ofSeconds(15)).until(() -> jobs.count("autocommit-lease") == 0);
             assertThat(handler.handled).containsExactlyInAnyOrderElementsOf(ids);
+        });
+    }
+
+    /**
+     * Transaction synchronisation is active under NOT_SUPPORTED and SUPPORTS without a transaction on pgqueue's
+     * DataSource: a send must not bind its connection to that synchronisation (nobody commits it, the pool rolls
+     * it back on release), but commit on a connection of its own.
+     */
+    @Test
+    void sendsUnderNotSupportedAndSupportsAreCommitted() {
+        runner.run((context) -> {
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            PlatformTransactionManager transactionManager = context.getBean(PlatformTransactionManager.class);
+            for (int propagation : new int[] { TransactionDefinition.PROPAGATION_NOT_SUPPORTED,
+                    TransactionDefinition.PROPAGATION_SUPPORTS, TransactionDefinition.PROPAGATION_NEVER }) {
+                TransactionTemplate scope = new TransactionTemplate(transactionManager);
+                scope.setPropagationBehavior(propagation);
+                String queue = "autocommit-scope-" + propagation;
+                List<Long> ids = scope.execute((status) -> IntStream.range(0, 50)
+                    .mapToObj((i) -> template.send(queue, i))
+                    .toList());
+                assertThat(ids).hasSize(50);
+                assertThat(jobs.count(queue)).as("jobs stored by sends under propagation %d", propagation)
+                    .isEqualTo(50);
+            }
+        });
+    }
+
+    /**
+     * A transaction on another DataSource (as {@code docs/databases.md} describes for sending to a second database)
+     * is not pgqueue's: the send commits on its own.
+     */
+    @Test
+    void sendsInsideAnotherDataSourcesTransactionAreCommitted() {
+        try (HikariDataSource other = QueueContextRunners.pool(database)) {
+            other.setAutoCommit(false);
+            TransactionTemplate otherTransaction = new TransactionTemplate(new DataSourceTransactionManager(other));
+            runner.run((context) -> {
+                QueueTemplate template = context.getBean(QueueTemplate.class);
+                otherTransaction.executeWithoutResult((status) -> IntStream.range(0, 50)
+                    .forEach((i) -> template.send("autocommit-other-tx", i)));
+                assertThat(jobs.count("autocommit-other-tx")).isEqualTo(50);
+            });
+        }
+    }
+
+    /** A real transaction on pgqueue's DataSource is joined: its send commits or rolls back with it. */
+    @Test
+    void sendsInsideATransactionOnTheQueuesDataSourceFollowIt() {
+        runner.run((context) -> {
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            TransactionTemplate transaction = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+            transaction.executeWithoutResult((status) -> {
+                template.send("autocommit-joined", 1);
+                status.setRollbackOnly();
+            });
+            transaction.executeWithoutResult((status) -> template.send("autocommit-joined", 2));
+            assertThat(jobs.count("autocommit-joined")).isEqualTo(1);
         });
     }
 }

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
 
 import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.persistence.ClaimedJob;
@@ -19,6 +20,7 @@ import io.pgqueue.listener.error.FailedJob;
 import io.pgqueue.listener.error.FailureDecision;
 import io.pgqueue.listener.error.JobTimeoutException;
 import io.pgqueue.listener.error.QueueErrorHandler;
+import io.pgqueue.listener.error.TransactionAbortedException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -57,10 +59,14 @@ final class JobExecutor {
 
     private final HandlerPipeline pipeline;
 
+    /** Whether the transaction a handler ran in was aborted when it returned; never for LEASE (none). */
+    private final BooleanSupplier handlerTransactionAborted;
+
     JobExecutor(MethodJobHandler handler, QueueErrorHandler errorHandler, ExponentialBackoff backoff, JsonMapper mapper,
             JobObserver observer, @Nullable Duration timeout, ProcessObserver processObserver, String mode,
-            boolean keepOutputs, JobContextImpl.WorkflowContexts workflows) {
+            boolean keepOutputs, JobContextImpl.WorkflowContexts workflows, BooleanSupplier handlerTransactionAborted) {
         this.workflows = workflows;
+        this.handlerTransactionAborted = handlerTransactionAborted;
         this.handler = handler;
         this.errorHandler = errorHandler;
         this.backoff = backoff;
@@ -114,19 +120,31 @@ final class JobExecutor {
         try {
             if (invocation.batch()) {
                 handler.invokeBatch(invocation.payloads());
-                return new HandlerPipeline.Result(null, null);
+                return returned(invocation, null);
             }
             if (invocation.run().cancelRequested()) {
                 return new HandlerPipeline.Result(null, null);
             }
             ClaimedJob job = invocation.first().job();
             Object payload = handler.readPayload(job.id(), job.payloadJson(), job.payloadType());
-            return new HandlerPipeline.Result(handler.invoke(payload, invocation.first()), null);
+            return returned(invocation, handler.invoke(payload, invocation.first()));
         }
         catch (Throwable ex) {
             // an Error too: it must become this job's failure, or the job runs again uncounted forever
             return new HandlerPipeline.Result(null, ex);
         }
+    }
+
+    /**
+     * What a handler that returned did: its value, or the failure it hid when it caught an SQL error that aborted
+     * its transaction. Checked before the next job of a claim runs, so that an innocent job behind it is not
+     * blamed for the refused statements (and the job is not committed as done while its commit rolls back).
+     */
+    private HandlerPipeline.Result returned(HandlerPipeline.Invocation invocation, @Nullable Object value) {
+        if (handlerTransactionAborted.getAsBoolean()) {
+            return new HandlerPipeline.Result(null, new TransactionAbortedException(invocation.first().job().id()));
+        }
+        return new HandlerPipeline.Result(value, null);
     }
 
     /**

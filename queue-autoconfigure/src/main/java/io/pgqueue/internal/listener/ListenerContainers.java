@@ -69,7 +69,8 @@ public final class ListenerContainers {
             @Nullable PlatformTransactionManager transactionManager) {
         JobExecutor executor = new JobExecutor(handler, errorHandler, options.backoff(), mapper, observer,
                 options.timeout(), processObserver, options.mode().name().toLowerCase(java.util.Locale.ROOT),
-                history.enabled(), (job) -> workflows.context(job.id(), java.util.Objects.requireNonNull(job.workflowId())));
+                history.enabled(), (job) -> workflows.context(job.id(), java.util.Objects.requireNonNull(job.workflowId())),
+                (options.mode() == DeliveryMode.LEASE) ? () -> false : jobs::transactionAborted);
         if (options.mode() == DeliveryMode.LEASE) {
             return new LeaseQueueListenerContainer(options, executor, jobs, node, idle, new ClaimPositions(vacuumHorizon));
         }

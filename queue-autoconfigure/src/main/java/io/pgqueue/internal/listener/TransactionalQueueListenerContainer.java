@@ -155,16 +155,19 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                         ClaimPositions.Ticket ticket = positions.next(claimRequest);
                         Claim claim = strategy.claim(ticket.request());
                         positions.claimed(ticket, claim);
-                        List<JobExecutor.Outcome> failures;
+                        Handled handled;
                         inFlight.addAndGet(claim.jobs().size());
                         try {
-                            failures = run(claim.jobs(), slot);
+                            handled = run(claim.jobs(), slot);
                         }
                         finally {
                             inFlight.addAndGet(-claim.jobs().size());
                         }
+                        List<JobExecutor.Outcome> failures = handled.failures();
                         if (failures.isEmpty()) {
+                            // from here a failed statement (outputs, cascades, the commit) fails these attempts
                             succeeded.set(claim.jobs());
+                            afterHandlers(handled);
                             strategy.beforeCommit(claim);
                             return new Batch(claim, List.of());
                         }
@@ -183,8 +186,8 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                     setbacks.get().forEach(this::recordSetback);
                     List<ClaimedJob> uncommitted = succeeded.get();
                     if (uncommitted != null && !uncommitted.isEmpty()) {
-                        // the handlers returned but the commit failed (a deferred constraint, a handler that
-                        // swallowed an SQL error, a lost connection): their attempts failed like any other
+                        // the handlers returned but a statement after them (outputs, cascades) or the commit
+                        // failed (a deferred constraint, a lost connection): their attempts failed like any other
                         uncommitted.forEach((job) -> recordFailure(executor.failed(job, ex)));
                         errorBackoff = initialErrorBackoff();
                     }
@@ -214,22 +217,33 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
     }
 
     /**
-     * Runs the claimed jobs in the open transaction; returns what must roll it back: the failures (of a batch
-     * listener: all of them), or the first failed or snoozed job of a single-job listener.
+     * What the handlers of a claim did: the outcomes that must roll the transaction back (of a batch listener: all
+     * its failures; of single-job listeners: the first failed or snoozed job), else the succeeded jobs whose
+     * outputs and cascades are written after the handlers.
      */
-    private List<JobExecutor.Outcome> run(List<ClaimedJob> jobs, AtomicReference<HandlerRun> slot) {
+    private record Handled(List<JobExecutor.Outcome> failures, List<JobExecutor.Succeeded> withOutputs,
+            List<JobExecutor.Succeeded> cascading, boolean batchListener) {
+
+        static final Handled NOTHING = new Handled(List.of(), List.of(), List.of(), false);
+
+        static Handled failed(List<? extends JobExecutor.Outcome> failures) {
+            return new Handled(List.copyOf(failures), List.of(), List.of(), false);
+        }
+    }
+
+    /** Runs the claimed jobs' handlers in the open transaction. */
+    private Handled run(List<ClaimedJob> jobs, AtomicReference<HandlerRun> slot) {
         if (jobs.isEmpty()) {
-            return List.of();
+            return Handled.NOTHING;
         }
         if (executor.isBatch()) {
             HandlerRun batchRun = new HandlerRun(jobs.get(0), false, interruptGrace);
-            List<JobExecutor.Outcome> failures = List.copyOf(tracked(slot, batchRun,
-                    (run) -> executor.runBatch(jobs, run)));
-            if (failures.isEmpty()) {
-                membersSucceeded(jobs.stream().filter(ClaimedJob::cascades)
-                    .map((job) -> new JobExecutor.Succeeded(job, null)).toList(), true);
+            List<JobExecutor.Failure> failures = tracked(slot, batchRun, (run) -> executor.runBatch(jobs, run));
+            if (!failures.isEmpty()) {
+                return Handled.failed(failures);
             }
-            return failures;
+            return new Handled(List.of(), List.of(), jobs.stream().filter(ClaimedJob::cascades)
+                .map((job) -> new JobExecutor.Succeeded(job, null)).toList(), true);
         }
         List<JobExecutor.Succeeded> nodes = new ArrayList<>();
         List<JobExecutor.Succeeded> withOutputs = new ArrayList<>();
@@ -238,7 +252,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                     (run) -> executor.run(run, JobContextImpl.LeaseExtender.NONE));
             if (outcome instanceof JobExecutor.Failure || outcome instanceof JobExecutor.Snoozed) {
                 // the rest of the batch rolls back with it and runs again later, uncounted
-                return List.of(outcome);
+                return Handled.failed(List.of(outcome));
             }
             if (outcome instanceof JobExecutor.Succeeded succeeded) {
                 if (succeeded.outputJson() != null) {
@@ -249,11 +263,19 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 }
             }
         }
+        return new Handled(List.of(), withOutputs, nodes, false);
+    }
+
+    /** The statements after the handlers that succeeded: their outputs, then their cascades. */
+    private void afterHandlers(Handled handled) {
+        if (handled.batchListener()) {
+            membersSucceeded(handled.cascading(), true);
+            return;
+        }
         boolean released = history.recordOutputs(
-                withOutputs.stream().mapToLong((succeeded) -> succeeded.job().id()).toArray(),
-                withOutputs.stream().map(JobExecutor.Succeeded::outputJson).toArray(String[]::new));
-        membersSucceeded(nodes, !released);
-        return List.of();
+                handled.withOutputs().stream().mapToLong((succeeded) -> succeeded.job().id()).toArray(),
+                handled.withOutputs().stream().map(JobExecutor.Succeeded::outputJson).toArray(String[]::new));
+        membersSucceeded(handled.cascading(), !released);
     }
 
     /**

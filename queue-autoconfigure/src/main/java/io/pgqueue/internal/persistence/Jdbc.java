@@ -11,6 +11,8 @@ import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 import org.postgresql.PGStatement;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TransactionState;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
@@ -22,7 +24,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Runs {@link Sql} statements on the application's DataSource. Joins the caller's Spring-managed
- * transaction when there is one; outside of one, every call commits its own work even when the pool hands
+ * transaction when one is active on this DataSource; outside of one (no transaction, NOT_SUPPORTED, SUPPORTS,
+ * another DataSource's transaction), every call commits its own work even when the pool hands
  * out connections with auto-commit off, so no pgqueue write is lost to a pool setting and no transaction
  * is left open on a pooled connection.
  */
@@ -176,6 +179,16 @@ final class Jdbc {
         private static final boolean DRIVER_PRESENT = ClassUtils.isPresent("org.postgresql.PGStatement",
                 Jdbc.class.getClassLoader());
 
+        /**
+         * Whether PostgreSQL has aborted the connection's transaction (a statement failed; every later one and the
+         * commit are refused), as the driver tracks it from each response: no round trip. False when the
+         * connection is not the PostgreSQL driver's.
+         */
+        static boolean transactionAborted(Connection connection) throws SQLException {
+            return DRIVER_PRESENT && connection.isWrapperFor(BaseConnection.class)
+                    && connection.unwrap(BaseConnection.class).getTransactionState() == TransactionState.FAILED;
+        }
+
         static void planEachExecution(PreparedStatement statement) throws SQLException {
             if (DRIVER_PRESENT && statement.isWrapperFor(PGStatement.class)) {
                 // never prepared on the server: each execution is planned for its values
@@ -189,14 +202,15 @@ final class Jdbc {
      * work is committed before it goes back to the pool (rolled back if the work failed).
      */
     <T> T execute(ConnectionWork<T> work) {
-        if (TransactionSynchronizationManager.isSynchronizationActive()
-                || TransactionSynchronizationManager.getResource(dataSource) != null) {
+        if (inTransactionOnDataSource()) {
             // DataSourceUtils directly, not JdbcTemplate.execute: its close-suppressing proxy put a reflective call
             // on every connection method of every send; exceptions are translated the same way
             return runAndRelease(work, DataSourceUtils.getConnection(dataSource), dataSource);
         }
-        // outside of any Spring-managed transaction and synchronisation, a connection of pgqueue's own, as
-        // DataSourceUtils would hand it out: the two look-ups above instead of its four of the thread's state
+        // outside of a transaction on this DataSource, a connection of pgqueue's own that commits its work. Not
+        // DataSourceUtils: under NOT_SUPPORTED or SUPPORTS, or in another DataSource's transaction, synchronisation
+        // is active and it would bind the connection to it; nobody commits that connection, and with auto-commit
+        // off the pool rolls the work back when it is released (a send returned an id and stored nothing)
         Connection connection;
         try {
             connection = dataSource.getConnection();
@@ -205,6 +219,37 @@ final class Jdbc {
             throw new CannotGetJdbcConnectionException("Failed to obtain JDBC Connection", ex);
         }
         return runAndRelease(work, connection, null);
+    }
+
+    /**
+     * Whether the transaction this thread holds on the DataSource was aborted by a failed statement: a handler
+     * that caught an SQL error and returned leaves it so, and its commit would silently roll back. False outside
+     * of such a transaction.
+     */
+    boolean transactionAborted() {
+        if (!inTransactionOnDataSource()) {
+            return false;
+        }
+        Connection connection = DataSourceUtils.getConnection(dataSource);
+        try {
+            return PgStatements.transactionAborted(connection);
+        }
+        catch (SQLException ex) {
+            throw translated(ex);
+        }
+        finally {
+            DataSourceUtils.releaseConnection(connection, dataSource);
+        }
+    }
+
+    /**
+     * Whether a transaction is actually active and holds a connection of this DataSource (bound by
+     * DataSourceTransactionManager, or by JpaTransactionManager exposing its JDBC connection): the only scope a
+     * pgqueue statement joins.
+     */
+    private boolean inTransactionOnDataSource() {
+        return TransactionSynchronizationManager.getResource(dataSource) != null
+                && TransactionSynchronizationManager.isActualTransactionActive();
     }
 
     /**

@@ -1431,6 +1431,11 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
+    public boolean transactionAborted() {
+        return jdbc.transactionAborted();
+    }
+
+    @Override
     public int release(UUID node, long[] ids) {
         if (ids.length == 0) {
             return 0;

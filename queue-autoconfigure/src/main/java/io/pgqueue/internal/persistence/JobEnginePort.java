@@ -13,6 +13,12 @@ import org.jspecify.annotations.Nullable;
  */
 public interface JobEnginePort {
 
+    /**
+     * Whether the transaction this thread holds on the queue's DataSource (a TRANSACTIONAL claim's) was aborted
+     * by a failed statement, read from the driver without a round trip.
+     */
+    boolean transactionAborted();
+
     /** {@link Transition#PROMOTE} of a batch of the queue's due scheduled jobs; returns how many. */
     int promoteDue(String queue);
 
