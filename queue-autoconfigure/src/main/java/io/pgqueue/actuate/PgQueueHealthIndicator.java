@@ -5,6 +5,12 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.config.QueueListenerContainerRegistry;
@@ -13,6 +19,7 @@ import io.pgqueue.model.DatabaseStatus;
 import io.pgqueue.model.QueueStats;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -23,8 +30,16 @@ import org.springframework.boot.health.contributor.Status;
  * lag status (OUT_OF_SERVICE by default). Details list each queue's lag and, past
  * {@code vacuum-hold-warning}, what holds back vacuum in pgqueue's database (a warning that leaves the status
  * as it is: a report or a backup is no reason to restart the application).
+ * <p>
+ * The check runs on a thread of its own and every call waits for it at most {@code response-timeout}: while a
+ * database does not answer (connections time out after seconds), a call answers in time with the status of the
+ * last check that finished and its age ({@code checkAgeSeconds}), so that one database's outage does not fail
+ * every instance's probe at once. A check is never started while another is still running.
  */
-public class PgQueueHealthIndicator extends AbstractHealthIndicator {
+public class PgQueueHealthIndicator extends AbstractHealthIndicator implements DisposableBean {
+
+    /** How long a call waits for the check unless told otherwise. */
+    public static final Duration DEFAULT_RESPONSE_TIMEOUT = Duration.ofSeconds(2);
 
     private final QueueAdmin admin;
 
@@ -36,6 +51,17 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator {
 
     private final Duration vacuumHoldWarning;
 
+    private final Duration responseTimeout;
+
+    /** The check's own thread, started with the first call. */
+    private @Nullable ExecutorService checks;
+
+    /** The check in progress, or the last one. */
+    private @Nullable CompletableFuture<Checked> current;
+
+    /** The last check that finished. */
+    private volatile @Nullable Checked last;
+
     public PgQueueHealthIndicator(QueueAdmin admin, @Nullable QueueListenerContainerRegistry registry,
             @Nullable Duration maxLag, Status lagStatus) {
         this(admin, registry, maxLag, lagStatus, Duration.ofMinutes(5));
@@ -43,7 +69,16 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator {
 
     public PgQueueHealthIndicator(QueueAdmin admin, @Nullable QueueListenerContainerRegistry registry,
             @Nullable Duration maxLag, Status lagStatus, Duration vacuumHoldWarning) {
+        this(admin, registry, maxLag, lagStatus, vacuumHoldWarning, DEFAULT_RESPONSE_TIMEOUT);
+    }
+
+    /**
+     * @param responseTimeout longest a call waits for a check before it answers with the last finished one
+     */
+    public PgQueueHealthIndicator(QueueAdmin admin, @Nullable QueueListenerContainerRegistry registry,
+            @Nullable Duration maxLag, Status lagStatus, Duration vacuumHoldWarning, Duration responseTimeout) {
         super("pgqueue health check failed");
+        this.responseTimeout = responseTimeout;
         this.vacuumHoldWarning = vacuumHoldWarning;
         this.admin = admin;
         this.registry = registry;
@@ -51,8 +86,69 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator {
         this.lagStatus = lagStatus;
     }
 
+    /** A finished check: its health and when it finished. */
+    private record Checked(Health health, long finishedNanos) {
+    }
+
     @Override
-    protected void doHealthCheck(Health.Builder builder) {
+    protected void doHealthCheck(Health.Builder builder) throws Exception {
+        CompletableFuture<Checked> check = startCheck();
+        Checked answer;
+        try {
+            answer = check.get(responseTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (TimeoutException ex) {
+            answer = last;
+            String waiting = "the check has been running for longer than " + responseTimeout.toMillis()
+                    + " ms (a database that does not answer?)";
+            if (answer == null) {
+                builder.unknown().withDetail("check", waiting + "; no check has finished yet");
+                return;
+            }
+            builder.withDetail("check", waiting + "; this is the last finished check's status");
+        }
+        catch (ExecutionException ex) {
+            throw (ex.getCause() instanceof Exception cause) ? cause : ex;
+        }
+        builder.status(answer.health().getStatus()).withDetails(answer.health().getDetails());
+        builder.withDetail("checkAgeSeconds", (System.nanoTime() - answer.finishedNanos()) / 1_000_000 / 1000.0);
+    }
+
+    /** The check in progress, else a new one on the check's own thread. */
+    private synchronized CompletableFuture<Checked> startCheck() {
+        if (current != null && !current.isDone()) {
+            return current;
+        }
+        if (checks == null) {
+            checks = Executors.newSingleThreadExecutor((runnable) -> {
+                Thread thread = new Thread(runnable, "pgqueue-health");
+                thread.setDaemon(true);
+                return thread;
+            });
+        }
+        current = CompletableFuture.supplyAsync(() -> {
+            Health.Builder checked = new Health.Builder();
+            try {
+                check(checked);
+            }
+            catch (RuntimeException ex) {
+                checked = Health.down(ex);
+            }
+            Checked done = new Checked(checked.build(), System.nanoTime());
+            last = done;
+            return done;
+        }, checks);
+        return current;
+    }
+
+    @Override
+    public synchronized void destroy() {
+        if (checks != null) {
+            checks.shutdownNow();
+        }
+    }
+
+    private void check(Health.Builder builder) {
         // several databases: each one's state, and the queues of those that answer (a listing leaves out the others)
         List<DatabaseStatus> databases = admin.databases();
         List<String> down = new java.util.ArrayList<>();
@@ -97,6 +193,10 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator {
         if (heartbeatAge != null) {
             builder.withDetail("heartbeatAgeSeconds", heartbeatAge.toMillis() / 1000.0);
         }
+        List<String> staleHeartbeats = (registry != null) ? registry.staleHeartbeats() : List.of();
+        if (!staleHeartbeats.isEmpty()) {
+            builder.withDetail("staleHeartbeats", staleHeartbeats);
+        }
         Map<String, Long> fatalErrors = perContainer(QueueListenerContainer::fatalErrors);
         if (!fatalErrors.isEmpty()) {
             // each counted as its job's failure and its worker replaced: the queue still runs, operators look
@@ -113,8 +213,9 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator {
         else if (!stopped.isEmpty()) {
             builder.down().withDetail("stoppedContainers", stopped);
         }
-        else if (heartbeatAge != null && !registry.isNodeAlive()) {
-            builder.down().withDetail("heartbeat", "older than the node timeout: this node has stopped claiming and "
+        else if (!staleHeartbeats.isEmpty()) {
+            builder.down().withDetail("heartbeat", "older than the "
+                    + "node timeout on database(s) " + staleHeartbeats + ": this node has stopped claiming there and "
                     + "the cluster may rescue its jobs");
         }
         else if (!lagging.isEmpty()) {

@@ -105,6 +105,7 @@ public class PgQueueProperties implements InitializingBean {
         positive("pgqueue.health.max-lag", health.getMaxLag());
         positive("pgqueue.health.vacuum-hold-warning", health.getVacuumHoldWarning());
         positive("pgqueue.health.vacuum-check-interval", health.getVacuumCheckInterval());
+        positive("pgqueue.health.response-timeout", health.getResponseTimeout());
         positive("pgqueue.maintenance.interval", maintenance.getInterval());
         positive("pgqueue.schema.lock-timeout", schema.getLockTimeout());
         if (schema.getLockAttempts() < 1) {
@@ -1020,6 +1021,21 @@ public class PgQueueProperties implements InitializingBean {
          * How often each node looks for what holds back vacuum in pgqueue's database.
          */
         private Duration vacuumCheckInterval = Duration.ofSeconds(5);
+
+        /**
+         * Longest a health call waits for pgqueue's check (which reads every database). Past it, the call answers
+         * with the status of the last check that finished and its age, so that a database that does not answer
+         * cannot make probes time out.
+         */
+        private Duration responseTimeout = Duration.ofSeconds(2);
+
+        public Duration getResponseTimeout() {
+            return responseTimeout;
+        }
+
+        public void setResponseTimeout(Duration responseTimeout) {
+            this.responseTimeout = responseTimeout;
+        }
 
         public Duration getVacuumHoldWarning() {
             return vacuumHoldWarning;

@@ -41,6 +41,14 @@ public interface QueueListenerContainerRegistry extends SmartLifecycle {
     /** Whether this node's containers may claim (its heartbeat is younger than the node timeout). */
     boolean isNodeAlive();
 
+    /**
+     * The databases on which this node's heartbeat is older than the node timeout, so that it stopped claiming
+     * there; empty while it may claim everywhere. One database: {@code "default"} or nothing.
+     */
+    default java.util.List<String> staleHeartbeats() {
+        return (heartbeatAge() != null && !isNodeAlive()) ? java.util.List.of("default") : java.util.List.of();
+    }
+
     @Override
     default int getPhase() {
         return PHASE;

@@ -1,6 +1,7 @@
 package io.pgqueue.databases;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -363,7 +364,9 @@ class SeveralDatabasesTests {
             QueueTemplate template = context.getBean(QueueTemplate.class);
             QueueAdmin admin = context.getBean(QueueAdmin.class);
             PgQueueHealthIndicator health = new PgQueueHealthIndicator(admin,
-                    context.getBean(QueueListenerContainerRegistry.class), null, Status.OUT_OF_SERVICE);
+                    context.getBean(QueueListenerContainerRegistry.class), null, Status.OUT_OF_SERVICE,
+                    Duration.ofMinutes(5), Duration.ofMillis(500));
+            assertThat(health.health().getStatus()).isEqualTo(Status.UP);
             admin.pause("reports");
             template.sendBatch("reports", IntStream.range(0, 300).mapToObj(Work::new).toList());
 
@@ -372,7 +375,17 @@ class SeveralDatabasesTests {
                 // the default database's queue drains round after round while the other server is down
                 long downSince = System.nanoTime();
                 int sent = 0;
+                Duration slowestHealth = Duration.ZERO;
+                Set<Object> staleHeartbeats = new HashSet<>();
                 while (System.nanoTime() - downSince < OUTAGE.toNanos()) {
+                    // a probe answers within its bound throughout the outage (a check reads the stopped server)
+                    long healthStarted = System.nanoTime();
+                    Health during = health.health();
+                    Duration took = Duration.ofNanos(System.nanoTime() - healthStarted);
+                    slowestHealth = (took.compareTo(slowestHealth) > 0) ? took : slowestHealth;
+                    if (during.getDetails().get("staleHeartbeats") instanceof List<?> stale) {
+                        staleHeartbeats.addAll(stale);
+                    }
                     int from = 1000 + sent;
                     template.sendBatch("emails", IntStream.range(from, from + 200).mapToObj(Work::new).toList());
                     sent += 200;
@@ -380,6 +393,9 @@ class SeveralDatabasesTests {
                     await().atMost(Duration.ofSeconds(20))
                         .until(() -> handled.keySet().stream().filter((n) -> n >= 1000).count() == expected);
                 }
+                assertThat(slowestHealth).as("slowest health call during the outage").isLessThan(Duration.ofMillis(1500));
+                // the default database's heartbeat never stopped: only the stopped one's is named
+                assertThat(staleHeartbeats).containsExactly("reporting");
                 long sendStarted = System.nanoTime();
                 assertThatExceptionOfType(RuntimeException.class)
                     .isThrownBy(() -> template.send("reports", new Work(-1)));
@@ -388,6 +404,7 @@ class SeveralDatabasesTests {
                     .containsExactly(org.assertj.core.groups.Tuple.tuple("default", true),
                             org.assertj.core.groups.Tuple.tuple("reporting", false));
                 assertThat(admin.queues()).extracting(QueueStats::queue).contains("emails");
+                await().atMost(Duration.ofSeconds(10)).until(() -> health.health().getDetails().containsKey("databasesDown"));
                 Health down = health.health();
                 assertThat(down.getStatus()).isEqualTo(Status.DOWN);
                 assertThat(down.getDetails()).containsEntry("databasesDown", List.of("reporting"));
@@ -404,7 +421,8 @@ class SeveralDatabasesTests {
                 .until(() -> secondJobs.count("reports") + defaultJobs.count("emails") == 0);
             assertThat(admin.reconcile()).isEmpty();
             assertThat(admin.databases()).allMatch(DatabaseStatus::up);
-            assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+            await().atMost(Duration.ofSeconds(10)).until(() -> health.health().getStatus().equals(Status.UP));
+            assertThat(health.health().getDetails()).doesNotContainKeys("staleHeartbeats", "heartbeat", "check");
         });
         assertThat(handled.values()).allMatch((count) -> count.get() == 1);
     }

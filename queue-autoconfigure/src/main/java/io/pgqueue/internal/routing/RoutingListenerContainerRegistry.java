@@ -82,6 +82,14 @@ public final class RoutingListenerContainerRegistry implements QueueListenerCont
     }
 
     @Override
+    public List<String> staleHeartbeats() {
+        return router.units().stream()
+            .filter((unit) -> unit.service().heartbeatAge() != null && !unit.service().isNodeAlive())
+            .map((unit) -> unit.name())
+            .toList();
+    }
+
+    @Override
     public synchronized void start() {
         running = true;
         router.units().forEach((unit) -> unit.service().start());
