@@ -225,7 +225,8 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
                 new QueueSchemaValidator(repositories.schemaInfo(), repositories.schema().name()).afterPropertiesSet();
             }
             try {
-                repositories.schemaInfo().useIdBlock(IdBlocks.first(database.getIdBlock()), IdBlocks.last(database.getIdBlock()));
+                repositories.schemaInfo().useIdBlock(IdBlocks.first(database.getIdBlock()), IdBlocks.last(database.getIdBlock()),
+                        properties.getSchema().getLockTimeout());
             }
             catch (IllegalStateException ex) {
                 throw new InvalidConfigurationPropertyValueException("pgqueue.databases." + name + ".id-block",

@@ -1,5 +1,10 @@
 package io.pgqueue.internal.persistence;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -78,24 +83,69 @@ final class JdbcSchemaRepository implements SchemaRepository {
     }
 
     @Override
-    public void useIdBlock(long first, long last) {
-        for (String table : IDENTITY_TABLES) {
-            String qualified = schema.qualify("{schema}." + table);
-            List<long[]> bounds = jdbc.query(identityBounds, (params) -> params.text("table", qualified),
-                    (row) -> new long[] { row.getLong(1), row.getLong(2) });
-            if (bounds.size() == 1 && bounds.get(0)[0] == first && bounds.get(0)[1] == last) {
-                continue;
-            }
-            // DDL takes no parameters: the bounds are numbers computed here, the table a validated identifier
-            long outside = jdbc.count(schema.sql("SELECT count(*) FROM (SELECT 1 FROM {schema}." + table
-                    + " WHERE id < " + first + " OR id > " + last + " LIMIT 1) AS o"), Jdbc.Binder.NONE);
-            if (outside > 0) {
-                throw new IllegalStateException("Table " + qualified + " holds ids outside this database's id block "
-                        + first + ".." + last + "; it was used before with another id block or none");
-            }
-            jdbc.update(schema.sql("ALTER TABLE {schema}." + table + " ALTER COLUMN id SET MINVALUE " + first
-                    + " SET MAXVALUE " + last + " SET START WITH " + first + " RESTART WITH " + first), Jdbc.Binder.NONE);
+    public void useIdBlock(long first, long last, Duration lockTimeout) {
+        if (alreadyInBlock(first, last)) {
+            return;
         }
+        // nodes starting at once on a fresh database: one at a time under the migration's lock, each reading the
+        // bounds again under it, so that no node restarts a sequence another one has already handed ids out from
+        jdbc.execute((connection) -> {
+            MigrationSession session = MigrationSession.begin(connection, schema, lockTimeout);
+            try {
+                for (String table : IDENTITY_TABLES) {
+                    useIdBlock(connection, table, first, last);
+                }
+                session.commit();
+            }
+            catch (SQLException | RuntimeException ex) {
+                session.rollback();
+                throw ex;
+            }
+            return Boolean.TRUE;
+        });
+    }
+
+    /** Whether every identity table already draws from the block: the usual start, without a lock. */
+    private boolean alreadyInBlock(long first, long last) {
+        for (String table : IDENTITY_TABLES) {
+            List<long[]> bounds = jdbc.query(identityBounds,
+                    (params) -> params.text("table", schema.qualify("{schema}." + table)),
+                    (row) -> new long[] { row.getLong(1), row.getLong(2) });
+            if (bounds.size() != 1 || bounds.get(0)[0] != first || bounds.get(0)[1] != last) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void useIdBlock(Connection connection, String table, long first, long last) throws SQLException {
+        String qualified = schema.qualify("{schema}." + table);
+        long[] bounds = jdbc.run(connection, identityBounds, (params) -> params.text("table", qualified), (statement) -> {
+            try (ResultSet row = statement.executeQuery()) {
+                return row.next() ? new long[] { row.getLong(1), row.getLong(2) } : new long[0];
+            }
+        });
+        if (bounds.length == 2 && bounds[0] == first && bounds[1] == last) {
+            return;
+        }
+        // DDL takes no parameters: the bounds are numbers computed here, the table a validated identifier
+        long[] ids = jdbc.run(connection, schema.sql("SELECT count(*) FILTER (WHERE id < " + first + " OR id > " + last
+                + "), coalesce(max(id) FILTER (WHERE id BETWEEN " + first + " AND " + last + "), 0) FROM {schema}."
+                + table), Jdbc.Binder.NONE, (statement) -> {
+                    try (ResultSet row = statement.executeQuery()) {
+                        row.next();
+                        return new long[] { row.getLong(1), row.getLong(2) };
+                    }
+                });
+        if (ids[0] > 0) {
+            throw new IllegalStateException("Table " + qualified + " holds ids outside this database's id block "
+                    + first + ".." + last + "; it was used before with another id block or none");
+        }
+        // an empty block starts at its first id; one that holds rows goes on after them, never hands an id twice
+        long next = (ids[1] == 0) ? first : ids[1] + 1;
+        jdbc.run(connection, schema.sql("ALTER TABLE {schema}." + table + " ALTER COLUMN id SET MINVALUE " + first
+                + " SET MAXVALUE " + last + " SET START WITH " + first + " RESTART WITH " + next), Jdbc.Binder.NONE,
+                PreparedStatement::executeUpdate);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.pgqueue.internal.persistence;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -39,8 +40,10 @@ public interface SchemaRepository {
 
     /**
      * Makes the identity columns of {@link #IDENTITY_TABLES} draw their ids from {@code first..last} (once;
-     * later calls find it done), so that an id names its database.
+     * later calls find it done), so that an id names its database. Nodes starting at once take turns under the
+     * migration's lock and read the bounds again under it; a block that already holds rows goes on after them.
+     * @param lockTimeout bound of the change's lock waits on the tables
      * @throws IllegalStateException when a table already holds rows with ids outside the block
      */
-    void useIdBlock(long first, long last);
+    void useIdBlock(long first, long last, Duration lockTimeout);
 }
