@@ -2,8 +2,11 @@ package io.pgqueue.internal.listener;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -23,6 +26,12 @@ import org.springframework.dao.TransientDataAccessException;
  * for another reason is split until the rows it refuses are isolated, and those are left to their leases
  * (they are rescued like any job whose node lost it), so one bad row never holds back the others. The
  * pending list is bounded: when it is full, finishing workers wait, and no more jobs are claimed.
+ * <p>
+ * Workflow nodes and batch members are acknowledged in a lane of their own, with a thread started on first
+ * use: their cascades lock rows that other transactions hold too (a transaction adding members to a batch holds
+ * its shards until it commits), and plain jobs' acknowledgements must not wait behind them. A finished job stays
+ * {@link #unacknowledged()} until its acknowledgement committed (or was given up), and its lease is renewed as
+ * long: a slow acknowledgement never lets another node rescue and run the job again.
  */
 final class AckBatcher {
 
@@ -30,7 +39,7 @@ final class AckBatcher {
 
     private static final int MAX_BATCH = 1000;
 
-    /** Finished jobs waiting for their acknowledgement at most. */
+    /** Finished jobs waiting for their acknowledgement at most, per lane. */
     static final int MAX_PENDING = 10_000;
 
     private final JobEnginePort jobs;
@@ -39,7 +48,14 @@ final class AckBatcher {
 
     private final String name;
 
-    private final LinkedBlockingQueue<Ack> pending = new LinkedBlockingQueue<>(MAX_PENDING);
+    /** Plain jobs. */
+    private final Lane plain;
+
+    /** Workflow nodes and batch members, whose acknowledgements carry cascades. */
+    private final Lane cascading;
+
+    /** Finished jobs whose acknowledgement has not committed yet. */
+    private final Set<Long> unacknowledged = ConcurrentHashMap.newKeySet();
 
     /**
      * A finished job: what its acknowledgement needs (id, attempt) and what its handler returned (JSON), if
@@ -47,149 +63,187 @@ final class AckBatcher {
      */
     private record Ack(long id, int attempt, @Nullable String outputJson, @Nullable Long workflowId,
             @Nullable Long batchId) {
-
-        boolean cascades() {
-            return workflowId != null || batchId != null;
-        }
     }
 
     private volatile boolean running;
-
-    private Thread flusher;
 
     AckBatcher(JobEnginePort jobs, UUID node, String name) {
         this.jobs = jobs;
         this.node = node;
         this.name = name;
+        this.plain = new Lane(name, false);
+        this.cascading = new Lane(name + "-cascades", true);
     }
 
     synchronized void start() {
         running = true;
-        flusher = new Thread(this::flushLoop, name);
-        flusher.setDaemon(true);
-        flusher.start();
+        plain.start();
     }
 
-    /** Queues a finished job for deletion; waits while the pending list is full. */
+    /** Queues a finished job for deletion; waits while its lane's pending list is full. */
     void acknowledge(ClaimedJob job, @Nullable String outputJson) {
+        Lane lane = job.cascades() ? cascading : plain;
+        if (lane == cascading && !cascading.started()) {
+            synchronized (this) {
+                if (running && !cascading.started()) {
+                    cascading.start();
+                }
+            }
+        }
+        unacknowledged.add(job.id());
         try {
-            pending.put(new Ack(job.id(), job.attempt(), outputJson, job.workflowId(), job.batchId()));
+            lane.pending.put(new Ack(job.id(), job.attempt(), outputJson, job.workflowId(), job.batchId()));
         }
         catch (InterruptedException ex) {
             // shutting down: the job keeps its lease and is rescued if nobody acknowledges it
+            unacknowledged.remove(job.id());
             Thread.currentThread().interrupt();
         }
     }
 
-    /** Whether the flusher thread is alive (it should be from start to stop). */
-    boolean isAlive() {
-        Thread thread = flusher;
-        return thread != null && thread.isAlive();
+    /** The finished jobs whose acknowledgement has not committed yet (a live view): their leases are renewed. */
+    Collection<Long> unacknowledged() {
+        return unacknowledged;
     }
 
-    /** Flushes what is pending, waiting at most {@code timeout}, and stops the flusher thread. */
+    /** Whether the flusher threads are alive (they should be from start to stop). */
+    boolean isAlive() {
+        return plain.isAlive() && (!cascading.started() || cascading.isAlive());
+    }
+
+    /** Flushes what is pending, waiting at most {@code timeout}, and stops the flusher threads. */
     synchronized void stop(Duration timeout) throws InterruptedException {
         running = false;
-        if (flusher != null) {
-            flusher.join(timeout.toMillis());
-            flusher = null;
-        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        plain.stop(deadline);
+        cascading.stop(deadline);
     }
 
-    private void flushLoop() {
-        List<Ack> batch = new ArrayList<>();
-        while (running || !pending.isEmpty()) {
-            try {
-                Ack first = pending.poll(100, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
+    /** One pending list and the thread that flushes it. */
+    private final class Lane {
+
+        final LinkedBlockingQueue<Ack> pending = new LinkedBlockingQueue<>(MAX_PENDING);
+
+        private final String threadName;
+
+        private final boolean cascades;
+
+        private volatile @Nullable Thread flusher;
+
+        Lane(String threadName, boolean cascades) {
+            this.threadName = threadName;
+            this.cascades = cascades;
+        }
+
+        boolean started() {
+            return flusher != null;
+        }
+
+        boolean isAlive() {
+            Thread thread = flusher;
+            return thread != null && thread.isAlive();
+        }
+
+        void start() {
+            Thread thread = new Thread(this::flushLoop, threadName);
+            thread.setDaemon(true);
+            flusher = thread;
+            thread.start();
+        }
+
+        void stop(long deadlineNanos) throws InterruptedException {
+            Thread thread = flusher;
+            if (thread != null) {
+                thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())));
+                flusher = null;
+            }
+        }
+
+        private void flushLoop() {
+            List<Ack> batch = new ArrayList<>();
+            while (running || !pending.isEmpty()) {
+                try {
+                    Ack first = pending.poll(100, TimeUnit.MILLISECONDS);
+                    if (first == null) {
+                        continue;
+                    }
+                    batch.add(first);
+                    pending.drainTo(batch, MAX_BATCH - 1);
+                    flush(batch);
+                    batch.clear();
                 }
-                batch.add(first);
-                pending.drainTo(batch, MAX_BATCH - 1);
-                flush(batch);
-                batch.clear();
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-    }
-
-    private void flush(List<Ack> batch) throws InterruptedException {
-        long backoff = 100;
-        while (true) {
-            try {
-                complete(batch);
-                return;
-            }
-            catch (TransientDataAccessException | DataAccessResourceFailureException ex) {
-                // the jobs stay leased; retry until the database answers or their leases run out
-                logger.warn("Could not acknowledge " + batch.size() + " job(s), retrying: " + ex.getMessage());
-                if (!running && backoff > 1600) {
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
                     return;
                 }
-                Thread.sleep(backoff);
-                backoff = Math.min(backoff * 2, 5000);
             }
-            catch (RuntimeException | Error ex) {
-                // an Error too: the flusher must outlive it, or workers block once the pending list is full
-                refused(batch, ex);
+        }
+
+        private void flush(List<Ack> batch) throws InterruptedException {
+            long backoff = 100;
+            while (true) {
+                try {
+                    complete(batch);
+                    done(batch);
+                    return;
+                }
+                catch (TransientDataAccessException | DataAccessResourceFailureException ex) {
+                    // the jobs stay leased; retry until the database answers or their leases run out
+                    logger.warn("Could not acknowledge " + batch.size() + " job(s), retrying: " + ex.getMessage());
+                    if (!running && backoff > 1600) {
+                        done(batch);
+                        return;
+                    }
+                    Thread.sleep(backoff);
+                    backoff = Math.min(backoff * 2, 5000);
+                }
+                catch (RuntimeException | Error ex) {
+                    // an Error too: the flusher must outlive it, or workers block once the pending list is full
+                    refused(batch, ex);
+                    return;
+                }
+            }
+        }
+
+        /** The database refused the batch: halve it until the refused rows are found; the rest is deleted. */
+        private void refused(List<Ack> batch, Throwable error) throws InterruptedException {
+            if (batch.size() == 1) {
+                logger.warn("Job " + batch.get(0).id() + " could not be acknowledged and is left to its lease: "
+                        + error.getMessage());
+                done(batch);
                 return;
             }
+            int half = batch.size() / 2;
+            flush(batch.subList(0, half));
+            flush(batch.subList(half, batch.size()));
         }
-    }
 
-    /** The database refused the batch: halve it until the refused rows are found; the rest is deleted. */
-    private void refused(List<Ack> batch, Throwable error) throws InterruptedException {
-        if (batch.size() == 1) {
-            logger.warn("Job " + batch.get(0).id() + " could not be acknowledged and is left to its lease: "
-                    + error.getMessage());
-            return;
-        }
-        int half = batch.size() / 2;
-        flush(batch.subList(0, half));
-        flush(batch.subList(half, batch.size()));
-    }
-
-    /**
-     * Deletes the batch's jobs: plain jobs by the plain statement, workflow nodes and batch members by its variant
-     * with their cascades (which releases dependants and counts batches in the same statement); a batch of plain
-     * jobs never pays for the variant.
-     */
-    private void complete(List<Ack> batch) {
-        List<Ack> nodes = null;
-        List<Ack> plain = batch;
-        for (Ack ack : batch) {
-            if (ack.cascades()) {
-                nodes = batch.stream().filter(Ack::cascades).toList();
-                plain = batch.stream().filter((a) -> !a.cascades()).toList();
-                break;
+        /**
+         * Deletes the batch's jobs: plain jobs by the plain statement, workflow nodes and batch members by its
+         * variant with their cascades (which releases dependants and counts batches in the same statement).
+         */
+        private void complete(List<Ack> batch) {
+            long[] ids = new long[batch.size()];
+            int[] attempts = new int[batch.size()];
+            String[] outputs = new String[batch.size()];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = batch.get(i).id();
+                attempts[i] = batch.get(i).attempt();
+                outputs[i] = batch.get(i).outputJson();
+            }
+            if (cascades) {
+                jobs.completeMembers(node, ids, attempts, outputs,
+                        batch.stream().map(Ack::workflowId).toArray(Long[]::new),
+                        batch.stream().map(Ack::batchId).toArray(Long[]::new));
+            }
+            else {
+                jobs.complete(node, ids, attempts, outputs);
             }
         }
-        if (!plain.isEmpty()) {
-            complete(plain, false);
-        }
-        if (nodes != null) {
-            complete(nodes, true);
-        }
     }
 
-    private void complete(List<Ack> batch, boolean nodes) {
-        long[] ids = new long[batch.size()];
-        int[] attempts = new int[batch.size()];
-        String[] outputs = new String[batch.size()];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = batch.get(i).id();
-            attempts[i] = batch.get(i).attempt();
-            outputs[i] = batch.get(i).outputJson();
-        }
-        if (nodes) {
-            jobs.completeMembers(node, ids, attempts, outputs, batch.stream().map(Ack::workflowId).toArray(Long[]::new),
-                    batch.stream().map(Ack::batchId).toArray(Long[]::new));
-        }
-        else {
-            jobs.complete(node, ids, attempts, outputs);
-        }
+    /** Their acknowledgement committed, or was given up: their leases are no longer renewed from here. */
+    private void done(List<Ack> batch) {
+        batch.forEach((ack) -> unacknowledged.remove(ack.id()));
     }
 }

@@ -52,7 +52,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     private WorkerPool workers;
 
-    private AckBatcher acks;
+    private volatile AckBatcher acks;
 
     private Thread poller;
 
@@ -529,13 +529,17 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     private final class Tracked implements TrackedJobs {
 
         /**
-         * The jobs whose leases the heartbeat renews: every running one but those whose handler is stuck
+         * The jobs whose leases the heartbeat renews: those whose acknowledgement is pending, and every running
+         * one but those whose handler is stuck
          * (interrupted for its timeout or cancellation longer than the grace period ago): their leases run out,
          * and the job is rescued like any lost attempt, or finished as cancelled.
          */
         @Override
         public Collection<Long> ids() {
-            List<Long> renewed = new ArrayList<>(inFlight.size());
+            Collection<Long> finishing = (acks != null) ? acks.unacknowledged() : List.of();
+            List<Long> renewed = new ArrayList<>(inFlight.size() + finishing.size());
+            // finished, their acknowledgement not yet committed: still this node's to finish
+            renewed.addAll(finishing);
             inFlight.forEach((id, run) -> {
                 if (!run.stuck()) {
                     renewed.add(id);
