@@ -4,6 +4,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -16,6 +18,10 @@ import org.apache.commons.logging.LogFactory;
  * per statement on a shared timer, scheduled and cancelled around every execution: that cost a send about 4 µs
  * of CPU, a third of what pgqueue adds to the raw insert. Here a statement's start and end are two operations on
  * a concurrent map. A timeout fires up to half a second late; timeouts are whole seconds.
+ * <p>
+ * A cancel opens a connection of its own to the statement's server, which takes up to the driver's cancel
+ * timeout (10 s) when that server does not answer: each cancel runs on a thread of its own, so that one database's
+ * outage delays no cancellation on the others.
  */
 final class StatementDeadlines {
 
@@ -30,6 +36,13 @@ final class StatementDeadlines {
 
         T run() throws SQLException;
     }
+
+    /** Runs the cancels: threads made as needed and ended after a minute idle. */
+    private final ExecutorService cancels = Executors.newCachedThreadPool((runnable) -> {
+        Thread thread = new Thread(runnable, "pgqueue-statement-cancel");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     /** The running statements and their deadlines (System.nanoTime()). */
     private final Map<Statement, Long> running = new ConcurrentHashMap<>();
@@ -76,17 +89,21 @@ final class StatementDeadlines {
         }
     }
 
+    private static void cancel(Statement statement) {
+        try {
+            statement.cancel();
+        }
+        catch (SQLException | RuntimeException ex) {
+            // closed meanwhile (it finished), or its server does not answer
+            logger.debug("Could not cancel an overdue statement: " + ex.getMessage());
+        }
+    }
+
     /** Cancels the statements whose deadline passed; the driver makes a cancel of a finished statement do nothing. */
     void cancelOverdue(long now) {
         running.forEach((statement, deadline) -> {
             if (now - deadline > 0 && running.remove(statement, deadline)) {
-                try {
-                    statement.cancel();
-                }
-                catch (SQLException | RuntimeException ex) {
-                    // closed meanwhile: it finished
-                    logger.debug("Could not cancel an overdue statement: " + ex.getMessage());
-                }
+                cancels.execute(() -> cancel(statement));
             }
         });
     }

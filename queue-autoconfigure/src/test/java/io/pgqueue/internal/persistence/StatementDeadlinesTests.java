@@ -4,6 +4,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.lang.reflect.Proxy;
+import java.util.concurrent.CountDownLatch;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -66,6 +69,56 @@ class StatementDeadlinesTests {
                 PreparedStatement sleep = connection.prepareStatement("SELECT pg_sleep(1.2)")) {
             boolean executed = deadlines.run(sleep, 0, sleep::execute);
             assertThat(executed).isTrue();
+        }
+    }
+
+    /**
+     * A cancel reaches the statement's server on a connection of its own, which takes up to the driver's cancel
+     * timeout when that server is down: a statement on another database is cancelled on time meanwhile.
+     */
+    @Test
+    void aCancelThatHangsOnAServerThatIsDownDelaysNoOtherCancel() throws Exception {
+        CountDownLatch downServerAnswers = new CountDownLatch(1);
+        Statement onTheDownServer = (Statement) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] { Statement.class }, (proxy, method, args) -> {
+                    return switch (method.getName()) {
+                        case "cancel" -> {
+                            // as pgjdbc's cancel waits for a server that does not answer
+                            downServerAnswers.await(30, TimeUnit.SECONDS);
+                            yield null;
+                        }
+                        case "hashCode" -> System.identityHashCode(proxy);
+                        case "equals" -> proxy == args[0];
+                        default -> null;
+                    };
+                });
+        CompletableFuture<Object> hanging = CompletableFuture.supplyAsync(() -> {
+            try {
+                return deadlines.run(onTheDownServer, 1, () -> {
+                    try {
+                        return downServerAnswers.await(30, TimeUnit.SECONDS);
+                    }
+                    catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                        return false;
+                    }
+                });
+            }
+            catch (SQLException ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+        try (Connection connection = database.connect();
+                PreparedStatement sleep = connection.prepareStatement("SELECT pg_sleep(30)")) {
+            Instant start = Instant.now();
+            assertThatExceptionOfType(SQLException.class)
+                .isThrownBy(() -> deadlines.run(sleep, 2, sleep::execute))
+                .satisfies((ex) -> assertThat(ex.getSQLState()).isEqualTo("57014"));
+            assertThat(Duration.between(start, Instant.now())).isLessThan(Duration.ofSeconds(4));
+        }
+        finally {
+            downServerAnswers.countDown();
+            hanging.get(10, TimeUnit.SECONDS);
         }
     }
 
