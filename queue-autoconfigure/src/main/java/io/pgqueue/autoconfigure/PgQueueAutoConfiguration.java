@@ -89,15 +89,18 @@ public final class PgQueueAutoConfiguration {
 
     @Bean
     Repositories pgqueueRepositories(DataSource dataSource, PgQueueProperties properties) {
-        return repositories(dataSource, properties);
+        return repositories(dataSource, properties, PgQueueProperties.Database.DEFAULT);
     }
 
-    /** One database's repositories (the application's, one of {@code pgqueue.databases}, or a replica). */
-    static Repositories repositories(DataSource dataSource, PgQueueProperties properties) {
+    /**
+     * One database's repositories (the application's, one of {@code pgqueue.databases}, or a replica); where
+     * several databases are configured, their errors name the database.
+     */
+    static Repositories repositories(DataSource dataSource, PgQueueProperties properties, String database) {
         PgQueueProperties.Schema schema = properties.getSchema();
         return new Repositories(dataSource, new Schema(schema.getName()), schema.getHistoryTable(),
                 properties.getCounters().isEnabled(), properties.getHistory().isEnabled(),
-                properties.getStatementTimeout());
+                properties.getStatementTimeout(), properties.getDatabases().isEmpty() ? null : database);
     }
 
     @Bean

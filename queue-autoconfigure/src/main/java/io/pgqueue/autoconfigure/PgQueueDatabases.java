@@ -204,7 +204,8 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
         List<HikariDataSource> ownPools = new ArrayList<>();
         DataSource dataSource;
         if (database.getDataSource() != null) {
-            dataSource = shared.beanFactory().getBean(database.getDataSource(), DataSource.class);
+            dataSource = dataSourceBean(shared.beanFactory(), "pgqueue.databases." + name + ".data-source",
+                    database.getDataSource());
         }
         else {
             HikariDataSource pool = pool("pgqueue.databases." + name, "pgqueue-" + name, database.getUrl(),
@@ -220,7 +221,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
                 PgQueueAutoConfiguration.SchemaMigrationConfiguration.schemaInitializer(dataSource, shared.classLoader(),
                         properties, shared.flywayCustomizers()).afterPropertiesSet();
             }
-            Repositories repositories = PgQueueAutoConfiguration.repositories(dataSource, properties);
+            Repositories repositories = PgQueueAutoConfiguration.repositories(dataSource, properties, name);
             if (!shared.migrate()) {
                 new QueueSchemaValidator(repositories.schemaInfo(), repositories.schema().name()).afterPropertiesSet();
             }
@@ -282,6 +283,21 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
         }
     }
 
+    /** The DataSource bean a property names; a name that is no such bean fails startup naming the property. */
+    private static DataSource dataSourceBean(BeanFactory beanFactory, String property, String beanName) {
+        if (!beanFactory.containsBean(beanName)) {
+            throw new InvalidConfigurationPropertyValueException(property, beanName,
+                    "there is no bean of that name; name a DataSource bean, or give a url instead");
+        }
+        try {
+            return beanFactory.getBean(beanName, DataSource.class);
+        }
+        catch (org.springframework.beans.factory.BeanNotOfRequiredTypeException ex) {
+            throw new InvalidConfigurationPropertyValueException(property, beanName,
+                    "that bean is a " + ex.getActualType().getName() + ", not a DataSource");
+        }
+    }
+
     private static HikariDataSource pool(String prefix, String poolName, @Nullable String url, @Nullable String username,
             @Nullable String password, int maximumPoolSize, Duration connectionTimeout, ClassLoader classLoader) {
         if (!ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", classLoader)) {
@@ -312,7 +328,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
         }
         DataSource dataSource;
         if (replica.getDataSource() != null) {
-            dataSource = beanFactory.getBean(replica.getDataSource(), DataSource.class);
+            dataSource = dataSourceBean(beanFactory, prefix + ".data-source", replica.getDataSource());
         }
         else {
             HikariDataSource pool = pool(prefix, "pgqueue-" + database + "-replica", replica.getUrl(),
@@ -323,7 +339,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
             ownPools.add(pool);
             dataSource = pool;
         }
-        Repositories repositories = PgQueueAutoConfiguration.repositories(dataSource, properties);
+        Repositories repositories = PgQueueAutoConfiguration.repositories(dataSource, properties, database + " (replica)");
         return new ReplicaReadingQueueAdmin(database, primary, new JdbcQueueAdmin(repositories, wakeups),
                 repositories.replica());
     }

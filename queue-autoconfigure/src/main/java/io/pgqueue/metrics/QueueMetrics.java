@@ -118,6 +118,20 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
     public void refresh() {
         try {
             databases = admin.databases();
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Could not refresh pgqueue metrics: " + ex.getMessage());
+            return;
+        }
+        // at once, whatever the other readings do: a database found down reads 0 from this refresh on
+        List<MultiGauge.Row<?>> databaseRows = new ArrayList<>();
+        for (DatabaseStatus database : databases) {
+            databaseRows.add(MultiGauge.Row.of(Tags.of("database", database.name()), database.up() ? 1 : 0));
+        }
+        synchronized (this) {
+            databaseGauges.forEach((gauge) -> gauge.register(databaseRows, true));
+        }
+        try {
             Map<String, String> byQueue = new java.util.HashMap<>();
             databases.forEach((database) -> database.queues().forEach((queue) -> byQueue.put(queue, database.name())));
             databaseByQueue = byQueue;
@@ -141,10 +155,6 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
             }
             lagRows.add(MultiGauge.Row.of(tags, () -> lagSeconds(queue)));
         }
-        List<MultiGauge.Row<?>> databaseRows = new ArrayList<>();
-        for (DatabaseStatus database : databases) {
-            databaseRows.add(MultiGauge.Row.of(Tags.of("database", database.name()), database.up() ? 1 : 0));
-        }
         List<MultiGauge.Row<?>> keyRows = new ArrayList<>();
         for (FairnessKeyCounts keys : fairnessKeys) {
             keyRows.add(MultiGauge.Row.of(Tags.of("queue", keys.queue(), "state", "active"), keys.active()));
@@ -155,7 +165,6 @@ public class QueueMetrics extends PeriodicLifecycle implements MeterBinder {
             jobGauges.forEach((gauge) -> gauge.register(jobRows, false));
             lagGauges.forEach((gauge) -> gauge.register(lagRows, false));
             keyGauges.forEach((gauge) -> gauge.register(keyRows, true));
-            databaseGauges.forEach((gauge) -> gauge.register(databaseRows, true));
         }
     }
 

@@ -249,6 +249,21 @@ class SeveralDatabasesTests {
     }
 
     @Test
+    void anUnknownDataSourceBeanFailsStartupNamingTheProperty() {
+        QueueContextRunners.fastListeners(database)
+            .withPropertyValues("pgqueue.databases.reporting.data-source=reportingPool", "pgqueue.databases.reporting.id-block=2",
+                    "pgqueue.databases.reporting.queues=reports")
+            .run((context) -> {
+                assertThat(context).hasFailed();
+                assertThat(context.getStartupFailure()).rootCause()
+                    .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                    .hasMessageContaining("pgqueue.databases.reporting.data-source")
+                    .hasMessageContaining("reportingPool")
+                    .hasMessageContaining("no bean of that name");
+            });
+    }
+
+    @Test
     void listenersClaimFromTheirQueuesDatabase() {
         Map<Integer, AtomicInteger> handled = new ConcurrentHashMap<>();
         runner.withBean(Recorder.class, () -> new Recorder(handled)).run((context) -> {
@@ -367,6 +382,10 @@ class SeveralDatabasesTests {
                     context.getBean(QueueListenerContainerRegistry.class), null, Status.OUT_OF_SERVICE,
                     Duration.ofMinutes(5), Duration.ofMillis(500));
             assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+            SimpleMeterRegistry meters = new SimpleMeterRegistry();
+            QueueMetrics metrics = new QueueMetrics(admin, Duration.ofHours(1));
+            metrics.bindTo(meters);
+            assertThat(meters.get("pgqueue.database.up").tag("database", "reporting").gauge().value()).isEqualTo(1);
             admin.pause("reports");
             template.sendBatch("reports", IntStream.range(0, 300).mapToObj(Work::new).toList());
 
@@ -398,13 +417,22 @@ class SeveralDatabasesTests {
                 assertThat(staleHeartbeats).containsExactly("reporting");
                 long sendStarted = System.nanoTime();
                 assertThatExceptionOfType(RuntimeException.class)
-                    .isThrownBy(() -> template.send("reports", new Work(-1)));
+                    .isThrownBy(() -> template.send("reports", new Work(-1)))
+                    .withMessageContaining("database 'reporting'");
                 assertThat(Duration.ofNanos(System.nanoTime() - sendStarted)).isLessThan(Duration.ofSeconds(10));
                 assertThat(admin.databases()).extracting(DatabaseStatus::name, DatabaseStatus::up)
                     .containsExactly(org.assertj.core.groups.Tuple.tuple("default", true),
                             org.assertj.core.groups.Tuple.tuple("reporting", false));
                 assertThat(admin.queues()).extracting(QueueStats::queue).contains("emails");
                 await().atMost(Duration.ofSeconds(10)).until(() -> health.health().getDetails().containsKey("databasesDown"));
+                // a refresh reads every database several times, each read of the stopped one waiting for its connection
+                // timeout (1 s here): the gauge agrees with health as soon as the database was probed, not after all
+                java.util.concurrent.CompletableFuture<Void> refreshing = java.util.concurrent.CompletableFuture
+                    .runAsync(metrics::refresh);
+                await().atMost(Duration.ofMillis(2500)).until(() -> meters.get("pgqueue.database.up")
+                    .tag("database", "reporting").gauge().value() == 0);
+                refreshing.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(meters.get("pgqueue.database.up").tag("database", "default").gauge().value()).isEqualTo(1);
                 Health down = health.health();
                 assertThat(down.getStatus()).isEqualTo(Status.DOWN);
                 assertThat(down.getDetails()).containsEntry("databasesDown", List.of("reporting"));

@@ -69,12 +69,23 @@ final class Jdbc {
 
     private final int timeoutSeconds;
 
+    /** What a failure names: pgqueue's statement, and its database where there are several. */
+    private final String task;
+
     /**
      * @param statementTimeout bound of every pgqueue statement, lock waits included (zero for none); enforced by
      * cancelling the statement ({@link StatementDeadlines}), so it needs no session setting and no extra statement
      */
     Jdbc(DataSource dataSource, Duration statementTimeout) {
+        this(dataSource, statementTimeout, null);
+    }
+
+    /**
+     * @param database the database's name where several are configured (its errors name it), else null
+     */
+    Jdbc(DataSource dataSource, Duration statementTimeout, @Nullable String database) {
         this.dataSource = dataSource;
+        this.task = (database != null) ? "pgqueue statement on database '" + database + "'" : "pgqueue statement";
         this.template = new JdbcTemplate(dataSource);
         this.timeoutSeconds = (int) Math.min(Integer.MAX_VALUE,
                 (statementTimeout.toMillis() + 999) / 1000);
@@ -216,7 +227,8 @@ final class Jdbc {
             connection = dataSource.getConnection();
         }
         catch (SQLException ex) {
-            throw new CannotGetJdbcConnectionException("Failed to obtain JDBC Connection", ex);
+            throw new CannotGetJdbcConnectionException("Failed to obtain a JDBC connection for " + task + ": "
+                    + ex.getMessage(), ex);
         }
         return runAndRelease(work, connection, null);
     }
@@ -284,8 +296,8 @@ final class Jdbc {
     }
 
     private RuntimeException translated(SQLException ex) {
-        DataAccessException translated = template.getExceptionTranslator().translate("pgqueue statement", null, ex);
-        return (translated != null) ? translated : new UncategorizedSQLException("pgqueue statement", null, ex);
+        DataAccessException translated = template.getExceptionTranslator().translate(task, null, ex);
+        return (translated != null) ? translated : new UncategorizedSQLException(task, null, ex);
     }
 
     /** Runs the work, committing it (rolling it back if it failed) when the connection is pgqueue's own. */

@@ -45,7 +45,16 @@ public final class Repositories {
 
     public Repositories(DataSource dataSource, Schema schema, String historyTable, boolean counters, boolean history,
             Duration statementTimeout) {
-        Jdbc jdbc = new Jdbc(dataSource, statementTimeout);
+        this(dataSource, schema, historyTable, counters, history, statementTimeout, null);
+    }
+
+    /**
+     * @param database the database's name where several are configured, so that every error of its statements
+     * (a connection that cannot be had, a statement that fails) names it; null for the only one
+     */
+    public Repositories(DataSource dataSource, Schema schema, String historyTable, boolean counters, boolean history,
+            Duration statementTimeout, @org.jspecify.annotations.Nullable String database) {
+        Jdbc jdbc = new Jdbc(dataSource, statementTimeout, database);
         Counters counterDeltas = new Counters(counters);
         this.schema = schema;
         this.history = new JdbcHistoryRepository(jdbc, schema, history);
