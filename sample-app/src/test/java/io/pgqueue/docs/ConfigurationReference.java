@@ -109,6 +109,8 @@ final class ConfigurationReference {
 
     /** Whether a key written in YAML or properties, e.g. {@code pgqueue.queues.bills.rate}, is a property. */
     boolean knows(String key) {
+        // a map key holding dots, bracketed (and quoted in YAML): one part of the name
+        key = key.replaceAll("\"?\\[[^\\]]*\\]\"?", "bracketed");
         if (properties.containsKey(key)) {
             return true;
         }
