@@ -71,6 +71,11 @@ public interface JobContext {
      */
     void progress(int percent, @Nullable String message);
 
+    /** The batch this job is a member of, or null when it is none's. */
+    default @Nullable Long batchId() {
+        return null;
+    }
+
     /** The workflow this job is a node of, or null for a plain job. */
     default @Nullable WorkflowContext workflow() {
         return null;

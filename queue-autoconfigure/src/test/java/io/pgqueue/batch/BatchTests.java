@@ -81,8 +81,14 @@ class BatchTests {
             }
         }
 
+        /** The batch ids TRANSACTIONAL members read from their context. */
+        final Set<Long> contextBatchIds = ConcurrentHashMap.newKeySet();
+
         @QueueListener(queue = "b-tx-rows", mode = "TRANSACTIONAL", concurrency = "2", maxAttempts = "1")
-        void txRow(String row) {
+        void txRow(String row, io.pgqueue.listener.JobContext context) {
+            if (context.batchId() != null) {
+                contextBatchIds.add(context.batchId());
+            }
             if (row.startsWith("fail")) {
                 throw new IllegalStateException("bad row " + row);
             }
@@ -138,6 +144,7 @@ class BatchTests {
                 .containsExactlyInAnyOrder(tuple(BatchEventType.SUCCESS, "fired"), tuple(BatchEventType.COMPLETE, "fired"),
                         tuple(BatchEventType.FIRST_DEATH, "pending"), tuple(BatchEventType.CANNOT_SUCCEED, "pending"));
             assertThat(handlers.mdcBatchIds).contains(Long.toString(id));
+            assertThat(handlers.contextBatchIds).contains(id);
             assertThat(admin.batches(new BatchQuery("import-1", BatchState.SUCCEEDED, null, 10)))
                 .extracting(BatchInfo::id).containsExactly(id);
             // sealing again does nothing

@@ -116,6 +116,24 @@ class ConsumptionTests {
         assertThat(order).containsExactly(2, 1, 3, 4);
     }
 
+    /** With auto-startup off, the application starts its listeners later with one call on the registry. */
+    @Test
+    void listenersKeptBackByAutoStartupStartWithTheRegistry() {
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        runner.withPropertyValues("pgqueue.listener.auto-startup=false")
+            .withBean(OrderRecorder.class, () -> new OrderRecorder(order))
+            .run((context) -> {
+                QueueListenerContainerRegistry registry = context.getBean(QueueListenerContainerRegistry.class);
+                assertThat(registry.getListenerContainers()).isNotEmpty().noneMatch(QueueListenerContainer::isRunning);
+                context.getBean(QueueTemplate.class).send("ordered", new Work(7));
+
+                registry.start();
+                assertThat(registry.getListenerContainers()).allMatch(QueueListenerContainer::isRunning);
+                await().atMost(Duration.ofSeconds(20)).until(() -> order.size() == 1);
+            });
+        assertThat(order).containsExactly(7);
+    }
+
     @Test
     void withCountersOffEveryStatementStillWorksAndWritesNoDeltas() {
         Map<Integer, AtomicInteger> handled = new ConcurrentHashMap<>();

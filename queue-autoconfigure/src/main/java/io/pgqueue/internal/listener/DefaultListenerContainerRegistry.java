@@ -147,6 +147,9 @@ public class DefaultListenerContainerRegistry implements QueueListenerContainerR
     @Override
     public synchronized void start() {
         if (running) {
+            // called by the application once the context runs (the lifecycle never starts a running bean): the
+            // listeners kept back by auto-startup=false start now, as Spring Kafka's registry does
+            ordered.stream().filter((container) -> !container.isRunning()).forEach(QueueListenerContainer::start);
             return;
         }
         running = true;

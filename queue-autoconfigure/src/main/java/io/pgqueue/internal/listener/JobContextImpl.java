@@ -70,6 +70,11 @@ final class JobContextImpl implements JobContext {
     }
 
     @Override
+    public @Nullable Long batchId() {
+        return job.batchId();
+    }
+
+    @Override
     public @Nullable WorkflowContext workflow() {
         if (!job.inWorkflow()) {
             return null;
