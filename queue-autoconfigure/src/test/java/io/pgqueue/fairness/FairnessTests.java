@@ -335,6 +335,35 @@ class FairnessTests {
         assertThat(jobs.count("tx-fair")).isZero();
     }
 
+    static class FailingTransactionalHandler {
+
+        final AtomicInteger runs = new AtomicInteger();
+
+        @QueueListener(queue = "tx-fair-fails", mode = "TRANSACTIONAL", maxAttempts = "3", concurrency = "1")
+        void handle(Task task) {
+            runs.incrementAndGet();
+            throw new IllegalStateException("fails every attempt");
+        }
+    }
+
+    /**
+     * A TRANSACTIONAL claim whose handler fails rolls back to its savepoint and puts the job back: its key is
+     * charged nothing for it (it was charged for every failed attempt, as if the job had run).
+     */
+    @Test
+    void aTransactionalKeyIsNotChargedForJobsARollbackPutBack() {
+        FailingTransactionalHandler handler = new FailingTransactionalHandler();
+        runner.withPropertyValues("pgqueue.queues.tx-fair-fails.fairness.enabled=true")
+            .withBean(FailingTransactionalHandler.class, () -> handler)
+            .run((context) -> {
+                context.getBean(QueueTemplate.class).sendBatch("tx-fair-fails", tasks("a", 1));
+                await().atMost(Duration.ofSeconds(20)).until(() -> jobs.count("tx-fair-fails", "dead") == 1);
+                assertThat(handler.runs).hasValue(3);
+                assertThat(jobs.jdbc().queryForObject("SELECT pass FROM pgqueue.fair_key WHERE queue = 'tx-fair-fails' "
+                        + "AND key = 'a'", Double.class)).isZero();
+            });
+    }
+
     static class ChurnHandler {
 
         final AtomicInteger done = new AtomicInteger();

@@ -1,5 +1,6 @@
 package io.pgqueue.internal.listener;
 
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -79,8 +80,13 @@ abstract class ClaimStrategy {
     /** Promotes the queue's due jobs in a transaction of their own (before a TRANSACTIONAL claim). */
     abstract int promoteDue();
 
-    /** In a TRANSACTIONAL claim's transaction, after its handlers, just before it commits. */
-    void beforeCommit(Claim claim) {
+    /**
+     * In a TRANSACTIONAL claim's transaction, after its handlers, just before it commits.
+     *
+     * @param jobsKept whether the claimed jobs stay taken: false when a failure or snooze rolled the transaction
+     * back to the claim's savepoint and put every claimed job back
+     */
+    void beforeCommit(Claim claim, boolean jobsKept) {
     }
 
     /** After a claim committed (LEASE) or its transaction ended. */
@@ -146,9 +152,10 @@ abstract class ClaimStrategy {
         }
 
         @Override
-        void beforeCommit(Claim claim) {
+        void beforeCommit(Claim claim, boolean jobsKept) {
             Map<String, Integer> taken = new TreeMap<>();
-            for (ClaimedJob job : claim.jobs()) {
+            // jobs a rollback put back were not taken: their keys are charged nothing for them
+            for (ClaimedJob job : jobsKept ? claim.jobs() : List.<ClaimedJob>of()) {
                 String key = job.fairnessKey();
                 if (key != null) {
                     taken.merge(key, 1, Integer::sum);

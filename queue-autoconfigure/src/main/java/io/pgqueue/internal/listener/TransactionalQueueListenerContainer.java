@@ -168,7 +168,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                             // from here a failed statement (outputs, cascades, the commit) fails these attempts
                             succeeded.set(claim.jobs());
                             afterHandlers(handled);
-                            strategy.beforeCommit(claim);
+                            strategy.beforeCommit(claim, true);
                             return new Batch(claim, List.of());
                         }
                         setbacks.set(failures);
@@ -176,7 +176,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                             status.setRollbackOnly();
                             return new Batch(claim, failures);
                         }
-                        strategy.beforeCommit(claim);
+                        strategy.beforeCommit(claim, false);
                         return new Batch(claim, List.of());
                     });
                 }
