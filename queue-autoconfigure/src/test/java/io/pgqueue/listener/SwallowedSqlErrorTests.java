@@ -74,12 +74,17 @@ class SwallowedSqlErrorTests {
             runs.computeIfAbsent(context.id(), (id) -> new AtomicInteger()).incrementAndGet();
             jdbc.update("INSERT INTO effect (job_id, payload) VALUES (?, ?)", context.id(), payload);
             if (payload.startsWith("poison") || (payload.startsWith("once") && context.attempt() == 1)) {
-                try {
-                    jdbc.queryForObject("SELECT 1 / 0", Integer.class);
-                }
-                catch (DataAccessException swallowed) {
-                    // what a handler that "handles" an SQL error does
-                }
+                swallowAnSqlError();
+            }
+        }
+
+        /** Runs a failing statement and catches its error: what a handler that "handles" an SQL error does. */
+        private void swallowAnSqlError() {
+            try {
+                jdbc.queryForObject("SELECT 1 / 0", Integer.class);
+            }
+            catch (DataAccessException swallowed) {
+                // the transaction is aborted all the same
             }
         }
 
@@ -113,12 +118,7 @@ class SwallowedSqlErrorTests {
         void list(List<String> payloads) {
             jdbc.update("INSERT INTO effect (job_id, payload) VALUES (0, ?)", String.join(",", payloads));
             if (payloads.contains("poison")) {
-                try {
-                    jdbc.queryForObject("SELECT 1 / 0", Integer.class);
-                }
-                catch (DataAccessException swallowed) {
-                    // swallowed
-                }
+                swallowAnSqlError();
             }
         }
 
