@@ -274,7 +274,8 @@ class WorkflowTests {
             assertThat(nodes.get("ship").state()).isEqualTo(JobState.CANCELLED);
             assertThat(nodes.get("ship").error()).isEqualTo("parent pay ended dead");
             assertThat(nodes.get("invoice").state()).isEqualTo(JobState.CANCELLED);
-            assertThat(nodes.get("invoice").error()).isEqualTo("parent pay ended dead");
+            // its own parent is ship, cancelled because pay ended dead
+            assertThat(nodes.get("invoice").error()).isEqualTo("parent ship was cancelled: pay ended dead");
             assertThat(jobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.job_dependency", Long.class)).isZero();
             assertThat(admin.reconcile()).isEmpty();
         });

@@ -137,13 +137,13 @@ final class WorkflowCascade {
                 ), wf_ended AS (
                     SELECT id, now_is AS outcome FROM wf_moved
                     WHERE now_is IN ('completed', 'cancelled', 'dead') AND was <> now_is
-                ), wf_doomed (id, root) AS (
-                    SELECT d.child_id, e.id FROM {schema}.job_dependency d JOIN wf_ended e ON d.parent_id = e.id
+                ), wf_doomed (id, root, parent) AS (
+                    SELECT d.child_id, e.id, e.id FROM {schema}.job_dependency d JOIN wf_ended e ON d.parent_id = e.id
                     WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_ended WHERE outcome <> 'completed'))
                       AND e.outcome <> 'completed' AND (d.policy = 'cancel' OR (d.policy = 'hold' AND e.outcome = 'cancelled'))
                       AND d.child_id NOT IN (SELECT id FROM wf_moved)
                     UNION
-                    SELECT d.child_id, x.root FROM {schema}.job_dependency d JOIN wf_doomed x ON d.parent_id = x.id
+                    SELECT d.child_id, x.root, x.id FROM {schema}.job_dependency d JOIN wf_doomed x ON d.parent_id = x.id
                     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
                 ), wf_sources AS (
                     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
@@ -182,10 +182,16 @@ final class WorkflowCascade {
                           FROM wf_moved m
                           WHERE m.now_is IN ('completed', 'cancelled') AND m.was <> m.now_is
                           UNION ALL
-                          SELECT DISTINCT ON (c.id) c.id, 'cancelled',
-                                 'parent ' || coalesce(p.name, x.root::text) || ' ended ' || e.outcome
+                          (SELECT DISTINCT ON (c.id) c.id, 'cancelled',
+                                 -- the node's own parent; below the first level, the node whose end started it
+                                 'parent ' || coalesce(p.name, x.parent::text)
+                                 || CASE WHEN x.parent = x.root THEN '' ELSE ' was cancelled: '
+                                         || coalesce(r.name, x.root::text) END
+                                 || ' ended ' || e.outcome
                           FROM wf_cancelled c JOIN wf_doomed x ON x.id = c.id JOIN wf_ended e ON e.id = x.root
-                               LEFT JOIN {schema}.workflow_node p ON p.job_id = x.root) AS f
+                               LEFT JOIN {schema}.workflow_node p ON p.job_id = x.parent
+                               LEFT JOIN {schema}.workflow_node r ON r.job_id = x.root
+                          ORDER BY c.id, (x.parent = x.root) DESC)) AS f
                     WHERE n.job_id = f.id
                 ), wf_counted AS (
                     INSERT INTO {schema}.workflow_counter_delta (workflow_id, %2$s)
