@@ -115,7 +115,9 @@ public class PgQueueEndpoint {
         JobPage page = admin.jobs(show ? query : query.toBuilder().withoutContent().build());
         return new QueueDetailDescriptor(describe(stats), deadJobs, offset, deadPage,
                 page.jobs().stream().map((job) -> JobDescriptor.of(job, show)).toList(), page.nextCursor(),
-                admin.fairnessKeys(queue, FAIRNESS_KEYS_SHOWN));
+                admin.fairnessKeys(queue, FAIRNESS_KEYS_SHOWN).stream()
+                    .map((key) -> show ? key : key.masked())
+                    .toList());
     }
 
     /** One job of the queue, live or (while the history keeps it) finished. */

@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * How the Actuator endpoint and the dashboard hide what a job carries unless shown on purpose: payloads,
  * outputs and errors, and also what often holds personal data: header values, group and dedup keys (user ids,
- * e-mail addresses), progress messages. Names, states, counts and times stay visible.
+ * e-mail addresses), progress messages, fairness keys (tenant ids; each shows as its handle, see
+ * {@code FairnessKeyInfo.handle()}). Names, states, counts and times stay visible.
  */
 public final class Masking {
 

@@ -18,9 +18,25 @@ import org.jspecify.annotations.Nullable;
  * has no ready job: how long the key has been waiting
  * @param served the key's share of the claims so far, as its pass (claims divided by weight): keys under
  * contention stay close to each other
+ * @param handle what stands for the key where keys are masked (they are often tenant or customer ids):
+ * {@code ~} and 16 hex digits of a hash of the key, its queue and the database cluster's system identifier. The
+ * same on every node, it cannot be turned back into the key without the database; every operation on a key
+ * ({@code QueueAdmin.pauseFairnessKey} and the rest) accepts it in place of the key
  */
 public record FairnessKeyInfo(String queue, String key, @Nullable Double weight, boolean paused, boolean active,
-        long ready, long running, @Nullable Instant nextReadySince, double served) {
+        long ready, long running, @Nullable Instant nextReadySince, double served, String handle) {
+
+    /** Whether a name given for a key is a {@link #handle()}: {@code ~} (safe in a URL path) and 16 hex digits. */
+    public static boolean isHandle(String key) {
+        return key.length() == 17 && key.charAt(0) == '~' && key.substring(1).chars()
+            .allMatch((c) -> (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+    }
+
+    /** This key as a masked listing shows it: its handle in place of the key. */
+    public FairnessKeyInfo masked() {
+        return new FairnessKeyInfo(queue, handle, weight, paused, active, ready, running, nextReadySince, served,
+                handle);
+    }
 
     /** Ready jobs are counted up to this many per key (an index range, never a scan of the queue). */
     public static final long READY_COUNT_LIMIT = 10_000;

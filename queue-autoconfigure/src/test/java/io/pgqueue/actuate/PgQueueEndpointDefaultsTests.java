@@ -32,7 +32,7 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(classes = PgQueueEndpointTests.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = { "management.endpoints.web.exposure.include=pgqueue", "pgqueue.listener.poll-interval=200ms",
-                "pgqueue.listener.shutdown-timeout=2s" })
+                "pgqueue.listener.shutdown-timeout=2s", "pgqueue.queues.tenants.fairness.enabled=true" })
 class PgQueueEndpointDefaultsTests {
 
     private static final TestDatabase database = TestPostgres.createDatabase(PgQueueEndpointDefaultsTests.class);
@@ -100,6 +100,36 @@ class PgQueueEndpointDefaultsTests {
             .build(), HttpResponse.BodyHandlers.ofString());
         assertThat(cancel.statusCode()).as("cancel refused by default").isGreaterThanOrEqualTo(400);
         assertThat(jobs.row(id).get("state")).isEqualTo("dead");
+    }
+
+    /**
+     * Fairness keys are usually tenant or customer ids: masked, each shows as its handle, which stands for the key in
+     * every key operation.
+     */
+    @Test
+    void fairnessKeysAreMaskedAsHandlesThatOperationsTake() throws Exception {
+        template.send("tenants", new PgQueueEndpointTests.Order("book", false),
+                SendOptions.builder().fairnessKey("customer-4711").build());
+
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri("/actuator/pgqueue/tenants")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        JsonNode detail = json.readTree(response.body());
+        String handle = detail.at("/fairnessKeys/0/key").asString();
+
+        assertThat(response.body()).doesNotContain("customer-4711");
+        assertThat(handle).matches("~[0-9a-f]{16}").isEqualTo(detail.at("/fairnessKeys/0/handle").asString());
+        assertThat(admin.fairnessKeys("tenants", 10)).singleElement()
+            .satisfies((key) -> assertThat(key.handle()).isEqualTo(handle));
+
+        // an operator pauses the key by its handle (the endpoint's writes are refused here: through the admin)
+        admin.pauseFairnessKey("tenants", handle);
+        assertThat(admin.fairnessKeys("tenants", 10)).singleElement().satisfies((key) -> {
+            assertThat(key.key()).isEqualTo("customer-4711");
+            assertThat(key.paused()).isTrue();
+        });
+        admin.resumeFairnessKey("tenants", handle);
+        assertThat(admin.fairnessKeys("tenants", 10)).singleElement()
+            .satisfies((key) -> assertThat(key.paused()).isFalse());
     }
 
     private URI uri(String path) {

@@ -183,7 +183,10 @@ class DashboardApiController {
     @GetMapping("/queues/{queue}/keys")
     List<FairnessKeyView> keys(@PathVariable String queue) {
         Instant now = Instant.now();
-        return admin.fairnessKeys(queue, 100).stream().map((key) -> FairnessKeyView.of(key, now)).toList();
+        // masked, each key shows as its handle, which the key actions take in its place
+        return admin.fairnessKeys(queue, 100).stream()
+            .map((key) -> FairnessKeyView.of(showPayloads ? key : key.masked(), now))
+            .toList();
     }
 
     @PostMapping("/queues/{queue}/keys/{key}/{action:pause|resume}")

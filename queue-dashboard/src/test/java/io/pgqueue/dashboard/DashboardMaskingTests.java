@@ -35,7 +35,8 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
  * {@code pgqueue.dashboard.operator-role}, only users with that role may act.
  */
 @SpringBootTest(classes = DashboardTestApplication.class,
-        properties = { "pgqueue.dashboard.read-only=false", "pgqueue.dashboard.operator-role=ADMIN" })
+        properties = { "pgqueue.dashboard.read-only=false", "pgqueue.dashboard.operator-role=ADMIN",
+                "pgqueue.queues.masked-tenants.fairness.enabled=true" })
 class DashboardMaskingTests {
 
     private static final TestDatabase database = TestPostgres.createDatabase(DashboardMaskingTests.class);
@@ -82,6 +83,30 @@ class DashboardMaskingTests {
             .getResponse()
             .getContentAsString();
         assertThat(list).contains("\"id\":" + id).doesNotContain("ada@example.com");
+    }
+
+    /** Fairness keys (tenant or customer ids) show as handles, and the page's key actions take them. */
+    @Test
+    void fairnessKeysAreMaskedAsHandlesThatTheKeyActionsTake() throws Exception {
+        queues.send("masked-tenants", Map.of("n", 1), SendOptions.builder().fairnessKey("ada@example.com").build());
+
+        String keys = mvc.perform(get("/pgqueue/api/queues/masked-tenants/keys").with(user("ops").roles("OPS")))
+            .andExpect(status().isOk())
+            .andExpect(jsonPath("$[0].key").value(org.hamcrest.Matchers.matchesPattern("~[0-9a-f]{16}")))
+            .andReturn()
+            .getResponse()
+            .getContentAsString();
+        assertThat(keys).doesNotContain("ada@example.com");
+        String handle = admin.fairnessKeys("masked-tenants", 10).get(0).handle();
+        assertThat(keys).contains(handle);
+
+        mvc.perform(post("/pgqueue/api/queues/masked-tenants/keys/" + handle + "/pause")
+            .with(user("admin").roles("OPS", "ADMIN")).with(csrf()))
+            .andExpect(status().isOk());
+        assertThat(admin.fairnessKeys("masked-tenants", 10)).singleElement().satisfies((key) -> {
+            assertThat(key.key()).isEqualTo("ada@example.com");
+            assertThat(key.paused()).isTrue();
+        });
     }
 
     @Test

@@ -316,25 +316,25 @@ public class JdbcQueueAdmin implements QueueAdmin {
         if (!(weight > 0) || Double.isInfinite(weight)) {
             throw new IllegalArgumentException("A fairness weight must be a number above zero: " + weight);
         }
-        repositories.fairness().setWeight(QueueNames.validate(queue), fairnessKey(key), weight);
+        repositories.fairness().setWeight(QueueNames.validate(queue), fairnessKey(queue, key), weight);
         logger.info("Fairness key '" + key + "' of queue '" + queue + "' weighs " + weight);
     }
 
     @Override
     public void clearFairnessWeight(String queue, String key) {
-        repositories.fairness().setWeight(QueueNames.validate(queue), fairnessKey(key), null);
+        repositories.fairness().setWeight(QueueNames.validate(queue), fairnessKey(queue, key), null);
         logger.info("Fairness key '" + key + "' of queue '" + queue + "' weighs as configured");
     }
 
     @Override
     public void pauseFairnessKey(String queue, String key) {
-        repositories.fairness().setPaused(QueueNames.validate(queue), fairnessKey(key), true);
+        repositories.fairness().setPaused(QueueNames.validate(queue), fairnessKey(queue, key), true);
         logger.info("Fairness key '" + key + "' of queue '" + queue + "' paused");
     }
 
     @Override
     public void resumeFairnessKey(String queue, String key) {
-        repositories.fairness().setPaused(QueueNames.validate(queue), fairnessKey(key), false);
+        repositories.fairness().setPaused(QueueNames.validate(queue), fairnessKey(queue, key), false);
         wakeups.jobsReady(queue);
         logger.info("Fairness key '" + key + "' of queue '" + queue + "' resumed");
     }
@@ -353,9 +353,16 @@ public class JdbcQueueAdmin implements QueueAdmin {
         return repositories.fairness().keyCounts();
     }
 
-    private static String fairnessKey(String key) {
+    /** The key an operation names: the key itself, or the handle a masked listing showed for it. */
+    private String fairnessKey(String queue, String key) {
         if (key == null || key.isEmpty() || key.length() > 512) {
             throw new IllegalArgumentException("A fairness key must have 1 to 512 characters: " + key);
+        }
+        if (FairnessKeyInfo.isHandle(key)) {
+            String handled = repositories.fairness().keyOfHandle(queue, key);
+            if (handled != null) {
+                return handled;
+            }
         }
         return key;
     }

@@ -18,6 +18,9 @@ public interface FairnessRepository {
     /** Up to {@code limit} keys of the queue, active ones first, then by key. */
     List<FairnessKeyInfo> keys(String queue, int limit);
 
+    /** The key of the queue whose {@link FairnessKeyInfo#handle()} this is, or null when none has it. */
+    @org.jspecify.annotations.Nullable String keyOfHandle(String queue, String handle);
+
     /** The keys of every queue that has any, counted by what they do, by queue. */
     List<FairnessKeyCounts> keyCounts();
 }

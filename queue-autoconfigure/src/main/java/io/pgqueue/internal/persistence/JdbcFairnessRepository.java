@@ -23,6 +23,16 @@ final class JdbcFairnessRepository implements FairnessRepository {
 
     private final Sql keyCounts;
 
+    private final Sql keyOfHandle;
+
+    /**
+     * A key's handle ({@link FairnessKeyInfo#handle()}): a hash salted with the cluster's system identifier, which
+     * no one who sees only the endpoint or the dashboard knows, so that a handle of a small key space (customer
+     * numbers) cannot be reversed by hashing every candidate.
+     */
+    private static final String HANDLE = "'~' || left(md5((SELECT s.system_identifier::text FROM pg_control_system() AS s)"
+            + " || chr(31) || current_database() || chr(31) || k.queue || chr(31) || k.key), 16)";
+
     JdbcFairnessRepository(Jdbc jdbc, Schema schema) {
         this.jdbc = jdbc;
         this.setWeight = schema.sql(upsert("weight = excluded.weight", "weight", ":weight::float8"));
@@ -34,7 +44,7 @@ final class JdbcFairnessRepository implements FairnessRepository {
                         (SELECT min(a.pass) FROM {schema}.fair_key a WHERE a.queue = k.queue AND a.active AND NOT a.drained AND NOT a.paused),
                         k.pass)) END""", "paused", ":paused::boolean"));
         this.keys = schema.sql("""
-                SELECT k.key, k.weight, k.paused, k.active, k.pass,
+                SELECT k.key, k.weight, k.paused, k.active, k.pass, %s AS handle,
                        (SELECT count(*) FROM (SELECT 1 FROM {schema}.job j
                                               WHERE j.queue = k.queue AND j.fairness_key = k.key AND j.state = 'ready'
                                               LIMIT :ready_limit) AS r) AS ready,
@@ -45,7 +55,9 @@ final class JdbcFairnessRepository implements FairnessRepository {
                         ORDER BY j.priority DESC, j.run_at, j.id LIMIT 1) AS next_ready_since
                 FROM {schema}.fair_key k
                 WHERE k.queue = :queue
-                ORDER BY k.active DESC, k.key LIMIT :limit""");
+                ORDER BY k.active DESC, k.key LIMIT :limit""".formatted(HANDLE));
+        this.keyOfHandle = schema.sql("""
+                SELECT k.key FROM {schema}.fair_key k WHERE k.queue = :queue AND %s = :handle""".formatted(HANDLE));
         this.keyCounts = schema.sql("""
                 SELECT queue, count(*) FILTER (WHERE active AND NOT paused), count(*) FILTER (WHERE paused),
                        count(*) FILTER (WHERE NOT active AND NOT paused)
@@ -79,8 +91,15 @@ final class JdbcFairnessRepository implements FairnessRepository {
                 Timestamp since = row.getTimestamp("next_ready_since");
                 return new FairnessKeyInfo(queue, row.getString("key"), row.getObject("weight", Double.class),
                         row.getBoolean("paused"), row.getBoolean("active"), row.getLong("ready"), row.getLong("running"),
-                        (since != null) ? since.toInstant() : null, row.getDouble("pass"));
+                        (since != null) ? since.toInstant() : null, row.getDouble("pass"), row.getString("handle"));
             });
+    }
+
+    @Override
+    public @Nullable String keyOfHandle(String queue, String handle) {
+        List<String> keys = jdbc.query(keyOfHandle, (params) -> params.text("queue", queue).text("handle", handle),
+                (row) -> row.getString(1));
+        return keys.isEmpty() ? null : keys.get(0);
     }
 
     @Override
