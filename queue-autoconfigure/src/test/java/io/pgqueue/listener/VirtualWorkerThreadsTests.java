@@ -152,11 +152,15 @@ class VirtualWorkerThreadsTests {
     void aThousandVirtualWorkersWaitAtOnceWithoutHoldingConnections() {
         assumeThat(Runtime.version().feature()).as("virtual threads need Java 21").isGreaterThanOrEqualTo(21);
         int jobs = 3_000;
-        runner.withPropertyValues("spring.threads.virtual.enabled=true")
+        runner.withPropertyValues("spring.threads.virtual.enabled=true", "pgqueue.listener.auto-startup=false")
             .withBean(WaitingHandlers.class)
             .run((context) -> {
                 context.getBean(QueueTemplate.class)
                     .sendBatch("vt-waits", IntStream.range(0, jobs).mapToObj(Work::new).toList());
+                // the listeners start once the send has given its connection back: the count below is the
+                // listeners' alone (a wake-up by the send's NOTIFY could start a handler while the sending thread
+                // was still returning its connection to the pool)
+                context.getBean(io.pgqueue.config.QueueListenerContainerRegistry.class).start();
                 WaitingHandlers handlers = context.getBean(WaitingHandlers.class);
                 await().atMost(Duration.ofSeconds(60)).until(() -> handlers.done.get() == jobs);
                 // hundreds of handlers wait side by side, and the connections in use while they do are
