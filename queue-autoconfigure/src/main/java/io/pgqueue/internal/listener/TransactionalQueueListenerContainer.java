@@ -152,13 +152,14 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 try {
                     promoted = lastClaimFull ? 0 : strategy.promoteDue();
                     batch = transactions.execute((status) -> {
+                        long claimedAt = System.nanoTime();
                         ClaimPositions.Ticket ticket = positions.next(claimRequest);
                         Claim claim = strategy.claim(ticket.request());
                         positions.claimed(ticket, claim);
                         Handled handled;
                         inFlight.addAndGet(claim.jobs().size());
                         try {
-                            handled = run(claim.jobs(), slot);
+                            handled = run(claim.jobs(), slot, claimedAt);
                         }
                         finally {
                             inFlight.addAndGet(-claim.jobs().size());
@@ -222,17 +223,39 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
      * outputs and cascades are written after the handlers.
      */
     private record Handled(List<JobExecutor.Outcome> failures, List<JobExecutor.Succeeded> withOutputs,
-            List<JobExecutor.Succeeded> cascading, boolean batchListener) {
+            List<JobExecutor.Succeeded> cascading, boolean batchListener, List<LateFinish> late) {
 
-        static final Handled NOTHING = new Handled(List.of(), List.of(), List.of(), false);
+        static final Handled NOTHING = new Handled(List.of(), List.of(), List.of(), false, List.of());
 
         static Handled failed(List<? extends JobExecutor.Outcome> failures) {
-            return new Handled(List.copyOf(failures), List.of(), List.of(), false);
+            return new Handled(List.copyOf(failures), List.of(), List.of(), false, List.of());
         }
     }
 
-    /** Runs the claimed jobs' handlers in the open transaction. */
-    private Handled run(List<ClaimedJob> jobs, AtomicReference<HandlerRun> slot) {
+    /**
+     * A succeeded job whose handler finished a second or more after its claim's transaction began, when its
+     * history row was written: that row is dated again at the finish.
+     */
+    private record LateFinish(long id, long afterMicros) {
+
+        /** Later than this, a history row dated at the claim is dated again (sooner, it is left as written). */
+        static final long LATE_MICROS = 1_000_000;
+
+        /**
+         * Adds the job if it finished late. {@code claimedAt} was read before the transaction's first statement
+         * (whose arrival PostgreSQL takes as {@code now()}) and the microseconds are rounded up, so the new date
+         * is never before the handler's end.
+         */
+        static void add(List<LateFinish> late, ClaimedJob job, long claimedAt) {
+            long afterMicros = (System.nanoTime() - claimedAt + 999) / 1000;
+            if (afterMicros >= LATE_MICROS) {
+                late.add(new LateFinish(job.id(), afterMicros));
+            }
+        }
+    }
+
+    /** Runs the claimed jobs' handlers in the open transaction, begun at {@code claimedAt} (nanoTime). */
+    private Handled run(List<ClaimedJob> jobs, AtomicReference<HandlerRun> slot, long claimedAt) {
         if (jobs.isEmpty()) {
             return Handled.NOTHING;
         }
@@ -242,11 +265,14 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
             if (!failures.isEmpty()) {
                 return Handled.failed(failures);
             }
+            List<LateFinish> late = new ArrayList<>();
+            jobs.forEach((job) -> LateFinish.add(late, job, claimedAt));
             return new Handled(List.of(), List.of(), jobs.stream().filter(ClaimedJob::cascades)
-                .map((job) -> new JobExecutor.Succeeded(job, null)).toList(), true);
+                .map((job) -> new JobExecutor.Succeeded(job, null)).toList(), true, late);
         }
         List<JobExecutor.Succeeded> nodes = new ArrayList<>();
         List<JobExecutor.Succeeded> withOutputs = new ArrayList<>();
+        List<LateFinish> late = new ArrayList<>();
         for (ClaimedJob job : jobs) {
             JobExecutor.Outcome outcome = tracked(slot, new HandlerRun(job, false, interruptGrace),
                     (run) -> executor.run(run, JobContextImpl.LeaseExtender.NONE));
@@ -255,6 +281,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 return Handled.failed(List.of(outcome));
             }
             if (outcome instanceof JobExecutor.Succeeded succeeded) {
+                LateFinish.add(late, job, claimedAt);
                 if (succeeded.outputJson() != null) {
                     withOutputs.add(succeeded);
                 }
@@ -263,19 +290,27 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 }
             }
         }
-        return new Handled(List.of(), withOutputs, nodes, false);
+        return new Handled(List.of(), withOutputs, nodes, false, late);
     }
 
-    /** The statements after the handlers that succeeded: their outputs, then their cascades. */
+    /**
+     * The statements after the handlers that succeeded: their outputs, then their cascades, then the dates of
+     * the history rows of jobs that finished late.
+     */
     private void afterHandlers(Handled handled) {
         if (handled.batchListener()) {
             membersSucceeded(handled.cascading(), true);
-            return;
         }
-        boolean released = history.recordOutputs(
-                handled.withOutputs().stream().mapToLong((succeeded) -> succeeded.job().id()).toArray(),
-                handled.withOutputs().stream().map(JobExecutor.Succeeded::outputJson).toArray(String[]::new));
-        membersSucceeded(handled.cascading(), !released);
+        else {
+            boolean released = history.recordOutputs(
+                    handled.withOutputs().stream().mapToLong((succeeded) -> succeeded.job().id()).toArray(),
+                    handled.withOutputs().stream().map(JobExecutor.Succeeded::outputJson).toArray(String[]::new));
+            membersSucceeded(handled.cascading(), !released);
+        }
+        if (!handled.late().isEmpty()) {
+            history.redate(handled.late().stream().mapToLong(LateFinish::id).toArray(),
+                    handled.late().stream().mapToLong(LateFinish::afterMicros).toArray());
+        }
     }
 
     /**

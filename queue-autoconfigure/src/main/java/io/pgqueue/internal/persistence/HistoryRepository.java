@@ -26,6 +26,14 @@ public interface HistoryRepository {
     boolean recordOutputs(long[] ids, String[] outputsJson);
 
     /**
+     * Dates the history rows that this transaction's TRANSACTIONAL claim wrote (dated at the transaction's start)
+     * at the moment each job's handler finished, given in microseconds after that start, moving each row to the
+     * partition of its finish. The container calls it only for handlers that finished a second or more after the
+     * claim, so a claim of short jobs pays no statement for it.
+     */
+    void redate(long[] ids, long[] finishedAfterMicros);
+
+    /**
      * Deletes up to {@code limit} rows older than {@code retention} from the default partition, where rows land
      * only when their partition was missing; returns how many. Every other row leaves with its partition.
      */

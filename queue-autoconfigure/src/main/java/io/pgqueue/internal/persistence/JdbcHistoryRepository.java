@@ -64,6 +64,8 @@ final class JdbcHistoryRepository implements HistoryRepository {
 
     private final Sql recordOutputs;
 
+    private final Sql redate;
+
     private final Sql expire;
 
     private final Sql partitions;
@@ -90,6 +92,11 @@ final class JdbcHistoryRepository implements HistoryRepository {
         this.recordOutputs = schema.sql(JdbcJobRepository.RELEASE_CLAIM_SAVEPOINT + """
                 UPDATE {schema}.job_history h SET output = o.output::jsonb
                 FROM unnest(:ids::bigint[], :outputs::text[]) AS o(id, output)
+                WHERE h.id = o.id AND h.finished_at = now()""");
+        // a row whose new date falls in another partition moves there (an UPDATE of the partition key)
+        this.redate = schema.sql("""
+                UPDATE {schema}.job_history h SET finished_at = now() + o.after_us * interval '1 microsecond'
+                FROM unnest(:ids::bigint[], :after_us::bigint[]) AS o(id, after_us)
                 WHERE h.id = o.id AND h.finished_at = now()""");
         this.expire = schema.sql("""
                 WITH expired AS (
@@ -169,6 +176,13 @@ final class JdbcHistoryRepository implements HistoryRepository {
         }
         jdbc.countAll(recordOutputs, (params) -> params.int8Array("ids", ids).array("outputs", "text", outputsJson));
         return true;
+    }
+
+    @Override
+    public void redate(long[] ids, long[] finishedAfterMicros) {
+        if (enabled && ids.length > 0) {
+            jdbc.countAll(redate, (params) -> params.int8Array("ids", ids).int8Array("after_us", finishedAfterMicros));
+        }
     }
 
     @Override

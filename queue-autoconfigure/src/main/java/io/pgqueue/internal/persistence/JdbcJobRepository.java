@@ -826,14 +826,16 @@ final class JdbcJobRepository implements JobRepository {
     /**
      * Puts a job off without counting the attempt: back to scheduled (or ready without a delay). A LEASE job
      * must still be running under this node in that attempt and not be cancel-requested (the statement that
-     * follows finishes such a job); a TRANSACTIONAL job is ready again after its rollback.
+     * follows finishes such a job); a TRANSACTIONAL job is ready again after its rollback. The delay counts from
+     * this statement, not from its transaction's start: a TRANSACTIONAL claim's transaction began before its
+     * handlers ran, however long they took.
      */
     private String snoozeStatement(Transition transition) {
         return transition.tag() + """
                 WITH snoozed AS (
                     UPDATE {schema}.job
                     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
-                        run_at = now() + :delay_ms::bigint * interval '1 millisecond',
+                        run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
                         attempts = :attempt - 1, locked_by = NULL, lease_until = NULL, debounce_key = NULL
                     WHERE id = :id AND %s
                     RETURNING queue, state
@@ -879,7 +881,7 @@ final class JdbcJobRepository implements JobRepository {
     /**
      * Records a failed attempt: dead, or back to scheduled/ready after the delay. A LEASE job must still be
      * running under this node in that attempt; a TRANSACTIONAL job is ready again after its rollback, with
-     * the attempt not yet counted.
+     * the attempt not yet counted. The backoff and the time of death count from this statement (as for a snooze).
      */
     private String failStatement(Transition transition, boolean workflows) {
         String statement = transition.tag() + """
@@ -888,10 +890,10 @@ final class JdbcJobRepository implements JobRepository {
                     SET state = CASE WHEN :dead::boolean THEN 'dead'
                                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
                         run_at = CASE WHEN :dead::boolean THEN run_at
-                                      ELSE now() + :delay_ms::bigint * interval '1 millisecond' END,
+                                      ELSE statement_timestamp() + :delay_ms::bigint * interval '1 millisecond' END,
                         attempts = :attempt, max_attempts = :max_attempts,
                         locked_by = NULL, lease_until = NULL, last_error = :error, debounce_key = NULL,
-                        dead_at = CASE WHEN :dead::boolean THEN now() END
+                        dead_at = CASE WHEN :dead::boolean THEN statement_timestamp() END
                     WHERE id = :id AND %s
                     RETURNING id, queue, state, workflow_id, batch_id
                 )""".formatted(transition.guard(""))
