@@ -664,8 +664,7 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     private Sql fairClaimLeased(FairSize size) {
-        return claimFairLeased.computeIfAbsent(size, (s) -> schema.sql(promoteStatement(true, true) + ";\n"
-                + fairClaimLeasedStatement(s)));
+        return claimFairLeased.computeIfAbsent(size, (s) -> schema.sql(fairClaimLeasedStatement(s)));
     }
 
     private Sql fairClaimAndDelete(FairSize size) {
@@ -1073,11 +1072,7 @@ final class JdbcJobRepository implements JobRepository {
      * promoted, then the claimed rows.
      */
     private Claim promoteThenClaim(Sql sql, ClaimRequest request, Jdbc.Binder binder, ClaimReader reader) {
-        UUID node = Objects.requireNonNull(request.node(), "A LEASE claim needs a node");
-        return jdbc.execute((Connection connection) -> jdbc.run(connection, sql, (params) -> {
-            binder.bind(params);
-            params.uuid("node", node).int8("lease_ms", request.leaseMillis());
-        }, (statement) -> {
+        return leaseClaim(sql, request, binder, (statement) -> {
             statement.execute();
             long promoted;
             try (ResultSet rows = statement.getResultSet()) {
@@ -1089,7 +1084,16 @@ final class JdbcJobRepository implements JobRepository {
             try (ResultSet rows = statement.getResultSet()) {
                 return reader.read(rows, promoted);
             }
-        }));
+        });
+    }
+
+    /** Runs a LEASE claim's round trip on a connection, bound with the node and its lease. */
+    private Claim leaseClaim(Sql sql, ClaimRequest request, Jdbc.Binder binder, Jdbc.StatementWork<Claim> work) {
+        UUID node = Objects.requireNonNull(request.node(), "A LEASE claim needs a node");
+        return jdbc.execute((Connection connection) -> jdbc.run(connection, sql, (params) -> {
+            binder.bind(params);
+            params.uuid("node", node).int8("lease_ms", request.leaseMillis());
+        }, work));
     }
 
     /** Reads a claim's rows. */
@@ -1129,10 +1133,24 @@ final class JdbcJobRepository implements JobRepository {
         return (claim != null) ? claim : Claim.NONE;
     }
 
+    /**
+     * Promotes the queue's due jobs, then claims. Unlike a plain claim's, the promotion is a transaction of its
+     * own, committed before the claim: a promotion that makes a drained key ready again locks that key's row, and
+     * held through the claim (which locks the keys it charges in key order) it would be a second pass in another
+     * order, in which two claimers can deadlock. Committed first, the claim holds no key row before its ordered
+     * pass (but its capped keys, which no other claim waits for: a claim that cannot lock one skips it). Inside a
+     * throttled claim's transaction both run in it: those claims take turns.
+     */
     @Override
     public Claim claimFairLeased(ClaimRequest request, FairShares shares) {
-        return promoteThenClaim(fairClaimLeased(size(request, shares)), request,
-                (params) -> bindFairClaim(params, request, shares), ClaimedRows::fairlyClaimed);
+        long promoted = promoteDueFair(request.queue());
+        return leaseClaim(fairClaimLeased(size(request, shares)), request,
+                (params) -> bindFairClaim(params, request, shares), (statement) -> {
+                    statement.execute();
+                    try (ResultSet rows = statement.getResultSet()) {
+                        return ClaimedRows.fairlyClaimed(rows, promoted);
+                    }
+                });
     }
 
     @Override
