@@ -249,7 +249,9 @@ final class FairnessCascade {
     /**
      * Moves the passes of the keys a TRANSACTIONAL claim took jobs from ({@code :keys}, {@code :counts}; a key it
      * found empty counts zero) and marks the keys it left empty ({@code :emptied}) drained, at the end of the
-     * handlers' transaction: the rows are locked in key order and held only until the commit.
+     * handlers' transaction: the rows are locked in key order and held only until the commit. A key the claim
+     * found empty is looked at again here, since its handlers may have run for long: one that has a ready job now
+     * (sent while they ran) is not marked, or it would wait for a sweep, which a busy queue may not run soon.
      */
     String chargeStatement() {
         return "WITH " + SETTINGS + """
@@ -264,9 +266,12 @@ final class FairnessCascade {
                 SET pass = CASE WHEN c.n > 0 THEN l.pass + c.n / l.weight
                                 ELSE greatest(k.pass, (SELECT max(b.pass) FROM {schema}.fair_key b
                                                        WHERE b.queue = :queue AND b.active AND NOT b.drained AND NOT b.paused)) END,
-                    drained = k.drained OR k.key = ANY(:emptied::text[]), updated_at = now()
+                    drained = k.drained OR CASE WHEN k.key = ANY(:emptied::text[]) THEN NOT EXISTS (
+                        SELECT 1 FROM {schema}.job j WHERE j.queue = :queue AND j.fairness_key = k.key AND %s)
+                        ELSE false END,
+                    updated_at = now()
                 FROM locked l JOIN charges c ON c.key = l.key
-                WHERE k.queue = :queue AND k.key = l.key""".formatted(WEIGHT);
+                WHERE k.queue = :queue AND k.key = l.key""".formatted(WEIGHT, KEY_READY);
     }
 
     /**
