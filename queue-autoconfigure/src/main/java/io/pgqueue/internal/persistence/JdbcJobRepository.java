@@ -20,10 +20,12 @@ import io.pgqueue.listener.RateLimit;
 import io.pgqueue.model.DeadJob;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobQuery;
+import io.pgqueue.model.JobState;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -198,6 +200,9 @@ final class JdbcJobRepository implements JobRepository {
 
     private final TransactionTemplate transactions;
 
+    /** A read beside the transaction on this thread (suspended meanwhile), on a connection of its own. */
+    private final TransactionTemplate besideTransaction;
+
     /** The insert statements by row shape, each without and with NOTIFY, then both again with dedup windows. */
     private final Map<RowShape, Sql[]> enqueue = new EnumMap<>(RowShape.class);
 
@@ -368,6 +373,9 @@ final class JdbcJobRepository implements JobRepository {
         this.cascade = new WorkflowCascade(counters, history);
         this.batches = new BatchCascade(counters);
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
+        this.besideTransaction = new TransactionTemplate(transactions.getTransactionManager());
+        besideTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        besideTransaction.setReadOnly(true);
         for (RowShape shape : RowShape.values()) {
             for (boolean batched : new boolean[] { false, true }) {
                 Sql[] variants = new Sql[8];
@@ -1221,7 +1229,7 @@ final class JdbcJobRepository implements JobRepository {
 
     /** Runs a TRANSACTIONAL claim with its savepoint (before or after it), and reads the claimed rows. */
     private Claim transactionalClaim(Sql sql, Jdbc.Binder binder, ClaimReader reader) {
-        return jdbc.execute((Connection connection) -> jdbc.run(connection, sql, binder, (statement) -> {
+        Claim claim = jdbc.execute((Connection connection) -> jdbc.run(connection, sql, binder, (statement) -> {
             if (!statement.execute() && !statement.getMoreResults()) {
                 throw new IllegalStateException("A claim returned no claimed rows");
             }
@@ -1229,6 +1237,8 @@ final class JdbcJobRepository implements JobRepository {
                 return reader.read(rows, 0);
             }
         }));
+        TransactionalClaims.claimed(jdbc.dataSource(), claim.jobs());
+        return claim;
     }
 
     /** The claimed rows and, to restore them if the handlers' transaction must take the claim back, their rests. */
@@ -1520,6 +1530,26 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public @Nullable JobInfo job(long id) {
+        JobInfo found = lookUp(id);
+        ClaimedJob claimedHere = TransactionalClaims.claimedHere(jdbc.dataSource(), id);
+        if (claimedHere == null || (found != null && !found.state().isFinished())) {
+            // not claimed by this thread's transaction, or put back in it (its handler failed)
+            return found;
+        }
+        // deleted (or archived as completed) by this thread's own claim while its handler runs: the row as it
+        // was committed, which other transactions still see, as the claim took it
+        JobInfo committed = besideTransaction.execute((status) -> lookUp(id));
+        if (committed == null) {
+            return found;
+        }
+        return new JobInfo(id, committed.queue(), JobState.RUNNING, committed.payload(), committed.payloadType(),
+                committed.headers(), claimedHere.attempt(), claimedHere.maxAttempts(), committed.priority(),
+                committed.runAt(), committed.enqueuedAt(), claimedHere.claimedAt(), null, committed.lastError(), null,
+                null, false, committed.groupKey(), committed.dedupKey(), committed.timeoutMillis(), null, null,
+                committed.workflowId(), committed.batchId(), committed.fairnessKey());
+    }
+
+    private @Nullable JobInfo lookUp(long id) {
         List<JobInfo> found = jdbc.query(lookups.byId(), (params) -> params.int8("id", id), JobLookups::read);
         return found.isEmpty() ? null : found.get(0);
     }
