@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A {@link CrashWorker} running as a separate JVM on the same classpath, with its output in a log file.
  */
@@ -34,12 +36,21 @@ public final class WorkerProcess {
     /** Starts a worker with further application arguments, e.g. {@code --pgqueue.listener.notify=false}. */
     public static WorkerProcess start(String jdbcUrl, String username, String password, List<String> arguments)
             throws IOException {
+        return start(null, jdbcUrl, username, password, arguments);
+    }
+
+    /**
+     * Starts a worker from another build's executable soak jar (an older version, for a rolling upgrade), or from
+     * this JVM's class path when {@code soakJar} is null.
+     */
+    public static WorkerProcess start(@Nullable Path soakJar, String jdbcUrl, String username, String password,
+            List<String> arguments) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.add("-Xmx256m");
         command.add("-XX:TieredStopAtLevel=1");
-        String classPath = System.getProperty("java.class.path");
-        if (launchedFromExecutableJar()) {
+        String classPath = (soakJar != null) ? soakJar.toString() : System.getProperty("java.class.path");
+        if (soakJar != null || launchedFromExecutableJar()) {
             // running from the soak's executable jar: start its launcher with the worker as main class
             command.addAll(List.of("-cp", classPath, "-Dloader.main=" + CrashWorker.class.getName(),
                     "org.springframework.boot.loader.launch.PropertiesLauncher"));

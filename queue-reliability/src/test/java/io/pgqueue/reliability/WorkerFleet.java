@@ -1,10 +1,13 @@
 package io.pgqueue.reliability;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+
+import org.jspecify.annotations.Nullable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,11 +25,20 @@ final class WorkerFleet implements AutoCloseable {
 
     private final List<String> arguments;
 
+    /** Another build's soak jar the workers run from, or null for this one's class path. */
+    private final @Nullable Path soakJar;
+
     private final List<WorkerProcess> workers = new ArrayList<>();
 
     private final Set<Long> killed = new HashSet<>();
 
     WorkerFleet(String jdbcUrl, String username, String password, List<String> arguments) {
+        this(null, jdbcUrl, username, password, arguments);
+    }
+
+    /** A fleet of workers running another build (its executable soak jar), e.g. the version before an upgrade. */
+    WorkerFleet(@Nullable Path soakJar, String jdbcUrl, String username, String password, List<String> arguments) {
+        this.soakJar = soakJar;
         this.jdbcUrl = jdbcUrl;
         this.username = username;
         this.password = password;
@@ -35,7 +47,7 @@ final class WorkerFleet implements AutoCloseable {
 
     void start(int count) throws IOException {
         for (int i = 0; i < count; i++) {
-            workers.add(WorkerProcess.start(jdbcUrl, username, password, arguments));
+            workers.add(WorkerProcess.start(soakJar, jdbcUrl, username, password, arguments));
         }
     }
 
@@ -54,6 +66,19 @@ final class WorkerFleet implements AutoCloseable {
     /** The process ids of the workers killed so far. */
     Set<Long> killed() {
         return Set.copyOf(killed);
+    }
+
+    /** SIGTERM to the oldest worker, which must stop by itself; it leaves the fleet. */
+    void stopOldestGracefully() throws IOException, InterruptedException {
+        WorkerProcess oldest = workers.remove(0);
+        assertThat(oldest.stopGracefully()).as(oldest.log()).isTrue();
+    }
+
+    /** The process ids of the workers running now. */
+    Set<Long> pids() {
+        Set<Long> pids = new HashSet<>();
+        workers.forEach((worker) -> pids.add(worker.pid()));
+        return pids;
     }
 
     /** SIGTERM to every worker: each must stop by itself, not be killed for taking too long. */

@@ -112,7 +112,7 @@ class WorkflowCrashTests {
     }
 
     /** Four shapes in turn, nodes spread over the LEASE and TRANSACTIONAL queues. */
-    private static Workflow shape(int i) {
+    static Workflow shape(int i) {
         Workflow.Builder builder = Workflow.builder("crash-" + i);
         switch (i % 4) {
             case 0 -> builder.node(node("charge", 0)).node(node("reserve", 1))
