@@ -100,7 +100,8 @@ public final class PgQueueAutoConfiguration {
         PgQueueProperties.Schema schema = properties.getSchema();
         return new Repositories(dataSource, new Schema(schema.getName()), schema.getHistoryTable(),
                 properties.getCounters().isEnabled(), properties.getHistory().isEnabled(),
-                properties.getStatementTimeout(), properties.getDatabases().isEmpty() ? null : database);
+                properties.getStatementTimeout(), properties.getDatabases().isEmpty() ? null : database,
+                properties.getListener().isDurableClaims());
     }
 
     @Bean

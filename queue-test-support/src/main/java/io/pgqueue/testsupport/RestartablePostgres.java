@@ -46,6 +46,42 @@ public final class RestartablePostgres implements PostgresServer {
         }
     }
 
+    /**
+     * A crash of the server: SIGKILL to the postmaster and every process of it at once, as a power loss or the
+     * kernel's OOM killer would end them. What was only in shared memory (WAL not yet written, so asynchronous
+     * commits of the last moments) is lost; {@link #startServer()} then recovers from the WAL on disk.
+     */
+    public synchronized void crash() {
+        try {
+            long postmaster = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
+            ProcessHandle process = ProcessHandle.of(postmaster)
+                .orElseThrow(() -> new IllegalStateException("no postmaster with pid " + postmaster));
+            java.util.List<ProcessHandle> all = new java.util.ArrayList<>(process.descendants().toList());
+            all.add(process);
+            all.forEach(ProcessHandle::destroyForcibly);
+            for (ProcessHandle handle : all) {
+                handle.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            try {
+                // lets go of the data directory's lock (its stop of a server that is gone fails, as it may)
+                postgres.close();
+            }
+            catch (IOException | RuntimeException ex) {
+                // the server is gone already: nothing else to stop
+            }
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+        catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
+            throw new IllegalStateException("the server's processes did not end", ex);
+        }
+    }
+
     /** Starts the server again on the same data directory and port. */
     public synchronized void startServer() {
         try {
@@ -54,6 +90,9 @@ public final class RestartablePostgres implements PostgresServer {
                 .setCleanDataDirectory(false)
                 .setPort(port)
                 .setServerConfig("max_connections", "100")
+                // zonky's defaults turn both off; a crash of the server must lose only what a real one loses
+                .setServerConfig("synchronous_commit", "on")
+                .setServerConfig("fsync", "on")
                 .start();
         }
         catch (IOException ex) {

@@ -198,6 +198,17 @@ final class JdbcJobRepository implements JobRepository {
 
     private final JdbcHistoryRepository history;
 
+    /**
+     * The condition that makes a LEASE claim's transaction commit without waiting for its WAL flush (set inside the
+     * statement, so that the claim stays one round trip): a claim lost in a server crash only lets its job be
+     * claimed again. Measured, a flush per claim cost 13% of the jobs per second in claims of 100 and 30% in claims
+     * of 10.
+     */
+    private static final String ASYNCHRONOUS_COMMIT = "AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL";
+
+    /** {@link #ASYNCHRONOUS_COMMIT}, or nothing where claims are durable. */
+    private final String claimCommit;
+
     private final TransactionTemplate transactions;
 
     /** A read beside the transaction on this thread (suspended meanwhile), on a connection of its own. */
@@ -365,7 +376,9 @@ final class JdbcJobRepository implements JobRepository {
 
     private final Sql deadJobSummaries;
 
-    JdbcJobRepository(Jdbc jdbc, Schema schema, Counters counters, JdbcHistoryRepository history) {
+    JdbcJobRepository(Jdbc jdbc, Schema schema, Counters counters, JdbcHistoryRepository history,
+            boolean durableClaims) {
+        this.claimCommit = durableClaims ? "" : ASYNCHRONOUS_COMMIT;
         this.jdbc = jdbc;
         this.schema = schema;
         this.counters = counters;
@@ -664,10 +677,10 @@ final class JdbcJobRepository implements JobRepository {
                     %s
                     WHERE j.id = ANY(ARRAY(%s))
                       AND %s
-                      AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+                      %s
                     %s
                 )""".formatted(LEASE_SET, after ? READY_IDS_AFTER : READY_IDS, Transition.CLAIM_LEASE.guard("j"),
-                LEASE_RETURNING) + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)
+                claimCommit, LEASE_RETURNING) + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)
                 + "\n" + CLAIMED_COLUMNS;
     }
 
@@ -690,9 +703,9 @@ final class JdbcJobRepository implements JobRepository {
                     %s
                     WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
                       AND %s
-                      AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+                      %s
                     %s
-                )""".formatted(LEASE_SET, Transition.CLAIM_LEASE.guard("j"), LEASE_RETURNING)
+                )""".formatted(LEASE_SET, Transition.CLAIM_LEASE.guard("j"), claimCommit, LEASE_RETURNING)
                 + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY) + "\n" + FAIR_CLAIMED_COLUMNS;
     }
 

@@ -54,11 +54,20 @@ public final class Repositories {
      */
     public Repositories(DataSource dataSource, Schema schema, String historyTable, boolean counters, boolean history,
             Duration statementTimeout, @org.jspecify.annotations.Nullable String database) {
+        this(dataSource, schema, historyTable, counters, history, statementTimeout, database, false);
+    }
+
+    /**
+     * @param durableClaims whether LEASE claims commit synchronously (by default they commit asynchronously, and
+     * a server crash can lose the last ones)
+     */
+    public Repositories(DataSource dataSource, Schema schema, String historyTable, boolean counters, boolean history,
+            Duration statementTimeout, @org.jspecify.annotations.Nullable String database, boolean durableClaims) {
         Jdbc jdbc = new Jdbc(dataSource, statementTimeout, database);
         Counters counterDeltas = new Counters(counters);
         this.schema = schema;
         this.history = new JdbcHistoryRepository(jdbc, schema, history);
-        this.jobs = new JdbcJobRepository(jdbc, schema, counterDeltas, this.history);
+        this.jobs = new JdbcJobRepository(jdbc, schema, counterDeltas, this.history, durableClaims);
         this.nodes = new JdbcNodeRepository(jdbc, schema);
         this.schedules = new JdbcScheduleRepository(jdbc, schema, jobs);
         this.stats = new JdbcQueueStatsRepository(jdbc, schema, counterDeltas);
