@@ -2,6 +2,7 @@ package io.pgqueue.config;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 
 import io.pgqueue.listener.QueueListenerContainer;
 import org.jspecify.annotations.Nullable;
@@ -45,8 +46,8 @@ public interface QueueListenerContainerRegistry extends SmartLifecycle {
      * The databases on which this node's heartbeat is older than the node timeout, so that it stopped claiming
      * there; empty while it may claim everywhere. One database: {@code "default"} or nothing.
      */
-    default java.util.List<String> staleHeartbeats() {
-        return (heartbeatAge() != null && !isNodeAlive()) ? java.util.List.of("default") : java.util.List.of();
+    default List<String> staleHeartbeats() {
+        return (heartbeatAge() != null && !isNodeAlive()) ? List.of("default") : List.of();
     }
 
     @Override

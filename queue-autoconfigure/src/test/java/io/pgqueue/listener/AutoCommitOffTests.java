@@ -122,6 +122,32 @@ class AutoCommitOffTests {
         }
     }
 
+    /**
+     * A send beside another DataSource's transaction committed on its own, so this JVM's listeners are woken at
+     * once, not when (or if) that unrelated transaction commits: here it waits until the job was handled, which on
+     * main happened only at the next poll, an hour away.
+     */
+    @Test
+    void aSendBesideAnotherDataSourcesTransactionWakesTheListenersAtOnce() {
+        Handler handler = new Handler();
+        try (HikariDataSource other = QueueContextRunners.pool(database)) {
+            TransactionTemplate otherTransaction = new TransactionTemplate(new DataSourceTransactionManager(other));
+            runner.withPropertyValues("pgqueue.listener.poll-interval=1h", "pgqueue.listener.notify=false")
+                .withBean(Handler.class, () -> handler)
+                .run((context) -> {
+                    QueueTemplate template = context.getBean(QueueTemplate.class);
+                    // a first job, woken by its send outside any transaction: the listener then waits for the next
+                    long first = template.send("autocommit-lease", 1);
+                    await().atMost(Duration.ofSeconds(10)).until(() -> handler.handled.contains(first));
+                    boolean handledInside = Boolean.TRUE.equals(otherTransaction.execute((status) -> {
+                        long id = template.send("autocommit-lease", 7);
+                        return await().atMost(Duration.ofSeconds(5)).until(() -> handler.handled.contains(id), (done) -> done);
+                    }));
+                    assertThat(handledInside).isTrue();
+                });
+        }
+    }
+
     /** A real transaction on pgqueue's DataSource is joined: its send commits or rolls back with it. */
     @Test
     void sendsInsideATransactionOnTheQueuesDataSourceFollowIt() {

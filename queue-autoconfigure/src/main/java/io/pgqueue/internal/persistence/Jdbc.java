@@ -259,7 +259,7 @@ final class Jdbc {
      * DataSourceTransactionManager, or by JpaTransactionManager exposing its JDBC connection): the only scope a
      * pgqueue statement joins.
      */
-    private boolean inTransactionOnDataSource() {
+    boolean inTransactionOnDataSource() {
         return TransactionSynchronizationManager.getResource(dataSource) != null
                 && TransactionSynchronizationManager.isActualTransactionActive();
     }

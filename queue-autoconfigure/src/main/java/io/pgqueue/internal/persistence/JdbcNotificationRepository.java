@@ -31,6 +31,11 @@ final class JdbcNotificationRepository implements NotificationRepository {
     }
 
     @Override
+    public boolean joinsTransaction() {
+        return jdbc.inTransactionOnDataSource();
+    }
+
+    @Override
     public String channel() {
         return channel;
     }

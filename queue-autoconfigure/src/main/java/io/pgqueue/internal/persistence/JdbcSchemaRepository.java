@@ -107,37 +107,47 @@ final class JdbcSchemaRepository implements SchemaRepository {
 
     /** Whether every identity table already draws from the block: the usual start, without a lock. */
     private boolean alreadyInBlock(long first, long last) {
-        for (String table : IDENTITY_TABLES) {
-            List<long[]> bounds = jdbc.query(identityBounds,
-                    (params) -> params.text("table", schema.qualify("{schema}." + table)),
-                    (row) -> new long[] { row.getLong(1), row.getLong(2) });
-            if (bounds.size() != 1 || bounds.get(0)[0] != first || bounds.get(0)[1] != last) {
-                return false;
+        return jdbc.execute((Connection connection) -> {
+            for (String table : IDENTITY_TABLES) {
+                if (!inBlock(bounds(connection, table), first, last)) {
+                    return false;
+                }
             }
-        }
-        return true;
+            return true;
+        });
+    }
+
+    /** The identity column's bounds of a table (minimum and maximum value), or none if it has no such column. */
+    private long[] bounds(Connection connection, String table) throws SQLException {
+        return jdbc.run(connection, identityBounds, (params) -> params.text("table", schema.qualify("{schema}." + table)),
+                (statement) -> {
+                    try (ResultSet row = statement.executeQuery()) {
+                        return row.next() ? new long[] { row.getLong(1), row.getLong(2) } : new long[0];
+                    }
+                });
+    }
+
+    private static boolean inBlock(long[] bounds, long first, long last) {
+        return bounds.length == 2 && bounds[0] == first && bounds[1] == last;
     }
 
     private void useIdBlock(Connection connection, String table, long first, long last) throws SQLException {
-        String qualified = schema.qualify("{schema}." + table);
-        long[] bounds = jdbc.run(connection, identityBounds, (params) -> params.text("table", qualified), (statement) -> {
-            try (ResultSet row = statement.executeQuery()) {
-                return row.next() ? new long[] { row.getLong(1), row.getLong(2) } : new long[0];
-            }
-        });
-        if (bounds.length == 2 && bounds[0] == first && bounds[1] == last) {
+        if (inBlock(bounds(connection, table), first, last)) {
             return;
         }
-        // DDL takes no parameters: the bounds are numbers computed here, the table a validated identifier
-        long[] ids = jdbc.run(connection, schema.sql("SELECT count(*) FILTER (WHERE id < " + first + " OR id > " + last
-                + "), coalesce(max(id) FILTER (WHERE id BETWEEN " + first + " AND " + last + "), 0) FROM {schema}."
-                + table), Jdbc.Binder.NONE, (statement) -> {
+        // DDL takes no parameters: the bounds are numbers computed here, the table a validated identifier. Both
+        // questions are probes of the primary key, never a scan of a table that may hold millions of jobs
+        long[] ids = jdbc.run(connection, schema.sql("SELECT (EXISTS (SELECT 1 FROM {schema}." + table + " WHERE id < "
+                + first + ") OR EXISTS (SELECT 1 FROM {schema}." + table + " WHERE id > " + last + "))::int, "
+                + "coalesce((SELECT max(id) FROM {schema}." + table + " WHERE id BETWEEN " + first + " AND " + last
+                + "), 0)"), Jdbc.Binder.NONE, (statement) -> {
                     try (ResultSet row = statement.executeQuery()) {
                         row.next();
                         return new long[] { row.getLong(1), row.getLong(2) };
                     }
                 });
         if (ids[0] > 0) {
+            String qualified = schema.qualify("{schema}." + table);
             throw new IllegalStateException("Table " + qualified + " holds ids outside this database's id block "
                     + first + ".." + last + "; it was used before with another id block or none");
         }

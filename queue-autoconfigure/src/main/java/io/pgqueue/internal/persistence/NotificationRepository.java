@@ -9,6 +9,12 @@ import java.util.List;
  */
 public interface NotificationRepository {
 
+    /**
+     * Whether a statement run now joins the caller's transaction (one actually active on this DataSource): a
+     * send then commits, and its wake-up is due, with that transaction; otherwise at once.
+     */
+    boolean joinsTransaction();
+
     String channel();
 
     /** Sends a wake-up for the queue now, outside any transaction of the caller. */

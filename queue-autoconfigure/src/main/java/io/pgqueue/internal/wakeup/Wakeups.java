@@ -331,9 +331,12 @@ public final class Wakeups implements DisposableBean {
         return queues;
     }
 
-    private static boolean inTransaction() {
-        return TransactionSynchronizationManager.isSynchronizationActive()
-                && TransactionSynchronizationManager.isActualTransactionActive();
+    /**
+     * Whether the send joined the caller's transaction on pgqueue's DataSource: its wake-up waits for that commit.
+     * A send beside another DataSource's transaction (or under NOT_SUPPORTED) committed on its own connection.
+     */
+    private boolean inTransaction() {
+        return TransactionSynchronizationManager.isSynchronizationActive() && channel.joinsTransaction();
     }
 
     @Override
