@@ -19,6 +19,9 @@ import io.pgqueue.schedule.RecurringJob;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.InitializingBean;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.Environment;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.util.unit.DataSize;
@@ -28,12 +31,21 @@ import org.springframework.util.unit.DataSize;
  * {@link InvalidConfigurationPropertyValueException} naming the property.
  */
 @ConfigurationProperties(prefix = "pgqueue")
-public class PgQueueProperties implements InitializingBean {
+public class PgQueueProperties implements InitializingBean, EnvironmentAware {
 
     /**
      * Whether pgqueue is enabled.
      */
     private boolean enabled = true;
+
+    /**
+     * Whether a key under pgqueue that no setting reads (a misspelt property) fails startup, naming the key and
+     * the closest property; when false it is logged as a warning. Environment variables and JVM system
+     * properties are not checked.
+     */
+    private boolean failOnUnknownProperties = true;
+
+    private @Nullable Environment environment;
 
     /**
      * Longest time any of pgqueue's own statements may run, waits for locks included, before pgqueue cancels
@@ -85,8 +97,34 @@ public class PgQueueProperties implements InitializingBean {
     private final Replica replica = new Replica();
 
     @Override
+    public void setEnvironment(Environment environment) {
+        this.environment = environment;
+    }
+
+    @Override
     public void afterPropertiesSet() {
         validate();
+        if (environment instanceof ConfigurableEnvironment configurable) {
+            List<String> unknown = UnknownProperties.find(configurable);
+            if (!unknown.isEmpty()) {
+                String message = "Unknown pgqueue propert" + ((unknown.size() == 1) ? "y " : "ies ")
+                        + String.join("; ", unknown) + ". No setting of pgqueue reads "
+                        + ((unknown.size() == 1) ? "it" : "them") + " (see docs/configuration.md); set "
+                        + "pgqueue.fail-on-unknown-properties=false to start anyway with a warning";
+                if (failOnUnknownProperties) {
+                    throw new IllegalStateException(message);
+                }
+                org.apache.commons.logging.LogFactory.getLog(PgQueueProperties.class).warn(message);
+            }
+        }
+    }
+
+    public boolean isFailOnUnknownProperties() {
+        return failOnUnknownProperties;
+    }
+
+    public void setFailOnUnknownProperties(boolean failOnUnknownProperties) {
+        this.failOnUnknownProperties = failOnUnknownProperties;
     }
 
     /** Checks every value and throws naming the first invalid property. */

@@ -147,7 +147,11 @@ final class ConfigurationReference {
                 `pgqueue.queues.<queue>.*`, then `pgqueue.listener.*`, then the default below. An invalid value fails
                 startup with a message naming the property, e.g. `Property pgqueue.queues.payments.rate with value
                 'lots' is invalid: 'lots' is not a rate: use <permits>/<window>, e.g. 100/1s, ...`; an invalid
-                listener method or attribute names the method. Every bean pgqueue defines backs off when you define
+                listener method or attribute names the method. A key under `pgqueue` that no setting reads (a typo
+                such as `pgqueue.listner.concurrency`) fails startup naming it, where it was set and the closest
+                property (`did you mean 'pgqueue.listener.concurrency'?`); `pgqueue.fail-on-unknown-properties=false`
+                turns that into a warning. Environment variables and JVM system properties are not checked (other
+                tools use names of that prefix). Every bean pgqueue defines backs off when you define
                 your own (`@ConditionalOnMissingBean`), and pgqueue never registers beans of the types Boot's own
                 auto-configuration watches (`Flyway`, `JdbcTemplate`, `JdbcClient`, `TaskScheduler`,
                 `PlatformTransactionManager`, `JsonMapper`).
