@@ -8,6 +8,9 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JavaType;
+import tools.jackson.databind.ObjectWriter;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.exc.InvalidDefinitionException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -16,6 +19,9 @@ import tools.jackson.databind.json.JsonMapper;
 public class JobPayloadCodec {
 
     private final JsonMapper mapper;
+
+    /** The application's mapper, refusing objects without properties: such a payload would be stored as {}. */
+    private final ObjectWriter strictWriter;
 
     /** JDK packages of plain values, trusted as recorded payload types (the package itself, not below it). */
     private static final Set<String> VALUE_PACKAGES = Set.of("java.lang", "java.util", "java.time", "java.math");
@@ -40,6 +46,7 @@ public class JobPayloadCodec {
      */
     public JobPayloadCodec(JsonMapper mapper, long maxPayloadBytes, List<String> trustedPackages) {
         this.mapper = mapper;
+        this.strictWriter = mapper.writer().with(SerializationFeature.FAIL_ON_EMPTY_BEANS);
         this.maxPayloadBytes = maxPayloadBytes;
         this.trustedPackages = List.copyOf(trustedPackages);
     }
@@ -72,18 +79,45 @@ public class JobPayloadCodec {
         return mapper;
     }
 
-    /** Serialises a payload; rejects one that Jackson cannot write or that is larger than the limit. */
+    /**
+     * Serialises a payload; rejects one that Jackson cannot write, that holds an object with no data Jackson can
+     * see (a class with private fields only, a stream, a connection: written as {@code {}}, whatever the
+     * application's mapper says about empty beans), or that is larger than the limit. A record without
+     * components is data, and written as {@code {}}.
+     */
     public String writePayload(String queue, Object payload) {
         String json;
         try {
-            json = mapper.writeValueAsString(payload);
+            json = strictWriter.writeValueAsString(payload);
+        }
+        catch (InvalidDefinitionException ex) {
+            json = writeEmptyRecord(queue, payload, ex);
         }
         catch (JacksonException ex) {
-            throw new IllegalArgumentException("Payload of type " + payload.getClass().getName() + " for queue '"
-                    + queue + "' cannot be written as JSON: " + ex.getOriginalMessage(), ex);
+            throw unwritable(queue, payload, ex);
         }
         checkSize(queue, json);
         return json;
+    }
+
+    /** A payload refused for an empty bean: written all the same if that bean is a record without components. */
+    private String writeEmptyRecord(String queue, Object payload, InvalidDefinitionException ex) {
+        Class<?> empty = (ex.getType() != null) ? ex.getType().getRawClass() : null;
+        if (empty == null || !empty.isRecord() || empty.getRecordComponents().length > 0) {
+            throw unwritable(queue, payload, ex);
+        }
+        try {
+            return mapper.writeValueAsString(payload);
+        }
+        catch (JacksonException again) {
+            throw unwritable(queue, payload, again);
+        }
+    }
+
+    private static IllegalArgumentException unwritable(String queue, Object payload, JacksonException ex) {
+        return new IllegalArgumentException("Payload of type " + payload.getClass().getName() + " for queue '" + queue
+                + "' cannot be written as JSON: " + ex.getOriginalMessage()
+                + " (a payload must be data: records, beans with getters, collections, strings, numbers)", ex);
     }
 
     public @Nullable String writeHeaders(Map<String, String> headers) {

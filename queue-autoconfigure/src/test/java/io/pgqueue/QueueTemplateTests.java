@@ -344,6 +344,47 @@ class QueueTemplateTests {
         });
     }
 
+    /**
+     * Objects with no data Jackson can see were stored as {@code {}} (with Boot's mapper, which writes empty beans),
+     * and the job went dead later with a hint pointing elsewhere: they are refused at send.
+     */
+    @Test
+    void payloadsWithoutDataAreRefusedAtSend() {
+        runner.run((context) -> {
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            assertThatIllegalArgumentException().isThrownBy(() -> template.send("emails", new PrivateFieldsOnly()))
+                .withMessageStartingWith("Payload of type " + PrivateFieldsOnly.class.getName()
+                        + " for queue 'emails' cannot be written as JSON");
+            assertThatIllegalArgumentException()
+                .isThrownBy(() -> template.send("emails", Map.of("in", new java.io.ByteArrayInputStream(new byte[1]))))
+                .withMessageContaining("cannot be written as JSON");
+            assertThatIllegalArgumentException()
+                .isThrownBy(() -> template.sendBatch("emails", List.of(new WelcomeEmail(1, "a@example.com"),
+                        new PrivateFieldsOnly())))
+                .withMessageContaining(PrivateFieldsOnly.class.getName());
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM pgqueue.job", Long.class)).isZero();
+
+            // a record without components is data all the same
+            long ping = template.send("emails", new Ping());
+            assertThat(jdbc.queryForObject("SELECT payload::text FROM pgqueue.job WHERE id = ?", String.class, ping))
+                .isEqualTo("{}");
+        });
+    }
+
+    /** A class whose state Jackson cannot see: no getters, no annotations. */
+    public static class PrivateFieldsOnly {
+
+        private final String secret = "s";
+
+        @Override
+        public String toString() {
+            return secret;
+        }
+    }
+
+    public record Ping() {
+    }
+
     @Test
     void countersRecordEveryInsertInTheSameStatement() {
         runner.run((context) -> {

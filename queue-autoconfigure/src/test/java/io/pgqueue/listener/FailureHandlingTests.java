@@ -129,7 +129,7 @@ class FailureHandlingTests {
                 Map<String, Object> row = jobs.row(poison);
                 assertThat(row.get("attempts")).isEqualTo(1);
                 assertThat((String) row.get("last_error")).startsWith("Not retryable")
-                    .contains("cannot be read as " + Reading.class.getName());
+                    .contains("(sent as " + Reading.class.getName() + ") cannot be read as " + Reading.class.getName());
                 assertThat(handled).containsExactlyInAnyOrder(10L, 11L);
             });
     }

@@ -123,7 +123,8 @@ public final class MethodJobHandler {
             return codec.readPayload(payloadJson, type);
         }
         catch (RuntimeException ex) {
-            throw new PayloadConversionException("Payload of job " + jobId + " cannot be read as "
+            String recorded = (payloadType != null) ? " (sent as " + payloadType + ")" : " (sent without a type)";
+            throw new PayloadConversionException("Payload of job " + jobId + recorded + " cannot be read as "
                     + type.toCanonical() + ": " + ex.getMessage(), ex);
         }
     }
