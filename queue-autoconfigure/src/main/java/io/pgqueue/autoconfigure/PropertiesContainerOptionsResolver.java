@@ -92,7 +92,7 @@ class PropertiesContainerOptionsResolver implements ContainerOptionsResolver {
             }
             catch (IllegalArgumentException ex) {
                 throw new IllegalStateException("@QueueListener method " + method + " has an invalid " + name + " '"
-                        + attribute + "'", ex);
+                        + attribute + "': " + ex.getMessage(), ex);
             }
         }
         return first(perQueue, defaults);
@@ -115,7 +115,13 @@ class PropertiesContainerOptionsResolver implements ContainerOptionsResolver {
     }
 
     private static DeliveryMode mode(String value) {
-        return DeliveryMode.valueOf(value.toUpperCase(Locale.ROOT));
+        for (DeliveryMode mode : DeliveryMode.values()) {
+            if (mode.name().equalsIgnoreCase(value.trim())) {
+                return mode;
+            }
+        }
+        throw new IllegalArgumentException("valid modes are " + java.util.Arrays.stream(DeliveryMode.values())
+            .map(DeliveryMode::name).collect(java.util.stream.Collectors.joining(" and ")));
     }
 
     private static ExponentialBackoff backoff(PgQueueProperties.Backoff perQueue, PgQueueProperties.Backoff defaults) {
