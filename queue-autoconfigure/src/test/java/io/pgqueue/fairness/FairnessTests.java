@@ -204,6 +204,35 @@ class FairnessTests {
         assertThat(handler.allAtOnce.isBroken()).isFalse();
     }
 
+    static class KeylessHandler {
+
+        final List<String> handled = new CopyOnWriteArrayList<>();
+
+        @QueueListener(queue = "keyless")
+        void handle(String payload) {
+            handled.add(payload);
+        }
+    }
+
+    /**
+     * Jobs without a key in a fair queue (sent from SQL without p_fairness_key, or by an application that does not
+     * know the queue is fair) run under the default key: on main a fair claim never looked at them.
+     */
+    @Test
+    void jobsSentWithoutAKeyRunUnderTheDefaultKey() {
+        KeylessHandler handler = new KeylessHandler();
+        runner.withPropertyValues("pgqueue.queues.keyless.fairness.enabled=true", "pgqueue.listener.auto-startup=false")
+            .withBean(KeylessHandler.class, () -> handler)
+            .run((context) -> {
+                jobs.jdbc().queryForObject("SELECT pgqueue.send('keyless', '\"from sql\"'::jsonb)", Long.class);
+                context.getBean(io.pgqueue.config.QueueListenerContainerRegistry.class).start();
+                await().atMost(Duration.ofSeconds(20)).until(() -> handler.handled.contains("from sql"));
+                // with a key now, the default one
+                context.getBean(QueueTemplate.class).send("keyless", "from java");
+                await().atMost(Duration.ofSeconds(20)).until(() -> handler.handled.contains("from java"));
+            });
+    }
+
     static class CappedHandler {
 
         final Recorder recorder = new Recorder();

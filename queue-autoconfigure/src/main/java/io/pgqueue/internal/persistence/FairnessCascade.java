@@ -302,6 +302,24 @@ final class FairnessCascade {
     }
 
     /**
+     * Gives up to a thousand of the queue's ready jobs without a key the default key ({@code :key}), oldest first:
+     * a fair claim looks at keys only, and such a job (sent by {@code pgqueue.send()} without its key, or by an
+     * application that does not know the queue is fair) would wait forever. Part of the safety sweep, which runs
+     * when the listener starts and while it idles; read through the queue's claim index.
+     */
+    String adoptKeylessStatement() {
+        return """
+                WITH adopted AS (
+                    UPDATE {schema}.job SET fairness_key = :key
+                    WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job
+                                         WHERE queue = :queue AND state = 'ready' AND fairness_key IS NULL
+                                         LIMIT 1000 FOR UPDATE SKIP LOCKED))
+                    RETURNING 1
+                )
+                SELECT count(*) FROM adopted""";
+    }
+
+    /**
      * Activates every key of the queue that has ready jobs and is not active (a safety net, at a fair listener's
      * start and now and then while it idles: jobs made ready by a node that predates fairness, or while no fair
      * listener ran). Walks the distinct keys through the ready-key index, one probe per key.

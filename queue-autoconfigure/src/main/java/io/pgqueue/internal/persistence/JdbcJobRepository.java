@@ -283,6 +283,8 @@ final class JdbcJobRepository implements JobRepository {
 
     private final Sql activateReadyKeys;
 
+    private final Sql adoptKeylessJobs;
+
     private final FairnessCascade fairness = new FairnessCascade();
 
     /**
@@ -475,6 +477,7 @@ final class JdbcJobRepository implements JobRepository {
         this.sweepLock = schema.sql(fairness.sweepLockStatement());
         this.sweepSettle = schema.sql(fairness.sweepSettleStatement());
         this.activateReadyKeys = schema.sql(fairness.activateReadyStatement());
+        this.adoptKeylessJobs = schema.sql(fairness.adoptKeylessStatement());
         this.claimAndDelete = schema.sql(claimThenSavepointStatement(false));
         this.claimAndDeleteAfter = schema.sql(claimThenSavepointStatement(true));
         this.complete = schema.sql(completeStatement(0));
@@ -1229,6 +1232,10 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public int activateReadyKeys(String queue) {
+        // jobs sent without a key (pgqueue.send() without p_fairness_key, an application that does not know the
+        // queue is fair) take the default key first, in a statement of their own: the activation then sees them
+        jdbc.count(adoptKeylessJobs,
+                (params) -> params.text("queue", queue).text("key", io.pgqueue.SendOptions.DEFAULT_FAIRNESS_KEY));
         return (int) jdbc.count(activateReadyKeys, (params) -> params.text("queue", queue));
     }
 
