@@ -1,5 +1,6 @@
 package io.pgqueue.actuate;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -338,7 +339,7 @@ public class PgQueueEndpoint {
         totals.put("cancelled", stats.counts().cancelled());
         return new QueueDescriptor(stats.queue(), counts, totals,
                 (stats.lag() != null) ? stats.lag().toNanos() / 1e9 : null, stats.paused(), containers,
-                stats.listeners().stream().map(ListenerDescriptor::of).toList());
+                stats.listeners().stream().map(ListenerDescriptor::of).toList(), stats.unattended(Duration.ZERO));
     }
 
     private Collection<QueueListenerContainer> containers() {
@@ -393,10 +394,12 @@ public class PgQueueEndpoint {
      * @param paused whether the queue is paused cluster-wide
      * @param containers this node's containers of the queue
      * @param listeners every node's containers of the queue, as their last heartbeats said
+     * @param unattended whether ready jobs wait while no node listens to the queue (and it is not paused): is its
+     * listener a Spring bean, and does an application run it?
      */
     public record QueueDescriptor(String name, Map<String, Long> jobs, Map<String, Long> totals,
             @Nullable Double lagSeconds, boolean paused, List<ContainerDescriptor> containers,
-            List<ListenerDescriptor> listeners) {
+            List<ListenerDescriptor> listeners, boolean unattended) {
     }
 
     /**

@@ -38,8 +38,14 @@ import org.springframework.boot.health.contributor.Status;
  */
 public class PgQueueHealthIndicator extends AbstractHealthIndicator implements DisposableBean {
 
+    private static final org.apache.commons.logging.Log unattendedLog = org.apache.commons.logging.LogFactory
+        .getLog(PgQueueHealthIndicator.class);
+
     /** How long a call waits for the check unless told otherwise. */
     public static final Duration DEFAULT_RESPONSE_TIMEOUT = Duration.ofSeconds(2);
+
+    /** How long ready jobs of a queue no node listens to wait before the queue is listed, unless told otherwise. */
+    public static final Duration DEFAULT_UNATTENDED_AFTER = Duration.ofMinutes(1);
 
     private final QueueAdmin admin;
 
@@ -52,6 +58,11 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator implements D
     private final Duration vacuumHoldWarning;
 
     private final Duration responseTimeout;
+
+    private final Duration unattendedAfter;
+
+    /** The unattended queues already logged: each is logged once, when first found. */
+    private final java.util.Set<String> loggedUnattended = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** The check's own thread, started with the first call. */
     private @Nullable ExecutorService checks;
@@ -77,7 +88,18 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator implements D
      */
     public PgQueueHealthIndicator(QueueAdmin admin, @Nullable QueueListenerContainerRegistry registry,
             @Nullable Duration maxLag, Status lagStatus, Duration vacuumHoldWarning, Duration responseTimeout) {
+        this(admin, registry, maxLag, lagStatus, vacuumHoldWarning, responseTimeout, DEFAULT_UNATTENDED_AFTER);
+    }
+
+    /**
+     * @param unattendedAfter how long a queue's oldest ready job waits, with no node listening to the queue,
+     * before the queue is listed as unattended (the status does not change) and logged once
+     */
+    public PgQueueHealthIndicator(QueueAdmin admin, @Nullable QueueListenerContainerRegistry registry,
+            @Nullable Duration maxLag, Status lagStatus, Duration vacuumHoldWarning, Duration responseTimeout,
+            Duration unattendedAfter) {
         super("pgqueue health check failed");
+        this.unattendedAfter = unattendedAfter;
         this.responseTimeout = responseTimeout;
         this.vacuumHoldWarning = vacuumHoldWarning;
         this.admin = admin;
@@ -189,6 +211,21 @@ public class PgQueueHealthIndicator extends AbstractHealthIndicator implements D
             builder.withDetail("vacuumHold", held);
         });
         builder.withDetail("lagSeconds", lags);
+        Map<String, Object> unattended = new LinkedHashMap<>();
+        for (QueueStats queue : queues) {
+            if (queue.unattended(unattendedAfter)) {
+                unattended.put(queue.queue(), queue.lag().toMillis() / 1000.0);
+                if (loggedUnattended.add(queue.queue())) {
+                    unattendedLog.warn("Queue '" + queue.queue() + "' has ready jobs waiting " + queue.lag().toSeconds()
+                            + " s and no node listens to it: is its @QueueListener method on a Spring bean "
+                            + "(@Component), and is that application running?");
+                }
+            }
+        }
+        if (!unattended.isEmpty()) {
+            // the status stays: sending to a queue consumed elsewhere, later, is legitimate
+            builder.withDetail("unattendedQueues", unattended);
+        }
         Duration heartbeatAge = (registry != null) ? registry.heartbeatAge() : null;
         if (heartbeatAge != null) {
             builder.withDetail("heartbeatAgeSeconds", heartbeatAge.toMillis() / 1000.0);

@@ -270,6 +270,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
                     workflows);
             DefaultListenerContainerRegistry registry = new DefaultListenerContainerRegistry(configurer.createFactory(),
                     shared.optionsResolver(), shared.codec(), node, wakeups);
+            registry.setDatabase(name);
             return new Unit(name, database.getIdBlock(), dataSource, new LinkedHashSet<>(database.getQueues()), template,
                     admin, registry, workflows, batches, scheduler, wakeups, background, ownPools);
         }

@@ -29,6 +29,7 @@ public final class PgQueueHealthContributorAutoConfiguration {
             ObjectProvider<QueueListenerContainerRegistry> registry, PgQueueProperties properties) {
         PgQueueProperties.Health health = properties.getHealth();
         return new PgQueueHealthIndicator(queueAdmin, registry.getIfAvailable(), health.getMaxLag(),
-                new Status(health.getLagStatus()), health.getVacuumHoldWarning(), health.getResponseTimeout());
+                new Status(health.getLagStatus()), health.getVacuumHoldWarning(), health.getResponseTimeout(),
+                health.getUnattendedAfter());
     }
 }

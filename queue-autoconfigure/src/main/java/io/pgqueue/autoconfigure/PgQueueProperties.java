@@ -143,6 +143,7 @@ public class PgQueueProperties implements InitializingBean, EnvironmentAware {
         positive("pgqueue.health.max-lag", health.getMaxLag());
         positive("pgqueue.health.vacuum-hold-warning", health.getVacuumHoldWarning());
         positive("pgqueue.health.vacuum-check-interval", health.getVacuumCheckInterval());
+        positive("pgqueue.health.unattended-after", health.getUnattendedAfter());
         positive("pgqueue.health.response-timeout", health.getResponseTimeout());
         positive("pgqueue.maintenance.interval", maintenance.getInterval());
         positive("pgqueue.schema.lock-timeout", schema.getLockTimeout());
@@ -1083,6 +1084,21 @@ public class PgQueueProperties implements InitializingBean, EnvironmentAware {
          * cannot make probes time out.
          */
         private Duration responseTimeout = Duration.ofSeconds(2);
+
+        /**
+         * How long a queue's oldest ready job waits, while no node listens to the queue, before health lists the
+         * queue under unattendedQueues (the status does not change) and logs it once: a listener that is not a
+         * Spring bean, or that runs on no deployed application.
+         */
+        private Duration unattendedAfter = Duration.ofMinutes(1);
+
+        public Duration getUnattendedAfter() {
+            return unattendedAfter;
+        }
+
+        public void setUnattendedAfter(Duration unattendedAfter) {
+            this.unattendedAfter = unattendedAfter;
+        }
 
         public Duration getResponseTimeout() {
             return responseTimeout;

@@ -28,4 +28,12 @@ public record QueueStats(QueueCounts counts, @Nullable Duration lag, boolean pau
     public String queue() {
         return counts.queue();
     }
+
+    /**
+     * Whether the queue's oldest ready job has waited at least {@code after} while no node listens to it (and it
+     * is not paused): the usual cause is a listener that is not a Spring bean, or that runs on no deployed node.
+     */
+    public boolean unattended(Duration after) {
+        return !paused && listeners.isEmpty() && lag != null && lag.compareTo(after) >= 0;
+    }
 }

@@ -31,6 +31,12 @@ import org.springframework.context.SmartLifecycle;
  */
 public class DefaultListenerContainerRegistry implements QueueListenerContainerRegistry {
 
+    private static final org.apache.commons.logging.Log logger = org.apache.commons.logging.LogFactory
+        .getLog(DefaultListenerContainerRegistry.class);
+
+    private @Nullable String database;
+
+
     private final QueueListenerContainerFactory factory;
 
     private final ContainerOptionsResolver optionsResolver;
@@ -153,6 +159,7 @@ public class DefaultListenerContainerRegistry implements QueueListenerContainerR
             return;
         }
         running = true;
+        logListeners();
         if (ordered.isEmpty()) {
             return;
         }
@@ -162,6 +169,32 @@ public class DefaultListenerContainerRegistry implements QueueListenerContainerR
                 container.start();
             }
         }
+    }
+
+    /**
+     * One line at startup that says what this application consumes: each container's queue, mode, concurrency
+     * and method, or that it has none (a listener on a class that is not a Spring bean is never found, and its
+     * jobs would wait without a word).
+     */
+    private void logListeners() {
+        String where = (database != null) ? " for the queues of database '" + database + "'" : "";
+        if (ordered.isEmpty()) {
+            logger.info("pgqueue found no @QueueListener methods" + where + ": this application sends such jobs but "
+                    + "consumes none. A listener's class must be a Spring bean (e.g. annotated @Component) to be found");
+            return;
+        }
+        List<String> described = new ArrayList<>();
+        for (QueueListenerContainer container : ordered) {
+            ContainerOptions options = container.options();
+            described.add("'" + container.queue() + "' " + options.mode() + " x" + options.concurrency() + " "
+                    + methodByContainer.get(container.id()) + (options.autoStartup() ? "" : " (not started: auto-startup=false)"));
+        }
+        logger.info("pgqueue listeners" + where + " (" + ordered.size() + "): " + String.join("; ", described));
+    }
+
+    /** Names the database whose queues this registry serves, where several are configured (for its log line). */
+    public void setDatabase(@Nullable String database) {
+        this.database = database;
     }
 
     /** Registers this node and opens the LISTEN connection (both only once). */
