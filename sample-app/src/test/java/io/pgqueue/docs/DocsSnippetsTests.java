@@ -90,6 +90,9 @@ class DocsSnippetsTests {
     void aRegionIsTheTaggedLinesDedented() {
         String source = "class A {\n    // tag::x[]\n    void a() {\n        b();\n    }\n    // end::x[]\n}\n";
         assertThat(region(source, "x")).isEqualTo("void a() {\n    b();\n}\n");
+        String nested = "class A {\n    // tag::x[]\n    void a() {\n        // tag::y[]\n        b();\n        // end::y[]\n    }\n"
+                + "    // end::x[]\n}\n";
+        assertThat(region(nested, "x")).isEqualTo("void a() {\n    b();\n}\n");
         assertThatIllegalStateException().isThrownBy(() -> region(source, "y")).withMessageContaining("y");
         assertThat(yamlKeys("pgqueue:\n  listener:\n    concurrency: 8\n  queues:\n    bills:\n      rate: 5/1s\n"))
             .containsExactly("pgqueue.listener.concurrency", "pgqueue.queues.bills.rate");
@@ -105,7 +108,9 @@ class DocsSnippetsTests {
         if (start < 0 || end < 0) {
             throw new IllegalStateException("No region tagged " + tag);
         }
-        List<String> region = lines.subList(start + 1, end);
+        // the markers of regions nested in this one are not part of what a reader copies
+        List<String> region = lines.subList(start + 1, end).stream()
+            .filter((line) -> !line.strip().matches("// (tag|end)::[\\w-]+\\[\\]")).toList();
         int indent = region.stream().filter((line) -> !line.isBlank())
             .mapToInt((line) -> line.length() - line.stripLeading().length()).min().orElse(0);
         StringBuilder text = new StringBuilder();
