@@ -8,7 +8,6 @@ import java.util.Set;
 
 import io.pgqueue.SendOptions;
 import io.pgqueue.admin.QueueAdmin;
-import io.pgqueue.autoconfigure.PgQueueAutoConfiguration;
 import io.pgqueue.batch.Batch;
 import io.pgqueue.batch.BatchOperations;
 import io.pgqueue.model.BatchInfo;
@@ -18,9 +17,6 @@ import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -45,12 +41,8 @@ class BatchCrashTests {
 
     private final JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
 
-    private final ApplicationContextRunner publisher = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, JacksonAutoConfiguration.class,
-                PgQueueAutoConfiguration.class))
-        .withPropertyValues(database.springProperties())
-        .withPropertyValues("pgqueue.maintenance.enabled=false", "pgqueue.scheduler.enabled=false",
-                "pgqueue.queues.b-crash-done.mode=transactional");
+    private final ApplicationContextRunner publisher = Publishers.on(database)
+        .withPropertyValues("pgqueue.queues.b-crash-done.mode=transactional");
 
     @Test
     void killedWorkersFireEveryCallbackExactlyOnceNeverEarly() throws Exception {

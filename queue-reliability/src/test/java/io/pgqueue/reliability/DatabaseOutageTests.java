@@ -45,7 +45,7 @@ class DatabaseOutageTests {
 
     private static RestartablePostgres postgres;
 
-    private final JdbcTemplate admin = new JdbcTemplate(dataSource());
+    private final JdbcTemplate admin = new JdbcTemplate(postgres.dataSource("postgres"));
 
     @BeforeAll
     static void startServer() {
@@ -154,10 +154,4 @@ class DatabaseOutageTests {
         return (Timestamp) node.get("heartbeat_at");
     }
 
-    private static javax.sql.DataSource dataSource() {
-        org.postgresql.ds.PGSimpleDataSource dataSource = new org.postgresql.ds.PGSimpleDataSource();
-        dataSource.setUrl(postgres.jdbcUrl("postgres"));
-        dataSource.setUser("postgres");
-        return dataSource;
-    }
 }

@@ -8,7 +8,6 @@ import java.util.stream.IntStream;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.admin.QueueAdmin;
-import io.pgqueue.autoconfigure.PgQueueAutoConfiguration;
 import io.pgqueue.model.WorkflowState;
 import io.pgqueue.reliability.CrashWorker.Work;
 import io.pgqueue.testsupport.TestDatabase;
@@ -16,9 +15,6 @@ import io.pgqueue.testsupport.TestPostgres;
 import io.pgqueue.workflow.WorkflowOperations;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -50,12 +46,8 @@ class RollingUpgradeTests {
 
     private final JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
 
-    private final ApplicationContextRunner publisher = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, JacksonAutoConfiguration.class,
-                PgQueueAutoConfiguration.class))
-        .withPropertyValues(database.springProperties())
-        .withPropertyValues("pgqueue.maintenance.enabled=false", "pgqueue.scheduler.enabled=false",
-                "pgqueue.listener.auto-startup=false");
+    private final ApplicationContextRunner publisher = Publishers.on(database)
+        .withPropertyValues("pgqueue.listener.auto-startup=false");
 
     @Test
     void olderAndNewerWorkersShareTheDatabaseThroughTheUpgradeLosingAndRepeatingNothing() throws Exception {

@@ -98,7 +98,7 @@ class ServerCrashTests {
     }
 
     private Map<Long, List<Long>> drainThroughACrash(String durableClaims, long[] crashedAt) {
-        JdbcTemplate admin = new JdbcTemplate(dataSource());
+        JdbcTemplate admin = new JdbcTemplate(postgres.dataSource("postgres"));
         Runs runs = new Runs();
         java.util.concurrent.atomic.AtomicReference<Set<Long>> sent = new java.util.concurrent.atomic.AtomicReference<>();
         runner(durableClaims).withBean(Runs.class, () -> runs).run((context) -> {
@@ -136,10 +136,4 @@ class ServerCrashTests {
         return (count != null) ? count : 0;
     }
 
-    private static javax.sql.DataSource dataSource() {
-        org.postgresql.ds.PGSimpleDataSource dataSource = new org.postgresql.ds.PGSimpleDataSource();
-        dataSource.setUrl(postgres.jdbcUrl("postgres"));
-        dataSource.setUser("postgres");
-        return dataSource;
-    }
 }

@@ -9,15 +9,11 @@ import java.util.stream.IntStream;
 
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.admin.QueueAdmin;
-import io.pgqueue.autoconfigure.PgQueueAutoConfiguration;
 import io.pgqueue.reliability.CrashWorker.Work;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -38,11 +34,7 @@ class WorkerCrashTests {
 
     private final JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
 
-    private final ApplicationContextRunner publisher = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, JacksonAutoConfiguration.class,
-                PgQueueAutoConfiguration.class))
-        .withPropertyValues(database.springProperties())
-        .withPropertyValues("pgqueue.maintenance.enabled=false", "pgqueue.scheduler.enabled=false");
+    private final ApplicationContextRunner publisher = Publishers.on(database);
 
     @Test
     void killedWorkersLoseNothingAndDuplicateOnlyWhatTheyHadInFlight() throws Exception {

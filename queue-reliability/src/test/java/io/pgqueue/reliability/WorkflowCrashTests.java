@@ -7,7 +7,6 @@ import java.util.Random;
 import java.util.Set;
 
 import io.pgqueue.admin.QueueAdmin;
-import io.pgqueue.autoconfigure.PgQueueAutoConfiguration;
 import io.pgqueue.reliability.CrashWorker.NodeWork;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
@@ -16,9 +15,6 @@ import io.pgqueue.workflow.WorkflowNode;
 import io.pgqueue.workflow.WorkflowOperations;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -43,11 +39,7 @@ class WorkflowCrashTests {
 
     private final JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
 
-    private final ApplicationContextRunner publisher = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, JacksonAutoConfiguration.class,
-                PgQueueAutoConfiguration.class))
-        .withPropertyValues(database.springProperties())
-        .withPropertyValues("pgqueue.maintenance.enabled=false", "pgqueue.scheduler.enabled=false");
+    private final ApplicationContextRunner publisher = Publishers.on(database);
 
     @Test
     void killedWorkersNeverStartANodeBeforeItsParentsAndLeaveNothingWaiting() throws Exception {

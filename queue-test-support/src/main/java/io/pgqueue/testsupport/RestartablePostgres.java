@@ -105,6 +105,14 @@ public final class RestartablePostgres implements PostgresServer {
         return "jdbc:postgresql://localhost:" + port + "/" + database;
     }
 
+    /** A DataSource of its own for a database of this server (no pool: each use connects anew, as after a restart). */
+    public javax.sql.DataSource dataSource(String database) {
+        org.postgresql.ds.PGSimpleDataSource dataSource = new org.postgresql.ds.PGSimpleDataSource();
+        dataSource.setUrl(jdbcUrl(database));
+        dataSource.setUser(username());
+        return dataSource;
+    }
+
     @Override
     public String username() {
         return "postgres";
