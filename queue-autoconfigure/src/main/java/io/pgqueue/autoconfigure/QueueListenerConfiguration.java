@@ -1,5 +1,7 @@
 package io.pgqueue.autoconfigure;
 
+import javax.sql.DataSource;
+
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.annotation.QueueListenerAnnotationBeanPostProcessor;
 import io.pgqueue.config.ContainerOptionsResolver;
@@ -93,9 +95,10 @@ class QueueListenerConfiguration {
     @DependsOnDatabaseInitialization
     QueueListenerContainerRegistry queueListenerContainerRegistry(QueueListenerContainerFactory factory,
             ContainerOptionsResolver optionsResolver, JobPayloadCodec codec, NodeRuntime nodeRuntime, Wakeups wakeups,
-            PgQueueDatabases databases) {
-        QueueListenerContainerRegistry registry = new DefaultListenerContainerRegistry(factory, optionsResolver, codec,
+            PgQueueDatabases databases, DataSource dataSource) {
+        DefaultListenerContainerRegistry registry = new DefaultListenerContainerRegistry(factory, optionsResolver, codec,
                 nodeRuntime, wakeups);
+        registry.setPoolSize(PoolSizes.maximum(dataSource));
         return databases.isEmpty() ? registry
                 : new RoutingListenerContainerRegistry(databases.router(registry, PgQueueDatabases.Unit::registry),
                         optionsResolver);

@@ -66,6 +66,20 @@ class UnconsumedQueueTests {
             .contains("pgqueue listeners (1): 'invoices' LEASE x3 " + Invoices.class.getName() + ".handle(String)"));
     }
 
+    /**
+     * A pool smaller than the listeners use at full load made queues wait for connections without a word (a pool
+     * of 3 and 8 queues drained a fair queue at 3 jobs/s instead of 25): startup says so, with the size to set.
+     */
+    @Test
+    void aPoolSmallerThanTheListenersNeedIsWarnedAboutAtStartup(CapturedOutput output) {
+        runner.withPropertyValues("spring.datasource.hikari.maximum-pool-size=3").withBean(Invoices.class)
+            .run((context) -> assertThat(output).contains("The connection pool holds at most 3 connections, fewer than "
+                    + "pgqueue's listeners use at full load (6:")
+                .contains("spring.datasource.hikari.maximum-pool-size to at least 6"));
+        runner.withBean(Invoices.class).run((context) -> assertThat(output.toString().split("fewer than pgqueue's", -1))
+            .as("warned only for the small pool").hasSize(2));
+    }
+
     @Test
     void healthListsAQueueWhoseReadyJobsNoNodeListensToAndLogsItOnce(CapturedOutput output) {
         runner.withBean(Invoices.class).run((context) -> {

@@ -36,6 +36,9 @@ public class DefaultListenerContainerRegistry implements QueueListenerContainerR
 
     private @Nullable String database;
 
+    /** The pool's size, or 0 when unknown. */
+    private int poolSize;
+
 
     private final QueueListenerContainerFactory factory;
 
@@ -190,6 +193,30 @@ public class DefaultListenerContainerRegistry implements QueueListenerContainerR
                     + methodByContainer.get(container.id()) + (options.autoStartup() ? "" : " (not started: auto-startup=false)"));
         }
         logger.info("pgqueue listeners" + where + " (" + ordered.size() + "): " + String.join("; ", described));
+        int needed = connectionsNeeded();
+        if (poolSize > 0 && poolSize < needed) {
+            logger.warn("The connection pool" + where + " holds at most " + poolSize + " connections, fewer than "
+                    + "pgqueue's listeners use at full load (" + needed + ": 3 per LEASE container for its two pollers "
+                    + "and its acknowledgements, one per TRANSACTIONAL worker, 3 for LISTEN, heartbeats and "
+                    + "maintenance): their queues will wait for connections and drain slower. Raise "
+                    + "spring.datasource.hikari.maximum-pool-size to at least " + needed
+                    + " plus what the application uses itself");
+        }
+    }
+
+    /** Connections the listeners use at full load: the pool-sizing formula of docs/production.md. */
+    private int connectionsNeeded() {
+        int needed = 3;
+        for (QueueListenerContainer container : ordered) {
+            ContainerOptions options = container.options();
+            needed += (options.mode() == io.pgqueue.model.DeliveryMode.TRANSACTIONAL) ? options.concurrency() : 3;
+        }
+        return needed;
+    }
+
+    /** The most connections the pool of this registry's DataSource holds, when known: checked at startup. */
+    public void setPoolSize(int poolSize) {
+        this.poolSize = poolSize;
     }
 
     /** Names the database whose queues this registry serves, where several are configured (for its log line). */
