@@ -112,9 +112,54 @@ public final class QueueTestSupport {
         return busy;
     }
 
+    /**
+     * Deletes every job of the queue, whatever its state, with its dedup windows, fairness keys, pause and rate
+     * state, and brings the counters back to the rows: for tests that must not see each other's jobs. A job of
+     * the queue that a listener runs meanwhile finishes without a row (its acknowledgement finds nothing).
+     */
+    public void purge(String queue) {
+        DataSource dataSource = dataSources.forQueue(queue);
+        for (String table : new String[] { "job", "dedup_window", "fair_key", "queue_state", "queue_rate" }) {
+            update(dataSource, "DELETE FROM " + schema + "." + table + " WHERE queue = ?", queue);
+        }
+        admin.reconcile();
+    }
+
+    /**
+     * Empties every queue of every database: jobs, history, workflows, batches, counters, dedup windows, fairness
+     * keys, pause and rate state. Nodes, recurring jobs and the schema stay. Waits for the locks of statements in
+     * flight (a listener's claim), so call it between tests, not inside one.
+     */
+    public void purgeAll() {
+        String tables = String.join(", ", List.of("job", "job_history", "job_dependency", "dedup_window", "fair_key",
+                "queue_state", "queue_rate", "queue_counter", "queue_counter_delta", "workflow", "workflow_node",
+                "workflow_counter", "workflow_counter_delta", "batch", "batch_slot", "batch_callback", "batch_counter",
+                "batch_counter_delta").stream().map((table) -> schema + "." + table).toList());
+        for (DataSource dataSource : dataSources.all()) {
+            update(dataSource, "TRUNCATE " + tables);
+        }
+    }
+
     /** The dead jobs of a queue, newest first (at most 1000). */
     public List<DeadJob> deadJobs(String queue) {
         return admin.deadJobs(queue, 0, 1000, true);
+    }
+
+    /** Runs a statement on a connection of its own that it commits. */
+    private static void update(DataSource dataSource, String sql, String... parameters) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                statement.setString(i + 1, parameters[i]);
+            }
+            statement.executeUpdate();
+            if (!connection.getAutoCommit()) {
+                connection.commit();
+            }
+        }
+        catch (SQLException ex) {
+            throw new IllegalStateException("Could not purge the queues: " + ex.getMessage(), ex);
+        }
     }
 
     /** The first column of every row, read on a connection of its own that it commits. */

@@ -66,4 +66,29 @@ class QueueTestSupportTests {
                 .withMessageContaining("[emails]");
         });
     }
+
+    /** Tests isolated from each other: one queue emptied, or every queue of every database. */
+    @Test
+    void purgeEmptiesAQueueOrEveryQueueAndKeepsTheCountersExact() {
+        runner.run((context) -> {
+            QueueTestSupport queues = QueueTestSupport.of(context);
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            QueueAdmin admin = context.getBean(QueueAdmin.class);
+            template.send("emails", "a", io.pgqueue.SendOptions.builder().dedupKey("welcome-7").build());
+            template.send("invoices", "b");
+            template.send("reports", "c");
+
+            queues.purge("emails");
+            assertThat(queues.pending("emails")).isZero();
+            assertThat(queues.pending("invoices")).isEqualTo(1);
+            assertThat(admin.queue("emails").map((queue) -> queue.counts().ready()).orElse(0L)).isZero();
+            // the dedup key is free again for the next test
+            assertThat(template.send("emails", "a", io.pgqueue.SendOptions.builder().dedupKey("welcome-7").build())
+                .created()).isTrue();
+
+            queues.purgeAll();
+            assertThat(queues.pending("emails") + queues.pending("invoices") + queues.pending("reports")).isZero();
+            assertThat(admin.reconcile()).isEmpty();
+        });
+    }
 }
