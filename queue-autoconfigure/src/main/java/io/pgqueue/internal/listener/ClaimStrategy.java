@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.pgqueue.SendOptions;
 import io.pgqueue.internal.persistence.Claim;
 import io.pgqueue.internal.persistence.ClaimRequest;
 import io.pgqueue.internal.persistence.ClaimedJob;
@@ -184,7 +185,7 @@ abstract class ClaimStrategy {
 
         private void safetySweep() {
             lastSafetySweep = System.nanoTime();
-            jobs.activateReadyKeys(queue);
+            jobs.activateReadyKeys(queue, SendOptions.DEFAULT_FAIRNESS_KEY);
             jobs.sweepFairness(queue);
         }
     }

@@ -1231,11 +1231,11 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
-    public int activateReadyKeys(String queue) {
+    public int activateReadyKeys(String queue, String keylessJobsKey) {
         // jobs sent without a key (pgqueue.send() without p_fairness_key, an application that does not know the
         // queue is fair) take the default key first, in a statement of their own: the activation then sees them
         jdbc.count(adoptKeylessJobs,
-                (params) -> params.text("queue", queue).text("key", io.pgqueue.SendOptions.DEFAULT_FAIRNESS_KEY));
+                (params) -> params.text("queue", queue).text("key", keylessJobsKey));
         return (int) jdbc.count(activateReadyKeys, (params) -> params.text("queue", queue));
     }
 

@@ -81,8 +81,11 @@ public interface JobEnginePort {
      */
     int sweepFairness(String queue);
 
-    /** Activates the keys of the queue that have ready jobs and are inactive (a safety net); returns how many. */
-    int activateReadyKeys(String queue);
+    /**
+     * Activates the keys of the queue that have ready jobs and are inactive (a safety net), after giving the
+     * queue's ready jobs without a key the key {@code keylessJobsKey}; returns how many keys it activated.
+     */
+    int activateReadyKeys(String queue, String keylessJobsKey);
 
     /**
      * {@link Transition#COMPLETE} of the LEASE jobs this node still owns in the attempts given, as completed or,
