@@ -35,6 +35,13 @@ class ArchitectureTests {
     private static final Pattern IMPORT = Pattern.compile("^import (?:static )?(io\\.pgqueue[\\w.]*?)\\.[A-Z]",
             Pattern.MULTILINE);
 
+    /** A fully qualified type in code (comments left out): an import by another name, held to the same rule. */
+    private static final Pattern QUALIFIED = Pattern.compile("(?<![\\w.])(io\\.pgqueue(?:\\.[a-z]\\w*)*)\\.[A-Z]");
+
+    /** Text blocks, string literals and comments: what is no reference to a type. */
+    private static final Pattern NOT_CODE = Pattern.compile("\"\"\".*?\"\"\"|\"(?:\\\\.|[^\"\\\\\\n])*\"|/\\*.*?\\*/|//[^\\n]*",
+            Pattern.DOTALL);
+
     private static final Pattern ROW = Pattern.compile("^\\| `(io\\.pgqueue[\\w.]*)` \\|[^|]*\\| ([^|]*) \\|$");
 
     private static final Pattern NAME = Pattern.compile("`(io\\.pgqueue[\\w.]*(?:\\.\\*)?)`");
@@ -123,6 +130,13 @@ class ArchitectureTests {
             while (imported.find()) {
                 if (!imported.group(1).equals(pkg)) {
                     targets.add(imported.group(1));
+                }
+            }
+            String code = NOT_CODE.matcher(text.replaceAll("(?m)^(package|import) .*$", "")).replaceAll("");
+            Matcher qualified = QUALIFIED.matcher(code);
+            while (qualified.find()) {
+                if (!qualified.group(1).equals(pkg)) {
+                    targets.add(qualified.group(1));
                 }
             }
         }
