@@ -11,6 +11,7 @@ import io.pgqueue.batch.BatchEvent;
 import io.pgqueue.batch.BatchOperations;
 import io.pgqueue.model.BatchInfo;
 
+import org.springframework.stereotype.Component;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -53,6 +54,7 @@ class Batches {
     // end::import-open[]
 
     // tag::import-callbacks[]
+    @Component // a listener is found only on a Spring bean
     static class ImportSteps {
 
         private final Uploads uploads;
@@ -79,6 +81,7 @@ class Batches {
     // end::import-callbacks[]
 
     // tag::import-paged[]
+    @Component
     static class PagedImport {
 
         private final BatchOperations batches;

@@ -9,6 +9,7 @@ import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.model.FairnessKeyInfo;
 
+import org.springframework.stereotype.Component;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -41,6 +42,7 @@ class Fairness {
         }
     }
 
+    @Component // a listener is found only on a Spring bean
     static class ImportRows {
 
         private final Customers customers;

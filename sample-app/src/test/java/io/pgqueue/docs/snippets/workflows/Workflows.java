@@ -13,6 +13,7 @@ import io.pgqueue.workflow.WorkflowNode;
 import io.pgqueue.workflow.WorkflowOperations;
 import io.pgqueue.workflow.WorkflowSubmission;
 
+import org.springframework.stereotype.Component;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -51,6 +52,7 @@ class Workflows {
     // end::order-submit[]
 
     // tag::order-steps[]
+    @Component // a listener is found only on a Spring bean
     static class OrderSteps {
 
         @QueueListener(queue = "payments")
@@ -66,6 +68,7 @@ class Workflows {
     }
     // end::order-steps[]
 
+    @Component
     static class Import {
 
         // tag::split[]
