@@ -111,6 +111,52 @@ class SampleApplicationTests {
             .contains("Account 13 has no email address");
     }
 
+    /** The monthly billing run: a batch of 99 bills (account 13 has no address) and its callback, once. */
+    @Test
+    void aBillingRunEmailsEveryBillThenCallsBackOnce(org.springframework.boot.test.system.CapturedOutput output)
+            throws Exception {
+        JsonNode run = json.readTree(post("/billing-runs/2026-11").body());
+        long batchId = run.get("batchId").asLong();
+        assertThat(run.get("bills").asInt()).isEqualTo(99);
+        io.pgqueue.admin.QueueAdmin admin = context.getBean(io.pgqueue.admin.QueueAdmin.class);
+        await().atMost(Duration.ofSeconds(30)).until(() -> admin.batch(batchId).orElseThrow().state()
+                == io.pgqueue.model.BatchState.SUCCEEDED);
+        await().atMost(Duration.ofSeconds(10))
+            .until(() -> output.getOut().contains("Billing run 2026-11 done: every bill emailed (batch " + batchId + ")"));
+    }
+
+    /** Closing an account: four steps of a workflow, each after its parents, outputs handed on. */
+    @Test
+    void closingAnAccountRunsItsStepsAfterTheirParents(org.springframework.boot.test.system.CapturedOutput output)
+            throws Exception {
+        long workflowId = json.readTree(post("/accounts/7/close").body()).get("workflowId").asLong();
+        io.pgqueue.admin.QueueAdmin admin = context.getBean(io.pgqueue.admin.QueueAdmin.class);
+        await().atMost(Duration.ofSeconds(30)).until(() -> admin.workflow(workflowId).orElseThrow().state()
+                == io.pgqueue.model.WorkflowState.COMPLETED);
+        // the refund is the deposit less the balance the final bill read: that step's output, handed on
+        BigDecimal finalBill = jdbc.queryForObject("SELECT (output #>> '{}')::numeric FROM pgqueue.workflow_node "
+                + "WHERE workflow_id = ? AND name = 'final-bill'", BigDecimal.class, workflowId);
+        assertThat(output.getOut()).contains("Account 7 closed: refunded "
+                + new BigDecimal("50.00").subtract(finalBill).max(BigDecimal.ZERO) + " EUR, data exported to "
+                + "exports/account-7.json (workflow " + workflowId + ")");
+    }
+
+    /** Tenants on the fair statements queue: a large request and a small one both drain. */
+    @Test
+    void tenantsShareTheFairStatementsQueue() throws Exception {
+        assertThat(json.readTree(post("/tenants/acme/statements?count=300").body()).get("sent").asInt()).isEqualTo(300);
+        assertThat(json.readTree(post("/tenants/corner-shop/statements?count=5").body()).get("sent").asInt()).isEqualTo(5);
+        queues.awaitDrained("statements", Duration.ofSeconds(60));
+    }
+
+    private HttpResponse<String> post(String path) throws Exception {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+            .POST(HttpRequest.BodyPublishers.noBody())
+            .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return response;
+    }
+
     private HttpResponse<String> postReading(long accountId, String kwh) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/readings"))
             .header("Content-Type", "application/json")
