@@ -69,11 +69,21 @@ class DashboardApiController {
 
     private final boolean showPayloads;
 
+    private final ConfiguredWeights configuredWeights;
+
     /** How long a hold on vacuum lasts before the overview warns about it. */
     private final Duration vacuumHoldWarning;
 
+    /** A key's configured weight in its queue: the queue's weight for the key, else its default weight. */
+    @FunctionalInterface
+    interface ConfiguredWeights {
+
+        double weight(String queue, String key);
+    }
+
     DashboardApiController(QueueAdmin admin, DashboardAccess access, ThroughputHistory throughput,
-            boolean showPayloads, Duration vacuumHoldWarning) {
+            boolean showPayloads, Duration vacuumHoldWarning, ConfiguredWeights configuredWeights) {
+        this.configuredWeights = configuredWeights;
         this.vacuumHoldWarning = vacuumHoldWarning;
         this.admin = admin;
         this.access = access;
@@ -185,7 +195,8 @@ class DashboardApiController {
         Instant now = Instant.now();
         // masked, each key shows as its handle, which the key actions take in its place
         return admin.fairnessKeys(queue, 100).stream()
-            .map((key) -> FairnessKeyView.of(showPayloads ? key : key.masked(), now))
+            .map((key) -> FairnessKeyView.of(key, showPayloads ? key.key() : key.masked().key(),
+                    configuredWeights.weight(queue, key.key()), now))
             .toList();
     }
 

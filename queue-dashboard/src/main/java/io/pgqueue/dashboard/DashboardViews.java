@@ -511,21 +511,23 @@ final class DashboardViews {
      *
      * @param key the key
      * @param status active, paused or idle
-     * @param weight the weight set at run time, or null when the configured one applies
+     * @param weight the key's weight: set at run time, else configured for the key, else the queue's default
+     * @param weightSetAtRunTime whether {@code weight} was set at run time (else it is the configured one)
      * @param ready ready jobs, counted up to {@code readyLimit}
      * @param readyLimit the count's bound: a key with this many ready jobs may have more
      * @param running running jobs
      * @param waitingSeconds how long the key's next job has been ready, or null when it has none
      */
-    record FairnessKeyView(String key, String status, @Nullable Double weight, long ready, long readyLimit, long running,
-            @Nullable Double waitingSeconds) {
+    record FairnessKeyView(String key, String status, double weight, boolean weightSetAtRunTime, long ready,
+            long readyLimit, long running, @Nullable Double waitingSeconds) {
 
-        static FairnessKeyView of(FairnessKeyInfo key, Instant now) {
+        /** The view of a key (shown as {@code key}, its handle when masked) whose configured weight is given. */
+        static FairnessKeyView of(FairnessKeyInfo key, String shown, double configuredWeight, Instant now) {
             String status = key.paused() ? "paused" : key.active() ? "active" : "idle";
             Double waiting = (key.nextReadySince() != null)
                     ? Math.max(0, Duration.between(key.nextReadySince(), now).toMillis() / 1000.0) : null;
-            return new FairnessKeyView(key.key(), status, key.weight(), key.ready(), FairnessKeyInfo.READY_COUNT_LIMIT,
-                    key.running(), waiting);
+            return new FairnessKeyView(shown, status, (key.weight() != null) ? key.weight() : configuredWeight,
+                    key.weight() != null, key.ready(), FairnessKeyInfo.READY_COUNT_LIMIT, key.running(), waiting);
         }
     }
 }

@@ -48,8 +48,14 @@ public final class PgQueueDashboardAutoConfiguration implements BeanClassLoaderA
     @Bean
     DashboardApiController pgqueueDashboardApiController(QueueAdmin admin, DashboardAccess access,
             PgQueueDashboardProperties properties, ObjectProvider<PgQueueProperties> queueProperties) {
+        PgQueueProperties queues = queueProperties.getIfAvailable(PgQueueProperties::new);
         return new DashboardApiController(admin, access, new ThroughputHistory(), properties.isShowPayloads(),
-                queueProperties.getIfAvailable(PgQueueProperties::new).getHealth().getVacuumHoldWarning());
+                queues.getHealth().getVacuumHoldWarning(), (queue, key) -> {
+                    PgQueueProperties.Queue settings = queues.getQueues().get(queue);
+                    PgQueueProperties.Fairness fairness = (settings != null) ? settings.getFairness()
+                            : new PgQueueProperties.Fairness();
+                    return fairness.getWeights().getOrDefault(key, fairness.getDefaultWeight());
+                });
     }
 
     @Bean

@@ -108,6 +108,21 @@ class DashboardBrowserTests {
         queues.send("inbox", Map.of("n", 6), SendOptions.builder().delay(Duration.ofHours(1)).build());
         page.waitForText(cell("inbox", "scheduled"), "1");
         assertThat(Long.parseLong(page.text(By.id("cluster-ready")).replace(",", ""))).isGreaterThanOrEqualTo(5);
+        // ready jobs and no node listening: highlighted, with the likely cause in its title
+        page.waitFor((driver) -> driver.findElement(By.cssSelector("tr[data-queue-row='inbox'] [data-unattended]")));
+        assertThat(page.driver().findElement(By.cssSelector("tr[data-queue-row='inbox']")).getAttribute("class"))
+            .contains("unattended");
+        assertThat(page.driver().findElement(By.cssSelector("tr[data-queue-row='inbox'] [data-unattended]"))
+            .getAttribute("title")).contains("Spring bean");
+        page.screenshot("unattended-queue");
+    }
+
+    @Test
+    void anEmptyListSaysWhetherNothingMatchesOrNothingExistsYet() {
+        Browser page = browser().open("#/workflows?name=no-such-workflow");
+        page.waitForText(By.cssSelector("[data-empty]"), "No workflow matches.");
+        page.open("#/batches?name=no-such-batch");
+        page.waitForText(By.cssSelector("[data-empty]"), "No batch matches.");
     }
 
     @Test
@@ -318,7 +333,9 @@ class DashboardBrowserTests {
         Browser page = browser().open("#/queues/tenants");
         page.waitForText(By.cssSelector("#fairness-keys tr[data-key='tenant-a'] td:nth-child(4)"), "20");
         assertThat(page.text(By.cssSelector("#fairness-keys tr[data-key='tenant-a']"))).contains("3");
-        assertThat(page.text(By.cssSelector("#fairness-keys tr[data-key='tenant-b']"))).contains("10", "configured");
+        // the weight in force, and where it comes from (tenant-b has none of its own: the queue's default, 1)
+        assertThat(page.text(By.cssSelector("#fairness-keys tr[data-key='tenant-a']"))).contains("3 (set at run time)");
+        assertThat(page.text(By.cssSelector("#fairness-keys tr[data-key='tenant-b']"))).contains("10", "1 (configured)");
         page.click(By.cssSelector("#fairness-keys tr[data-key='tenant-b'] button[data-action='pause']"));
         page.waitFor((driver) -> !driver.findElements(By.cssSelector("#fairness-keys tr[data-key='tenant-b'] button[data-action='resume']")).isEmpty());
         assertThat(admin.fairnessKeys("tenants", 10)).filteredOn((key) -> key.key().equals("tenant-b"))

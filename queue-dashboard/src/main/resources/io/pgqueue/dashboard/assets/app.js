@@ -258,7 +258,10 @@
                 card('failed / min', perMinute(c.failedPerMinute), 'cluster-failed-rate'),
                 card('oldest ready', seconds(c.lagSeconds), 'cluster-lag'),
                 card('nodes', count(overview.nodes), 'cluster-nodes'));
-            chartBox.replaceChildren(lineChart(overview.rates, 800, 140, 'chart'));
+            // rates are differences of samples taken while a page is open: until there are two, say so
+            chartBox.replaceChildren(...(overview.rates.length < 2 ? [el('p', { class: 'muted chart-note',
+                'data-chart-note': '', text: 'Collecting samples: completed and failed jobs per minute appear within seconds.' })]
+                : []), lineChart(overview.rates, 800, 140, 'chart'));
             caption.textContent = overview.rates.length > 1 ? 'last ' + duration(
                 new Date(overview.rates[overview.rates.length - 1].at) - new Date(overview.rates[0].at)) : 'collecting…';
             const seen = new Set();
@@ -317,7 +320,13 @@
                 cells.failedPerMinute.textContent = perMinute(queue.failedPerMinute);
                 cells.spark.replaceChildren(lineChart(queue.rates.slice(-60), 120, 26, 'spark'));
                 const hosts = [...new Set(queue.listeners.map((l) => l.host + ' (' + l.pid + ')'))];
-                cells.listeners.textContent = hosts.length > 0 ? hosts.join(', ') : 'none';
+                // ready jobs and no node listening: usually a listener whose class is not a Spring bean
+                const unattended = hosts.length === 0 && !queue.paused && queue.jobs.ready > 0;
+                tr.classList.toggle('unattended', unattended);
+                cells.listeners.replaceChildren(hosts.length > 0 ? hosts.join(', ') : unattended
+                    ? el('span', { class: 'badge unattended', 'data-unattended': '', text: 'none: jobs wait',
+                        title: 'No node listens to this queue. Is its @QueueListener method on a Spring bean (@Component)?' })
+                    : 'none');
                 cells.listeners.title = queue.listeners.map((l) => l.host + ' (' + l.pid + '): ' + l.container + ', '
                     + l.mode + ' × ' + l.concurrency + (l.running ? '' : ', stopped')).join('\n');
                 if (paused !== queue.paused) {
@@ -424,7 +433,7 @@
         const rows = keys.map((k) => el('tr', { 'data-key': k.key },
             el('td', { text: k.key }),
             el('td', {}, k.status === 'active' ? el('span', { class: 'muted', text: 'active' }) : badge(k.status)),
-            el('td', { text: k.weight === null ? 'configured' : String(k.weight) }),
+            el('td', { text: String(k.weight) + (k.weightSetAtRunTime ? ' (set at run time)' : ' (configured)') }),
             el('td', { text: k.ready >= k.readyLimit ? count(k.readyLimit) + '+' : count(k.ready) }),
             el('td', { text: count(k.running) }),
             el('td', { text: k.waitingSeconds === null ? '–' : seconds(k.waitingSeconds) }),
@@ -659,9 +668,22 @@
             render(el('h1', { text: 'Workflows' }), filter,
                 workflows.length ? el('table', { id: 'workflows' },
                     el('thead', {}, el('tr', {}, ['Id', 'Name', 'State', 'Progress', 'Nodes', 'Submitted'].map((h) => el('th', { text: h })))),
-                    el('tbody', {}, rows)) : el('p', { class: 'muted', text: 'No workflow matches.' }),
+                    el('tbody', {}, rows)) : emptyList(query, 'workflow', 'No workflow yet: submit one with WorkflowOperations.submit',
+                        'docs/workflows.md'),
                 next);
         };
+    }
+
+    /**
+     * What an empty list says: with a filter, that nothing matches it; without one, that there is none yet, and
+     * where the guide is (a newcomer's first visit, not a failed search).
+     */
+    function emptyList(query, noun, none, guide) {
+        const filtered = ['name', 'state', 'before'].some((key) => query.get(key));
+        if (filtered) {
+            return el('p', { class: 'muted', 'data-empty': 'filtered', text: 'No ' + noun + ' matches.' });
+        }
+        return el('p', { class: 'muted', 'data-empty': 'none' }, none + ' (the guide: ', el('code', { text: guide }), ' in pgqueue).');
     }
 
     // ---- batches --------------------------------------------------------------------------------------
@@ -693,7 +715,8 @@
             render(el('h1', { text: 'Batches' }), filter,
                 batches.length ? el('table', { id: 'batches' },
                     el('thead', {}, el('tr', {}, ['Id', 'Name', 'State', 'Progress', 'Members', 'Opened'].map((h) => el('th', { text: h })))),
-                    el('tbody', {}, rows)) : el('p', { class: 'muted', text: 'No batch matches.' }),
+                    el('tbody', {}, rows)) : emptyList(query, 'batch', 'No batch yet: open one with BatchOperations.open',
+                        'docs/batches.md'),
                 next);
         };
     }
