@@ -21,11 +21,17 @@ public abstract class PeriodicLifecycle implements SmartLifecycle {
 
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
 
+    /** How long a stop lets a run end by itself before it cancels the run's statement. */
+    private static final Duration CANCEL_AFTER = Duration.ofSeconds(1);
+
     private final Log logger = LogFactory.getLog(getClass());
 
     private final String threadName;
 
     private volatile ScheduledExecutorService scheduler;
+
+    /** The task's thread, whose statement a stop cancels when it does not end by itself. */
+    private volatile Thread thread;
 
     protected PeriodicLifecycle(String threadName) {
         this.threadName = threadName;
@@ -55,22 +61,28 @@ public abstract class PeriodicLifecycle implements SmartLifecycle {
             return;
         }
         scheduler = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-            Thread thread = new Thread(runnable, threadName);
-            thread.setDaemon(true);
-            return thread;
+            Thread created = new Thread(runnable, threadName);
+            created.setDaemon(true);
+            thread = created;
+            return created;
         });
         schedule();
     }
 
     /**
      * Stops the task and waits (boundedly) for a run in progress: the context closes the DataSource right
-     * after, and a run cut off by that only logs a misleading failure.
+     * after, and a run cut off by that only logs a misleading failure. A run still busy after a second is waiting
+     * on the database (a lock, a slow read under load), which an interrupt does not end: its statement is
+     * cancelled, so that the node stops in about a second rather than after the stop timeout.
      */
     @Override
     public synchronized void stop() {
         if (scheduler != null) {
             scheduler.shutdownNow();
             try {
+                if (!scheduler.awaitTermination(CANCEL_AFTER.toMillis(), TimeUnit.MILLISECONDS) && thread != null) {
+                    RunningStatements.cancel(thread);
+                }
                 if (!scheduler.awaitTermination(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
                     logger.warn("pgqueue " + threadName + " still running after " + STOP_TIMEOUT.toSeconds()
                             + " s; leaving it behind");

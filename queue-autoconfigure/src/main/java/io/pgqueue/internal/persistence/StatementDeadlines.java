@@ -47,6 +47,13 @@ final class StatementDeadlines {
     /** The running statements and their deadlines (System.nanoTime()). */
     private final Map<Statement, Long> running = new ConcurrentHashMap<>();
 
+    /** The thread running each statement, for a background task that stops to cancel its own. */
+    private final Map<Statement, Thread> threads = new ConcurrentHashMap<>();
+
+    static {
+        io.pgqueue.support.RunningStatements.cancelWith(SHARED::cancelStatementsOf);
+    }
+
     private final long checkEveryNanos;
 
     private volatile boolean checking;
@@ -61,6 +68,7 @@ final class StatementDeadlines {
             return work.run();
         }
         running.put(statement, System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds));
+        threads.put(statement, Thread.currentThread());
         if (!checking) {
             startChecking();
         }
@@ -69,7 +77,18 @@ final class StatementDeadlines {
         }
         finally {
             running.remove(statement);
+            threads.remove(statement);
         }
+    }
+
+    /** Cancels the statements the thread runs now (each on a cancel thread, as an overdue one). */
+    void cancelStatementsOf(Thread thread) {
+        threads.forEach((statement, owner) -> {
+            if (owner == thread && threads.remove(statement, owner)) {
+                running.remove(statement);
+                cancels.execute(() -> cancel(statement));
+            }
+        });
     }
 
     private synchronized void startChecking() {
