@@ -44,11 +44,15 @@ final class StatementDeadlines {
         return thread;
     });
 
-    /** The running statements and their deadlines (System.nanoTime()). */
-    private final Map<Statement, Long> running = new ConcurrentHashMap<>();
+    /** The running statements, each with its deadline and its thread. */
+    private final Map<Statement, Running> running = new ConcurrentHashMap<>();
 
-    /** The thread running each statement, for a background task that stops to cancel its own. */
-    private final Map<Statement, Thread> threads = new ConcurrentHashMap<>();
+    /**
+     * A running statement's deadline (System.nanoTime()) and the thread that runs it (for a background task that
+     * stops to cancel its own).
+     */
+    private record Running(long deadline, Thread thread) {
+    }
 
     static {
         io.pgqueue.support.RunningStatements.cancelWith(SHARED::cancelStatementsOf);
@@ -67,8 +71,8 @@ final class StatementDeadlines {
         if (timeoutSeconds <= 0) {
             return work.run();
         }
-        running.put(statement, System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds));
-        threads.put(statement, Thread.currentThread());
+        running.put(statement, new Running(System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds),
+                Thread.currentThread()));
         if (!checking) {
             startChecking();
         }
@@ -77,15 +81,13 @@ final class StatementDeadlines {
         }
         finally {
             running.remove(statement);
-            threads.remove(statement);
         }
     }
 
     /** Cancels the statements the thread runs now (each on a cancel thread, as an overdue one). */
     void cancelStatementsOf(Thread thread) {
-        threads.forEach((statement, owner) -> {
-            if (owner == thread && threads.remove(statement, owner)) {
-                running.remove(statement);
+        running.forEach((statement, run) -> {
+            if (run.thread() == thread && running.remove(statement, run)) {
                 cancels.execute(() -> cancel(statement));
             }
         });
@@ -120,8 +122,8 @@ final class StatementDeadlines {
 
     /** Cancels the statements whose deadline passed; the driver makes a cancel of a finished statement do nothing. */
     void cancelOverdue(long now) {
-        running.forEach((statement, deadline) -> {
-            if (now - deadline > 0 && running.remove(statement, deadline)) {
+        running.forEach((statement, run) -> {
+            if (now - run.deadline() > 0 && running.remove(statement, run)) {
                 cancels.execute(() -> cancel(statement));
             }
         });
