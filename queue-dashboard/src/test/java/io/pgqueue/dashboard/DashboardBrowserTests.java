@@ -322,6 +322,8 @@ class DashboardBrowserTests {
         assertThat(admin.batch(id).orElseThrow().counts().cancelled()).isEqualTo(2);
         page.open("#/batches?state=cancelled");
         page.waitFor((driver) -> !driver.findElements(By.cssSelector("tr[data-batch='" + id + "']")).isEmpty());
+        // a list's bar says how far in words too: all four members finished (3 completed... 1 dead... cancelled)
+        assertThat(page.text(By.cssSelector("tr[data-batch='" + id + "'] [data-progress-label]"))).endsWith("finished");
     }
 
     @Test

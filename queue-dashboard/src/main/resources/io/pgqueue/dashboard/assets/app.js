@@ -777,10 +777,14 @@
     /** Completed, cancelled, dead, active and (workflows) waiting jobs as one bar. */
     function progressBar(counts) {
         const total = Math.max(1, counts.total);
-        return el('span', { class: 'wf-progress', title: ['completed', 'active', 'waiting', 'dead', 'cancelled']
+        const finished = ['completed', 'dead', 'cancelled'].reduce((sum, k) => sum + (counts[k] || 0), 0);
+        const bar = el('span', { class: 'wf-progress', title: ['completed', 'active', 'waiting', 'dead', 'cancelled']
             .filter((k) => k in counts).map((k) => k + ' ' + counts[k]).join(', ') },
         ['completed', 'active', 'waiting', 'dead', 'cancelled'].map((k) => counts[k] > 0
             ? el('span', { class: 'wf-' + k, style: 'width:' + (100 * counts[k] / total) + '%' }) : null));
+        // the bar's colours say which, the label says how far: finished of all, as a number
+        return el('span', { class: 'wf-progress-labelled' }, bar,
+            el('span', { class: 'muted wf-progress-label', 'data-progress-label': '', text: count(finished) + ' / ' + count(counts.total) + ' finished' }));
     }
 
     function workflowPage(state, id) {
