@@ -13,50 +13,50 @@ import org.springframework.stereotype.Component;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
+record Row(String tenant, long line, String csv) {
+}
+
+interface Customers {
+
+    void upsert(Row row);
+}
+
+// tag::send[]
+@Service
+class Imports {
+
+    private final QueueTemplate queues;
+
+    Imports(QueueTemplate queues) {
+        this.queues = queues;
+    }
+
+    @Transactional
+    void importFile(String tenant, List<Row> rows) {
+        // tag::tenant-send[]
+        SendOptions ofTenant = SendOptions.builder().fairnessKey(tenant).build(); // charged to the tenant
+        queues.sendBatch("imports", rows.stream().map((row) -> JobRequest.of(row, ofTenant)).toList());
+        // end::tenant-send[]
+    }
+}
+
+@Component // a listener is found only on a Spring bean
+class ImportRows {
+
+    private final Customers customers;
+
+    ImportRows(Customers customers) {
+        this.customers = customers;
+    }
+
+    @QueueListener(queue = "imports", concurrency = "16")
+    void importRow(Row row) {            // a tenant with a million rows no longer holds up the others
+        customers.upsert(row);
+    }
+}
+// end::send[]
+
 class Fairness {
-
-    record Row(String tenant, long line, String csv) {
-    }
-
-    interface Customers {
-
-        void upsert(Row row);
-    }
-
-    // tag::send[]
-    @Service
-    static class Imports {
-
-        private final QueueTemplate queues;
-
-        Imports(QueueTemplate queues) {
-            this.queues = queues;
-        }
-
-        @Transactional
-        void importFile(String tenant, List<Row> rows) {
-            // tag::tenant-send[]
-            SendOptions ofTenant = SendOptions.builder().fairnessKey(tenant).build(); // charged to the tenant
-            queues.sendBatch("imports", rows.stream().map((row) -> JobRequest.of(row, ofTenant)).toList());
-            // end::tenant-send[]
-        }
-    }
-
-    @Component // a listener is found only on a Spring bean
-    static class ImportRows {
-
-        private final Customers customers;
-
-        ImportRows(Customers customers) {
-            this.customers = customers;
-        }
-
-        @QueueListener(queue = "imports", concurrency = "16")
-        void importRow(Row row) {            // a tenant with a million rows no longer holds up the others
-            customers.upsert(row);
-        }
-    }
-    // end::send[]
 
     // tag::admin[]
     static void operate(QueueAdmin admin) {
