@@ -399,7 +399,8 @@ class CounterConsistencyTests {
      * Each batch's aggregate and shards equal what its rows say (active and dead members in the job table, dead
      * ones purged or expired since counted as dead), and
      * its callbacks fired exactly when their events happened: a sealed batch that was not cancelled fired
-     * onComplete iff no member is active, onSuccess iff every member completed, onFirstDeath iff a member ever died,
+     * onComplete iff no member is active (or, once fired, a dead member was retried after it: the random retries
+     * of dead jobs do that now and then), onSuccess iff every member completed, onFirstDeath iff a member ever died,
      * onCannotSucceed iff one ever died or was cancelled; an open batch fired nothing.
      */
     private void assertBatchCountsAndCallbacksFollowTheirRows(ApplicationContext context) {
@@ -426,7 +427,10 @@ class CounterConsistencyTests {
                    OR fired IS DISTINCT FROM (CASE WHEN state = 'open' THEN NULL
                                                    WHEN state = 'cancelled' THEN fired ELSE NULLIF(ARRAY(
                         SELECT e FROM unnest(ARRAY['cannot_succeed', 'complete', 'first_death', 'success']) AS e
-                        WHERE (e = 'success' AND uncompleted = 0) OR (e = 'complete' AND unfinished = 0)
+                        WHERE (e = 'success' AND uncompleted = 0)
+                           -- onComplete fired once every member finished; a dead member retried after it makes the
+                           -- batch unfinished again without taking the callback back (docs/batches.md)
+                           OR (e = 'complete' AND (unfinished = 0 OR (deaths > 0 AND 'complete' = ANY(coalesce(fired, '{}')))))
                            OR (e = 'first_death' AND deaths > 0) OR (e = 'cannot_succeed' AND failures > 0)
                         ORDER BY e), '{}') END)""");
         assertThat(mismatches).as("batches whose counts, shards or callbacks differ from their rows").isEmpty();
