@@ -220,6 +220,34 @@ class SqlEnqueueTests {
         });
     }
 
+    /**
+     * The SQL API's contract (docs/other-languages.md): its version, and the signature of {@code send} that version
+     * promises. A migration that changes the signature fails here: it must then raise {@code api_version()} (an
+     * added parameter at the end: a minor version) and the page with it.
+     */
+    @Test
+    void theSqlApiStatesItsVersionAndKeepsTheSignatureThatVersionPromises() {
+        runner.run((context) -> {
+            assertThat(jdbc.queryForObject("SELECT pgqueue.api_version()", String.class)).isEqualTo("1.0");
+            assertThat(jdbc.queryForList("SELECT pg_get_function_arguments(p.oid) FROM pg_proc p "
+                    + "WHERE p.proname = 'send' AND p.pronamespace = 'pgqueue'::regnamespace", String.class))
+                .containsExactly("p_queue text, p_payload jsonb, p_delay interval DEFAULT NULL::interval, "
+                        + "p_run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, "
+                        + "p_priority integer DEFAULT 0, p_dedup_key text DEFAULT NULL::text, "
+                        + "p_group_key text DEFAULT NULL::text, p_max_attempts integer DEFAULT NULL::integer, "
+                        + "p_headers jsonb DEFAULT NULL::jsonb, p_timeout interval DEFAULT NULL::interval, "
+                        + "p_fairness_key text DEFAULT NULL::text");
+            // named arguments, as the page advises: the call other languages make
+            Long id = jdbc.queryForObject("SELECT pgqueue.send(p_queue => 'contract', p_payload => '{\"n\": 1}', "
+                    + "p_headers => '{\"traceparent\": \"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\"}', "
+                    + "p_priority => 5, p_delay => interval '0')", Long.class);
+            assertThat(jdbc.queryForMap("SELECT state, priority, payload_type, headers->>'traceparent' AS traceparent "
+                    + "FROM pgqueue.job WHERE id = ?", id))
+                .containsEntry("state", "ready").containsEntry("priority", 5).containsEntry("payload_type", null)
+                .containsEntry("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+        });
+    }
+
     private static long send(Connection connection, String sql) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(sql); ResultSet rows = statement.executeQuery()) {
             rows.next();

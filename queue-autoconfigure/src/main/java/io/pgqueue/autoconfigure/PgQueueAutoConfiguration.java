@@ -1,5 +1,6 @@
 package io.pgqueue.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -43,7 +44,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -61,6 +64,7 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.util.ClassUtils;
@@ -105,15 +109,43 @@ public final class PgQueueAutoConfiguration {
     }
 
     @Bean
-    Wakeups pgqueueWakeups(Repositories repositories, PgQueueProperties properties) {
-        return wakeups(repositories, properties);
+    Wakeups pgqueueWakeups(Repositories repositories, PgQueueProperties properties, DataSource dataSource,
+            BeanFactory beanFactory, Environment environment, ResourceLoader resourceLoader) {
+        ListenConnection.Credentials credentials = ListenConnection.credentialsOf(dataSource,
+                resourceLoader.getClassLoader());
+        if (credentials == null) {
+            credentials = new ListenConnection.Credentials(environment.getProperty("spring.datasource.username"),
+                    environment.getProperty("spring.datasource.password"));
+        }
+        return wakeups(repositories, properties, ListenConnection.of(properties.getListener().notifyConnection(),
+                "pgqueue.listener", beanFactory, credentials.username(), credentials.password()));
     }
 
-    /** One database's wake-ups. */
-    static Wakeups wakeups(Repositories repositories, PgQueueProperties properties) {
+    /**
+     * One database's wake-ups, listening on the direct connection when one is configured: it is checked now (a
+     * NOTIFY sent through the database's DataSource must arrive on it), so that a wrong one fails startup instead
+     * of leaving every wake-up to the poll interval.
+     */
+    static Wakeups wakeups(Repositories repositories, PgQueueProperties properties, @Nullable ListenConnection direct) {
         PgQueueProperties.Listener listener = properties.getListener();
-        return new Wakeups(repositories.notifications(), listener.isNotify(), listener.getNotifyDebounce());
+        if (direct == null) {
+            return new Wakeups(repositories.notifications(), listener.isNotify(), listener.getNotifyDebounce());
+        }
+        Wakeups wakeups = new Wakeups(repositories.notificationsListeningOn(direct.dataSource(), direct.description()),
+                true, listener.getNotifyDebounce());
+        try {
+            wakeups.verifyListening(LISTEN_CHECK_TIMEOUT);
+        }
+        catch (IllegalStateException ex) {
+            wakeups.destroy();
+            throw new InvalidConfigurationPropertyValueException(direct.property(), direct.description(),
+                    ex.getMessage());
+        }
+        return wakeups;
     }
+
+    /** How long the startup check of a direct LISTEN connection waits for its probe. */
+    private static final Duration LISTEN_CHECK_TIMEOUT = Duration.ofSeconds(5);
 
     @Bean
     @ConditionalOnMissingBean

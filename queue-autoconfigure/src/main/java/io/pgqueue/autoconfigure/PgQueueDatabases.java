@@ -233,7 +233,12 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
                 throw new InvalidConfigurationPropertyValueException("pgqueue.databases." + name + ".id-block",
                         database.getIdBlock(), ex.getMessage());
             }
-            Wakeups wakeups = PgQueueAutoConfiguration.wakeups(repositories, properties);
+            ListenConnection.Credentials login = (database.getUrl() != null)
+                    ? new ListenConnection.Credentials(database.getUsername(), database.getPassword())
+                    : ListenConnection.credentialsOf(dataSource, shared.classLoader());
+            Wakeups wakeups = PgQueueAutoConfiguration.wakeups(repositories, properties,
+                    ListenConnection.of(database.notifyConnection(), "pgqueue.databases." + name, shared.beanFactory(),
+                            (login != null) ? login.username() : null, (login != null) ? login.password() : null));
             JdbcQueueTemplate template = PgQueueAutoConfiguration.template(repositories, shared.codec(), wakeups, properties);
             if (shared.sendObserver() != null) {
                 template.setObserver(shared.sendObserver().withDatabase(name));
@@ -285,7 +290,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
     }
 
     /** The DataSource bean a property names; a name that is no such bean fails startup naming the property. */
-    private static DataSource dataSourceBean(BeanFactory beanFactory, String property, String beanName) {
+    static DataSource dataSourceBean(BeanFactory beanFactory, String property, String beanName) {
         if (!beanFactory.containsBean(beanName)) {
             throw new InvalidConfigurationPropertyValueException(property, beanName,
                     "there is no bean of that name; name a DataSource bean, or give a url instead");

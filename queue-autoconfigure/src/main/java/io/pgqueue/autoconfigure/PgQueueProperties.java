@@ -848,6 +848,31 @@ public class PgQueueProperties implements InitializingBean, EnvironmentAware {
         private boolean notify = true;
 
         /**
+         * JDBC URL of a direct connection to the database (not through a transaction pooler), used only to
+         * LISTEN for wake-ups and cancellations; every other statement goes through the application's
+         * DataSource. Set it when that DataSource reaches PostgreSQL through PgBouncer in transaction mode,
+         * Supavisor or Neon's pooled endpoint. Checked at startup: a NOTIFY sent through the DataSource must
+         * arrive on it.
+         */
+        private @Nullable String notifyUrl;
+
+        /**
+         * Login user of the notify-url connection; by default the application DataSource's (a Hikari pool's,
+         * or spring.datasource.username).
+         */
+        private @Nullable String notifyUsername;
+
+        /**
+         * Login password of the notify-url connection; by default the application DataSource's.
+         */
+        private @Nullable String notifyPassword;
+
+        /**
+         * Name of a DataSource bean that gives direct connections, used only to LISTEN; instead of notify-url.
+         */
+        private @Nullable String notifyDataSource;
+
+        /**
          * Whether handler runs are observed (Micrometer Observation "pgqueue.process" in the application's
          * ObservationRegistry), continuing the trace context the job was sent with.
          */
@@ -952,6 +977,43 @@ public class PgQueueProperties implements InitializingBean, EnvironmentAware {
             return notifyDebounce;
         }
 
+        public @Nullable String getNotifyUrl() {
+            return notifyUrl;
+        }
+
+        public void setNotifyUrl(@Nullable String notifyUrl) {
+            this.notifyUrl = notifyUrl;
+        }
+
+        public @Nullable String getNotifyUsername() {
+            return notifyUsername;
+        }
+
+        public void setNotifyUsername(@Nullable String notifyUsername) {
+            this.notifyUsername = notifyUsername;
+        }
+
+        public @Nullable String getNotifyPassword() {
+            return notifyPassword;
+        }
+
+        public void setNotifyPassword(@Nullable String notifyPassword) {
+            this.notifyPassword = notifyPassword;
+        }
+
+        public @Nullable String getNotifyDataSource() {
+            return notifyDataSource;
+        }
+
+        public void setNotifyDataSource(@Nullable String notifyDataSource) {
+            this.notifyDataSource = notifyDataSource;
+        }
+
+        /** The direct connection for LISTEN, as configured (nothing set: LISTEN through the DataSource). */
+        public NotifyConnection notifyConnection() {
+            return new NotifyConnection(notifyUrl, notifyUsername, notifyPassword, notifyDataSource);
+        }
+
         public void setNotifyDebounce(Duration notifyDebounce) {
             this.notifyDebounce = notifyDebounce;
         }
@@ -984,6 +1046,7 @@ public class PgQueueProperties implements InitializingBean, EnvironmentAware {
                 throw new InvalidConfigurationPropertyValueException(prefix + ".notify-debounce", notifyDebounce,
                         "must not be negative");
             }
+            notifyConnection().validate(prefix, notify, prefix + ".notify");
             if (heartbeatInterval.compareTo(leaseDuration) >= 0) {
                 throw new InvalidConfigurationPropertyValueException(prefix + ".heartbeat-interval",
                         heartbeatInterval, "must be shorter than " + prefix + ".lease-duration (" + leaseDuration + ")");
@@ -1492,6 +1555,58 @@ public class PgQueueProperties implements InitializingBean, EnvironmentAware {
          */
         private int maximumPoolSize = 10;
 
+        /**
+         * JDBC URL of a direct connection to this database (not through a transaction pooler), used only to
+         * LISTEN for its wake-ups; as pgqueue.listener.notify-url.
+         */
+        private @Nullable String notifyUrl;
+
+        /** Login user of the notify-url connection; by default this database's username. */
+        private @Nullable String notifyUsername;
+
+        /** Login password of the notify-url connection; by default this database's password. */
+        private @Nullable String notifyPassword;
+
+        /** Name of a DataSource bean that gives direct connections to this database, used only to LISTEN. */
+        private @Nullable String notifyDataSource;
+
+        public @Nullable String getNotifyUrl() {
+            return notifyUrl;
+        }
+
+        public void setNotifyUrl(@Nullable String notifyUrl) {
+            this.notifyUrl = notifyUrl;
+        }
+
+        public @Nullable String getNotifyUsername() {
+            return notifyUsername;
+        }
+
+        public void setNotifyUsername(@Nullable String notifyUsername) {
+            this.notifyUsername = notifyUsername;
+        }
+
+        public @Nullable String getNotifyPassword() {
+            return notifyPassword;
+        }
+
+        public void setNotifyPassword(@Nullable String notifyPassword) {
+            this.notifyPassword = notifyPassword;
+        }
+
+        public @Nullable String getNotifyDataSource() {
+            return notifyDataSource;
+        }
+
+        public void setNotifyDataSource(@Nullable String notifyDataSource) {
+            this.notifyDataSource = notifyDataSource;
+        }
+
+        /** The direct connection for this database's LISTEN, as configured. */
+        public NotifyConnection notifyConnection() {
+            return new NotifyConnection(notifyUrl, notifyUsername, notifyPassword, notifyDataSource);
+        }
+
         @Override
         public int getMaximumPoolSize() {
             return maximumPoolSize;
@@ -1525,6 +1640,7 @@ public class PgQueueProperties implements InitializingBean, EnvironmentAware {
                 }
                 atLeast(prefix + ".maximum-pool-size", database.getMaximumPoolSize(), 1);
                 database.replica.validate(prefix + ".replica");
+                database.notifyConnection().validate(prefix, true, "pgqueue.listener.notify");
                 positive(prefix + ".connection-timeout", database.getConnectionTimeout());
                 if (database.queues.isEmpty()) {
                     throw new InvalidConfigurationPropertyValueException(prefix + ".queues", database.queues,
@@ -1560,6 +1676,56 @@ public class PgQueueProperties implements InitializingBean, EnvironmentAware {
 
         public Replica getReplica() {
             return replica;
+        }
+    }
+
+    /**
+     * A direct connection used only to LISTEN (not through a transaction pooler, which cannot carry LISTEN): a
+     * JDBC URL with optional credentials, or a DataSource bean's name; all null when LISTEN goes through the
+     * database's own DataSource.
+     */
+    public record NotifyConnection(@Nullable String url, @Nullable String username, @Nullable String password,
+            @Nullable String dataSource) {
+
+        public boolean isConfigured() {
+            return url != null || dataSource != null;
+        }
+
+        /** What logs and errors show of the connection: the URL without its parameters (a password may be one). */
+        public String describe() {
+            return (url != null) ? described(url) : "DataSource bean '" + dataSource + "'";
+        }
+
+        private static String described(String url) {
+            int parameters = url.indexOf('?');
+            return (parameters < 0) ? url : url.substring(0, parameters) + "?…";
+        }
+
+        /** The property that names the connection (for errors), under the given prefix. */
+        public String property(String prefix) {
+            return prefix + ((dataSource != null) ? ".notify-data-source" : ".notify-url");
+        }
+
+        void validate(String prefix, boolean notify, String notifyProperty) {
+            if (url != null && dataSource != null) {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".notify-url", described(url),
+                        "give either " + prefix + ".notify-url or " + prefix + ".notify-data-source, not both");
+            }
+            if (url != null && !url.startsWith("jdbc:postgresql:")) {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".notify-url", described(url),
+                        "must be a PostgreSQL JDBC URL (jdbc:postgresql://host:port/database) of a direct connection");
+            }
+            if (url == null && (username != null || password != null)) {
+                throw new InvalidConfigurationPropertyValueException(
+                        prefix + ((username != null) ? ".notify-username" : ".notify-password"),
+                        (username != null) ? username : "******", "is used only with " + prefix + ".notify-url");
+            }
+            if (isConfigured() && !notify) {
+                throw new InvalidConfigurationPropertyValueException(property(prefix),
+                        (url != null) ? described(url) : dataSource,
+                        "is a connection for LISTEN, but " + notifyProperty
+                                + "=false turns LISTEN/NOTIFY off; remove one of the two");
+            }
         }
     }
 

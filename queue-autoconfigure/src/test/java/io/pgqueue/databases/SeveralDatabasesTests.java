@@ -488,6 +488,25 @@ class SeveralDatabasesTests {
                 "pgqueue.databases.other.queues=audits"), "pgqueue.databases.other.url", "data-source");
     }
 
+    @Test
+    void aDatabasesNotifyUrlIsItsListenConnectionAndOneOfAnotherDatabaseFailsStartupNamingTheProperty() {
+        Map<Integer, AtomicInteger> handled = new ConcurrentHashMap<>();
+        runner.withPropertyValues("pgqueue.databases.reporting.notify-url=" + second.jdbcUrl("postgres"))
+            .withBean(Recorder.class, () -> new Recorder(handled))
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                await().atMost(Duration.ofSeconds(10)).until(() -> secondJobs.jdbc().queryForObject(
+                        "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgqueue-listen'", Long.class) == 1);
+                context.getBean(QueueTemplate.class).send("reports", new Work(1));
+                await().atMost(Duration.ofSeconds(10)).until(() -> handled.containsKey(1));
+            });
+        // the application's database is not the one the queues "reports" and "exports" live in
+        assertStartupFails(runner.withPropertyValues("pgqueue.databases.reporting.notify-url=" + database.jdbcUrl(),
+                "pgqueue.databases.reporting.notify-username=" + database.username(),
+                "pgqueue.databases.reporting.notify-password=" + database.password()),
+                "pgqueue.databases.reporting.notify-url", "did not arrive on it");
+    }
+
     private static void assertStartupFails(ApplicationContextRunner runner, String property, String reason) {
         runner.run((context) -> {
             assertThat(context).hasFailed();

@@ -14,6 +14,7 @@ import io.micrometer.observation.transport.ReceiverContext;
 import io.micrometer.observation.transport.SenderContext;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.support.RealTracing;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
@@ -141,48 +142,10 @@ class ObservationTests {
                 }));
     }
 
-    /** A real tracer (OpenTelemetry through Micrometer Tracing) for one application, its spans kept in memory. */
-    static final class Tracing {
-
-        final io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter spans =
-                io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter.create();
-
-        final io.micrometer.observation.ObservationRegistry registry = io.micrometer.observation.ObservationRegistry.create();
-
-        final io.micrometer.tracing.otel.bridge.OtelTracer tracer;
-
-        final io.micrometer.tracing.otel.bridge.OtelPropagator propagator;
-
-        Tracing() {
-            io.opentelemetry.sdk.OpenTelemetrySdk sdk = io.opentelemetry.sdk.OpenTelemetrySdk.builder()
-                .setTracerProvider(io.opentelemetry.sdk.trace.SdkTracerProvider.builder()
-                    .addSpanProcessor(io.opentelemetry.sdk.trace.export.SimpleSpanProcessor.create(spans))
-                    .build())
-                .setPropagators(io.opentelemetry.context.propagation.ContextPropagators
-                    .create(io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator.getInstance()))
-                .build();
-            io.opentelemetry.api.trace.Tracer otel = sdk.getTracer("pgqueue-test");
-            this.tracer = new io.micrometer.tracing.otel.bridge.OtelTracer(otel,
-                    new io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext(), (event) -> {
-                    });
-            this.propagator = new io.micrometer.tracing.otel.bridge.OtelPropagator(sdk.getPropagators(), otel);
-            // as Spring Boot groups them: pgqueue's retry handler first (its order), then the standard ones
-            registry.observationConfig().observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
-                    new LinkingReceiverTracingHandler(tracer, propagator),
-                    new io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler<>(tracer, propagator),
-                    new io.micrometer.tracing.handler.PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
-                    new io.micrometer.tracing.handler.DefaultTracingObservationHandler(tracer)));
-        }
-
-        List<io.opentelemetry.sdk.trace.data.SpanData> named(String name) {
-            return spans.getFinishedSpanItems().stream().filter((span) -> span.getName().equals(name)).toList();
-        }
-    }
-
     @Test
     void withARealTracerAJobsProcessSpanIsAChildOfItsSendSpanInTheRequestsTrace() {
-        Tracing senderTracing = new Tracing();
-        Tracing workerTracing = new Tracing();
+        RealTracing senderTracing = new RealTracing();
+        RealTracing workerTracing = new RealTracing();
         Orders orders = new Orders();
         runner.withPropertyValues("pgqueue.template.observation-enabled=true")
             .withBean(io.micrometer.observation.ObservationRegistry.class, () -> senderTracing.registry)
@@ -234,8 +197,8 @@ class ObservationTests {
 
     @Test
     void aBatchListenersRunIsOneSpanLinkedToTheSendOfEachOfItsJobs() {
-        Tracing senderTracing = new Tracing();
-        Tracing workerTracing = new Tracing();
+        RealTracing senderTracing = new RealTracing();
+        RealTracing workerTracing = new RealTracing();
         Batches batches = new Batches();
         runner.withPropertyValues("pgqueue.template.observation-enabled=true")
             .withBean(io.micrometer.observation.ObservationRegistry.class, () -> senderTracing.registry)
@@ -263,7 +226,7 @@ class ObservationTests {
 
     @Test
     void theRetryLinkingHandlerIsConfiguredWhenTheApplicationTracesAndHandlerRunsAreObserved() {
-        Tracing tracing = new Tracing();
+        RealTracing tracing = new RealTracing();
         org.springframework.boot.test.context.runner.ApplicationContextRunner traced = new org.springframework.boot.test.context.runner.ApplicationContextRunner()
             .withConfiguration(org.springframework.boot.autoconfigure.AutoConfigurations
                 .of(io.pgqueue.autoconfigure.PgQueueTracingAutoConfiguration.class))

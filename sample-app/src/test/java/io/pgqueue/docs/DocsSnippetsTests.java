@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -27,28 +29,55 @@ class DocsSnippetsTests {
 
     private static final Pattern MARKER = Pattern.compile("<!-- snippet: ([\\w/.]+)#([\\w-]+) -->");
 
+    private static final Pattern EXAMPLE_MARKER = Pattern.compile("<!-- example: (examples/[\\w/.-]+)#([\\w-]+) -->");
+
     @Test
     void everyJavaSnippetIsACompiledSource() {
+        Map<String, String> comments = Map.of("java", "//");
+        int snippets = checkSnippets(comments, MARKER, (path) -> SNIPPETS.resolve(path), "<!-- snippet: path#tag -->");
+        assertThat(snippets).as("java snippets found").isGreaterThanOrEqualTo(10);
+    }
+
+    /**
+     * Every Python and JavaScript snippet is a tagged region ({@code # tag::name[]}, {@code // tag::name[]}) of a
+     * producer under {@code examples/}, which {@code OtherLanguageProducersTests} runs against a Java listener.
+     */
+    @Test
+    void everyPythonAndJavaScriptSnippetIsAnExampleThatRuns() {
+        Map<String, String> comments = Map.of("python", "#", "javascript", "//");
+        int snippets = checkSnippets(comments, EXAMPLE_MARKER, Path::of, "<!-- example: examples/path#tag -->");
+        assertThat(snippets).as("python and javascript snippets found").isGreaterThanOrEqualTo(2);
+    }
+
+    /**
+     * Checks every code block of the given languages (language → line comment) against the tagged region its marker
+     * names, rewriting the pages with {@code -Dpgqueue.docs.write=true}; returns how many blocks it checked.
+     */
+    private static int checkSnippets(Map<String, String> comments, Pattern markerPattern, Function<String, Path> source,
+            String markerForm) {
         List<String> problems = new ArrayList<>();
         int snippets = 0;
         for (Path page : Repository.markdownFiles()) {
             String text = Repository.read(page);
             String rewritten = text;
             for (CodeBlock block : new Markdown(text).codeBlocks()) {
-                if (!block.language().equals("java")) {
+                String comment = comments.get(block.language());
+                if (comment == null) {
                     continue;
                 }
                 snippets++;
-                Matcher marker = MARKER.matcher(block.marker());
+                Matcher marker = markerPattern.matcher(block.marker());
                 if (!marker.matches()) {
-                    problems.add(page + ":" + block.line() + ": a java block without <!-- snippet: path#tag --> above it");
+                    problems.add(page + ":" + block.line() + ": a " + block.language() + " block without " + markerForm
+                            + " above it");
                     continue;
                 }
-                String region = region(Repository.read(SNIPPETS.resolve(marker.group(1))), marker.group(2));
+                String region = region(Repository.read(source.apply(marker.group(1))), marker.group(2), comment);
                 if (!region.equals(block.code())) {
                     problems.add(page + ":" + block.line() + ": differs from " + marker.group(1) + "#" + marker.group(2));
-                    rewritten = rewritten.replace(block.marker() + "\n```java\n" + block.code() + "```",
-                            block.marker() + "\n```java\n" + region + "```");
+                    String fence = "\n```" + block.language() + "\n";
+                    rewritten = rewritten.replace(block.marker() + fence + block.code() + "```",
+                            block.marker() + fence + region + "```");
                 }
             }
             if (Repository.WRITE && !rewritten.equals(text)) {
@@ -56,7 +85,7 @@ class DocsSnippetsTests {
             }
         }
         assertThat(problems).as("snippets (rewrite them with -Dpgqueue.docs.write=true)").isEmpty();
-        assertThat(snippets).as("java snippets found").isGreaterThanOrEqualTo(10);
+        return snippets;
     }
 
     @Test
@@ -102,15 +131,20 @@ class DocsSnippetsTests {
 
     /** The lines between {@code // tag::name[]} and {@code // end::name[]}, without their common indentation. */
     static String region(String source, String tag) {
+        return region(source, tag, "//");
+    }
+
+    /** As {@link #region(String, String)}, for a language whose line comments start with {@code comment}. */
+    static String region(String source, String tag, String comment) {
         List<String> lines = source.lines().toList();
-        int start = indexOf(lines, "// tag::" + tag + "[]", 0);
-        int end = indexOf(lines, "// end::" + tag + "[]", start);
+        int start = indexOf(lines, comment + " tag::" + tag + "[]", 0);
+        int end = indexOf(lines, comment + " end::" + tag + "[]", start);
         if (start < 0 || end < 0) {
             throw new IllegalStateException("No region tagged " + tag);
         }
         // the markers of regions nested in this one are not part of what a reader copies
         List<String> region = lines.subList(start + 1, end).stream()
-            .filter((line) -> !line.strip().matches("// (tag|end)::[\\w-]+\\[\\]")).toList();
+            .filter((line) -> !line.strip().matches(Pattern.quote(comment) + " (tag|end)::[\\w-]+\\[\\]")).toList();
         int indent = region.stream().filter((line) -> !line.isBlank())
             .mapToInt((line) -> line.length() - line.stripLeading().length()).min().orElse(0);
         StringBuilder text = new StringBuilder();

@@ -5,7 +5,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BiConsumer;
 import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
 
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -15,7 +19,10 @@ import org.postgresql.PGNotification;
  */
 final class JdbcNotificationRepository implements NotificationRepository {
 
-    private final DataSource dataSource;
+    /** Where LISTEN connections come from: the application's DataSource, or a direct one beside a pooler. */
+    private final DataSource listenSource;
+
+    private final String listenDescription;
 
     private final Jdbc jdbc;
 
@@ -24,10 +31,25 @@ final class JdbcNotificationRepository implements NotificationRepository {
     private final String channel;
 
     JdbcNotificationRepository(Jdbc jdbc, Schema schema) {
-        this.dataSource = jdbc.dataSource();
+        this(jdbc, schema.notifyChannel(), jdbc.dataSource(), "the application's DataSource");
+    }
+
+    private JdbcNotificationRepository(Jdbc jdbc, String channel, DataSource listenSource, String listenDescription) {
+        this.listenSource = listenSource;
+        this.listenDescription = listenDescription;
         this.jdbc = jdbc;
         this.notify = Sql.parse("SELECT count(*) FROM (SELECT pg_notify(:channel, :queue)) AS notified");
-        this.channel = schema.notifyChannel();
+        this.channel = channel;
+    }
+
+    /** The same channel, listened to on connections of another DataSource (NOTIFY still goes through the pool). */
+    JdbcNotificationRepository listeningOn(DataSource directSource, String description) {
+        return new JdbcNotificationRepository(jdbc, channel, directSource, description);
+    }
+
+    @Override
+    public String listenSource() {
+        return listenDescription;
     }
 
     @Override
@@ -42,19 +64,23 @@ final class JdbcNotificationRepository implements NotificationRepository {
 
     @Override
     public void notifyQueue(String queue) {
-        jdbc.count(notify, (params) -> params.text("channel", channel).text("queue", queue));
+        notifyOn(channel, queue);
+    }
+
+    private void notifyOn(String someChannel, String payload) {
+        jdbc.count(notify, (params) -> params.text("channel", someChannel).text("queue", payload));
     }
 
     @Override
     public Subscription subscribe() throws SQLException {
-        Connection connection = dataSource.getConnection();
+        Connection connection = listenSource.getConnection();
         try {
             connection.setAutoCommit(true);
             try (Statement statement = connection.createStatement()) {
                 // the channel is built from a validated schema identifier
                 statement.execute("LISTEN " + channel);
             }
-            return new PgSubscription(connection, connection.unwrap(PGConnection.class));
+            return new PgSubscription(connection, connection.unwrap(PGConnection.class), channel, this::notifyOn);
         }
         catch (SQLException | RuntimeException ex) {
             connection.close();
@@ -68,9 +94,20 @@ final class JdbcNotificationRepository implements NotificationRepository {
 
         private final PGConnection pgConnection;
 
-        private PgSubscription(Connection connection, PGConnection pgConnection) {
+        private final String channel;
+
+        private final BiConsumer<String, String> notifyThroughPool;
+
+        private @Nullable String probeChannel;
+
+        private boolean probeArrived;
+
+        private PgSubscription(Connection connection, PGConnection pgConnection, String channel,
+                BiConsumer<String, String> notifyThroughPool) {
             this.connection = connection;
             this.pgConnection = pgConnection;
+            this.channel = channel;
+            this.notifyThroughPool = notifyThroughPool;
         }
 
         @Override
@@ -81,9 +118,31 @@ final class JdbcNotificationRepository implements NotificationRepository {
             }
             List<String> queues = new ArrayList<>(notifications.length);
             for (PGNotification notification : notifications) {
-                queues.add(notification.getParameter());
+                if (notification.getName().equals(channel)) {
+                    queues.add(notification.getParameter());
+                }
+                else if (notification.getName().equals(probeChannel)) {
+                    probeArrived = true;
+                }
             }
             return queues;
+        }
+
+        @Override
+        public void sendProbe() throws SQLException {
+            // a channel of this connection's own, so that no other listener of the cluster hears the probe
+            String probe = "pgqueue_probe_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("LISTEN " + probe);
+            }
+            probeChannel = probe;
+            probeArrived = false;
+            notifyThroughPool.accept(probe, "");
+        }
+
+        @Override
+        public boolean probeArrived() {
+            return probeArrived;
         }
 
         @Override

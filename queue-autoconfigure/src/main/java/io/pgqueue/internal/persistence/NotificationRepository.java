@@ -17,10 +17,16 @@ public interface NotificationRepository {
 
     String channel();
 
+    /** Where the LISTEN connection comes from, for logs: the application's DataSource or a direct connection. */
+    String listenSource();
+
     /** Sends a wake-up for the queue now, outside any transaction of the caller. */
     void notifyQueue(String queue);
 
-    /** Opens a dedicated connection listening on the channel. */
+    /**
+     * Opens a dedicated connection listening on the channel (of the direct DataSource when one is configured:
+     * LISTEN through a transaction pooler would listen on a server connection that other clients then use).
+     */
     Subscription subscribe() throws SQLException;
 
     /** A listening connection. */
@@ -28,6 +34,16 @@ public interface NotificationRepository {
 
         /** Waits up to {@code timeoutMillis} for notifications and returns their payloads (queue names). */
         List<String> poll(int timeoutMillis) throws SQLException;
+
+        /**
+         * Listens on a channel of this connection's own and sends a notification to it through the application's
+         * DataSource: {@link #probeArrived()} then tells whether the two reach the same server (they do not
+         * through a transaction pooler, whose LISTEN stays on a server connection other clients then use).
+         */
+        void sendProbe() throws SQLException;
+
+        /** Whether the last probe's notification has been received by a {@link #poll}. */
+        boolean probeArrived();
 
         /** Whether the connection still answers (a half-open socket receives nothing and fails nothing). */
         boolean isAlive(int timeoutSeconds) throws SQLException;

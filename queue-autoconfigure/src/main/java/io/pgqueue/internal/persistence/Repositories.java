@@ -146,6 +146,14 @@ public final class Repositories {
         return schemaInfo;
     }
 
+    /**
+     * The notification channel, with LISTEN on connections of {@code directSource} (a direct connection beside a
+     * transaction pooler) instead of the application's DataSource.
+     */
+    public NotificationRepository notificationsListeningOn(DataSource directSource, String description) {
+        return notifications.listeningOn(directSource, description);
+    }
+
     public NotificationRepository notifications() {
         return notifications;
     }

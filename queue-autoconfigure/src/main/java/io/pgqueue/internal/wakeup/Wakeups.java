@@ -165,6 +165,16 @@ public final class Wakeups implements DisposableBean {
         }
     }
 
+    /**
+     * Checks the LISTEN connection once, now: a NOTIFY sent through the application's DataSource must arrive on it
+     * within the timeout (the startup check of a direct connection configured beside a pooler).
+     *
+     * @throws IllegalStateException saying what failed
+     */
+    public void verifyListening(Duration timeout) {
+        WakeupListener.verify(channel, timeout);
+    }
+
     public void stopListening() {
         listener.stop();
     }
