@@ -272,7 +272,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
             QueueListenerContainerFactoryConfigurer configurer = new QueueListenerContainerFactoryConfigurer(repositories,
                     node, shared.codec(), shared.errorHandler(), shared.observer(), shared.processObserver().withDatabase(name),
                     maintenance.isEnabled() ? maintenance.getInterval() : null, () -> transactionManager, vacuumHorizon,
-                    workflows);
+                    workflows, wakeups);
             DefaultListenerContainerRegistry registry = new DefaultListenerContainerRegistry(configurer.createFactory(),
                     shared.optionsResolver(), shared.codec(), node, wakeups);
             registry.setDatabase(name);

@@ -75,7 +75,7 @@ class QueueListenerConfiguration {
                 databases.observingDefault(processObserver.getIfAvailable(() -> ProcessObserver.NONE)),
                 maintenance.isEnabled() ? maintenance.getInterval() : null, transactionManager::getIfUnique,
                 vacuumHorizon.getIfAvailable(),
-                databases.placed(new JdbcWorkflows(repositories.workflows(), codec, wakeups)));
+                databases.placed(new JdbcWorkflows(repositories.workflows(), codec, wakeups)), wakeups);
     }
 
     @Bean

@@ -11,6 +11,7 @@ import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.persistence.Repositories;
+import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.internal.workflow.JdbcWorkflows;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.error.QueueErrorHandler;
@@ -54,10 +55,13 @@ public final class QueueListenerContainerFactoryConfigurer {
 
     private final JdbcWorkflows workflows;
 
+    private final Wakeups wakeups;
+
     QueueListenerContainerFactoryConfigurer(Repositories repositories, NodeRuntime node, JobPayloadCodec codec,
             QueueErrorHandler errorHandler, JobObserver observer, ProcessObserver processObserver,
             @Nullable Duration maintenanceInterval, Supplier<@Nullable PlatformTransactionManager> transactionManager,
-            @Nullable VacuumHorizonWatch vacuumHorizon, JdbcWorkflows workflows) {
+            @Nullable VacuumHorizonWatch vacuumHorizon, JdbcWorkflows workflows, Wakeups wakeups) {
+        this.wakeups = wakeups;
         this.vacuumHorizon = vacuumHorizon;
         this.workflows = workflows;
         this.repositories = repositories;
@@ -73,6 +77,7 @@ public final class QueueListenerContainerFactoryConfigurer {
     /** A new factory of pgqueue's LEASE and TRANSACTIONAL containers, configured as the auto-configuration's. */
     public QueueListenerContainerFactory createFactory() {
         return new JdbcListenerContainerFactory(new ListenerContainers(repositories.engine(), repositories.history(), node, codec.mapper(),
-                errorHandler, observer, processObserver, maintenanceInterval, vacuumHorizon, workflows), transactionManager);
+                errorHandler, observer, processObserver, maintenanceInterval, vacuumHorizon, workflows, wakeups::jobsReady),
+                transactionManager);
     }
 }

@@ -17,7 +17,8 @@ import io.pgqueue.reliability.CrashWorker.Work;
 import io.pgqueue.testsupport.PgBouncer;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -31,7 +32,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Behind a real PgBouncer in transaction pooling mode (four server connections shared by every client): pgqueue
- * migrates, sends and consumes in both modes while a worker is killed; TRANSACTIONAL effects happen exactly
+ * migrates, sends and consumes in both modes while a worker is killed, woken by polling alone or by NOTIFY on a
+ * direct LISTEN connection beside the pooler; TRANSACTIONAL effects happen exactly
  * once, every job is done, the application's own table and rows stay where it put them, and no server
  * connection is left with a setting, a lock or a LISTEN of pgqueue's.
  */
@@ -49,8 +51,18 @@ class PgBouncerTests {
 
     private final JdbcTemplate direct = new JdbcTemplate(database.dataSource());
 
-    @Test
-    void everyJobIsDoneOnceAndNoServerConnectionKeepsPgqueueState() throws Exception {
+    /**
+     * How the workers are woken: by polling alone ({@code notify=false}), or by NOTIFY on a direct LISTEN connection
+     * to PostgreSQL beside the pooler ({@code notify-url}).
+     */
+    static List<String> wakeUps() {
+        return List.of("pgqueue.listener.notify=false", "pgqueue.listener.notify-url=" + database.jdbcUrl());
+    }
+
+    @ParameterizedTest
+    @MethodSource("wakeUps")
+    void everyJobIsDoneOnceAndNoServerConnectionKeepsPgqueueState(String wakeUp) throws Exception {
+        direct.execute("DROP TABLE IF EXISTS public.effect");
         try (PgBouncer bouncer = PgBouncer.start(database, SERVER_CONNECTIONS)) {
             String url = bouncer.jdbcUrl();
             // the first context to start migrates pgqueue's schema through the pooler
@@ -58,7 +70,7 @@ class PgBouncerTests {
                 .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
                         JacksonAutoConfiguration.class, PgQueueAutoConfiguration.class))
                 .withPropertyValues("spring.datasource.url=" + url, "spring.datasource.username=" + database.username(),
-                        "spring.datasource.password=" + database.password(), "pgqueue.listener.notify=false",
+                        "spring.datasource.password=" + database.password(), wakeUp,
                         "pgqueue.maintenance.enabled=false", "pgqueue.scheduler.enabled=false")
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
@@ -74,7 +86,7 @@ class PgBouncerTests {
                 .as("the application's table is in its own schema").isTrue();
 
             try (WorkerFleet workers = new WorkerFleet(url, database.username(), database.password(),
-                    List.of("--pgqueue.listener.notify=false"))) {
+                    List.of("--" + wakeUp))) {
                 workers.start(2);
                 await().atMost(Duration.ofSeconds(90)).until(() -> effects() >= 300);
                 workers.killAndReplace(0);

@@ -67,8 +67,12 @@ final class AckBatcher {
 
     private volatile boolean running;
 
-    AckBatcher(JobEnginePort jobs, UUID node, String name) {
+    /** Told after acknowledgements committed (or were given up): their jobs no longer run in the database. */
+    private final Runnable acknowledged;
+
+    AckBatcher(JobEnginePort jobs, UUID node, String name, Runnable acknowledged) {
         this.jobs = jobs;
+        this.acknowledged = acknowledged;
         this.node = node;
         this.name = name;
         this.plain = new Lane(name, false);
@@ -245,5 +249,6 @@ final class AckBatcher {
     /** Their acknowledgement committed, or was given up: their leases are no longer renewed from here. */
     private void done(List<Ack> batch) {
         batch.forEach((ack) -> unacknowledged.remove(ack.id()));
+        acknowledged.run();
     }
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.node.TrackedJobs;
@@ -90,9 +91,28 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
      */
     private final boolean runsOnPollThreads;
 
+    /** Past the moment a rate's window opens, by the database's clock, before the next claim. */
+    private static final Duration WINDOW_MARGIN = Duration.ofMillis(5);
+
+    /**
+     * Whether the queue has a cluster-wide cap ({@code max-running}) or caps per fairness key: a claim may then
+     * come back short while jobs are ready, and room is made by a job that finishes.
+     */
+    private final boolean capped;
+
+    /** Wakes the queue's containers on other nodes: room under the cap was made here while they may wait for it. */
+    private final Consumer<String> roomMade;
+
+    /**
+     * Whether the last claim stopped at the queue's cap, or this node alone holds it full: others may wait for
+     * room, so the next job of this container to finish wakes them.
+     */
+    private volatile boolean capReached;
+
     LeaseQueueListenerContainer(ContainerOptions options, JobExecutor executor, JobEnginePort jobs, NodeRuntime node,
-            IdleQueues idle, ClaimPositions positions) {
+            IdleQueues idle, ClaimPositions positions, Consumer<String> roomMade) {
         super(options, executor, idle);
+        this.roomMade = roomMade;
         this.positions = positions;
         this.jobs = jobs;
         this.node = node;
@@ -100,6 +120,8 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                 options.groupFailure() == GroupFailurePolicy.BLOCK, node.identity().id(),
                 node.settings().leaseDuration().toMillis());
         this.strategy = ClaimStrategy.of(options, jobs);
+        this.capped = options.maxRunning() != null || (options.fairness() != null
+                && (options.fairness().maxRunningPerKey() != null || !options.fairness().maxRunning().isEmpty()));
         this.runsOnPollThreads = !executor.isBatch() && options.prefetch() == 0
                 && options.workerThreads() != WorkerThreads.VIRTUAL;
     }
@@ -113,7 +135,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                 (task) -> newWorkerThread(task, "worker-" + workerCount.incrementAndGet()));
         node.track(this, new Tracked());
         startStrategy(strategy);
-        acks = new AckBatcher(jobs, node.identity().id(), "pgqueue-" + id() + "-acks");
+        acks = new AckBatcher(jobs, node.identity().id(), "pgqueue-" + id() + "-acks", this::roomFreed);
         acks.start();
         poller = newThread(this::pollLoop, "poller-1");
         helper = newThread(this::pollLoop, "poller-2");
@@ -273,7 +295,14 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
                 else if (!full) {
                     backlog = false;
                 }
-                Poll poll = new Poll(requested, full ? requested : claim.jobs().size(), claim.promoted());
+                if (capped) {
+                    // others may wait for room if this claim found the cap reached, or if this node alone fills it
+                    Integer cap = options.maxRunning();
+                    capReached = claim.throttle().capReached()
+                            || (cap != null && inFlight.size() + claim.jobs().size() >= cap);
+                }
+                Poll poll = new Poll(requested, full ? requested : claim.jobs().size(), claim.promoted(),
+                        claim.throttle());
                 if (polls && !full && runsHereAfterHandingOver(claim, poll)) {
                     runOnPollThread(claim.jobs(), slotsTaken);
                     continue;
@@ -291,11 +320,47 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
     }
 
     /** What a claim found, which decides how long its poll thread waits before the next one. */
-    private record Poll(int requested, int claimed, long promoted) {
+    private record Poll(int requested, int claimed, long promoted, Claim.Throttle throttle) {
     }
 
+    /**
+     * After a claim the queue's cap (or a key's) cut short, the next claims when one of this container's jobs leaves
+     * the running state (its acknowledgement committed, its failure recorded: {@link #roomFreed}), and after one the
+     * rate cut short, when the rate's window opens: not a poll interval later. Room made by other nodes' jobs is
+     * found by the next poll.
+     */
     private void afterPoll(Poll poll) throws InterruptedException {
-        afterPoll(poll.requested(), poll.claimed(), poll.promoted());
+        Claim.Throttle throttle = poll.throttle();
+        if (!throttle.limited() || poll.claimed() >= poll.requested() || !running) {
+            afterPoll(poll.requested(), poll.claimed(), poll.promoted());
+            return;
+        }
+        Duration wait = options.pollInterval();
+        if (throttle.windowOpensIn() != null && throttle.windowOpensIn().plus(WINDOW_MARGIN).compareTo(wait) < 0) {
+            wait = throttle.windowOpensIn().plus(WINDOW_MARGIN);
+        }
+        // a job that finished since the claim began has already woken the waiter: it returns at once then
+        waiter.await(wait);
+    }
+
+    /**
+     * A job of this container no longer runs in the database: wake the poll thread of a capped queue, which may be
+     * waiting for that room (a wake-up during its claim is kept, so the room is not missed). An uncapped queue's
+     * claims are never short for want of room: its poll thread is not disturbed.
+     */
+    private void roomFreed() {
+        if (capped) {
+            waiter.wakeUp();
+        }
+        if (capReached) {
+            capReached = false;
+            try {
+                roomMade.accept(queue());
+            }
+            catch (RuntimeException ex) {
+                // the others' next poll finds the room
+            }
+        }
     }
 
     /** Waits, not polling, until polling is handed to this thread, a backlog needs a second claimer, or stop. */
@@ -421,12 +486,14 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
 
     private void runOne(HandlerRun run) {
         ClaimedJob job = run.job();
+        boolean acknowledged = false;
         try {
             JobExecutor.Outcome outcome = executor.run(run,
                     (claimed, duration) -> node.extendLease(claimed.id(), claimed.attempt(), duration));
             forgetInterruption();
             if (outcome instanceof JobExecutor.Succeeded succeeded) {
                 acks.acknowledge(job, succeeded.outputJson());
+                acknowledged = true;
             }
             else if (outcome instanceof JobExecutor.Snoozed snoozed) {
                 record("snooze", job, () -> jobs.snooze(node.identity().id(), job.id(), job.attempt(), snoozed.delay(),
@@ -448,6 +515,10 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         finally {
             finished(job, run);
             slots.release();
+            if (!acknowledged) {
+                // its failure, snooze or cancellation is recorded: it no longer counts against the queue's cap
+                roomFreed();
+            }
         }
     }
 
@@ -502,6 +573,7 @@ final class LeaseQueueListenerContainer extends AbstractQueueListenerContainer {
         finally {
             jobs.forEach((job) -> finished(job, run));
             slots.release();
+            roomFreed();
         }
     }
 

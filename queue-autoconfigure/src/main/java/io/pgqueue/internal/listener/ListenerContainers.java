@@ -1,6 +1,7 @@
 package io.pgqueue.internal.listener;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.node.VacuumHorizonWatch;
@@ -46,9 +47,17 @@ public final class ListenerContainers {
 
     private final JdbcWorkflows workflows;
 
+    private final Consumer<String> roomMade;
+
+    /**
+     * @param roomMade told the queue when a job of a capped queue that claims found full left the running state:
+     * wakes the queue's containers on the other nodes (a debounced NOTIFY), which would otherwise wait for their
+     * poll interval to find the room
+     */
     public ListenerContainers(JobEnginePort jobs, HistoryRepository history, NodeRuntime node, JsonMapper mapper, QueueErrorHandler errorHandler,
             JobObserver observer, ProcessObserver processObserver, @Nullable Duration maintenanceInterval,
-            @Nullable VacuumHorizonWatch vacuumHorizon, JdbcWorkflows workflows) {
+            @Nullable VacuumHorizonWatch vacuumHorizon, JdbcWorkflows workflows, Consumer<String> roomMade) {
+        this.roomMade = roomMade;
         this.vacuumHorizon = vacuumHorizon;
         this.workflows = workflows;
         this.idle = new IdleQueues(jobs, maintenanceInterval);
@@ -72,7 +81,8 @@ public final class ListenerContainers {
                 history.enabled(), (job) -> workflows.context(job.id(), java.util.Objects.requireNonNull(job.workflowId())),
                 (options.mode() == DeliveryMode.LEASE) ? () -> false : jobs::transactionAborted);
         if (options.mode() == DeliveryMode.LEASE) {
-            return new LeaseQueueListenerContainer(options, executor, jobs, node, idle, new ClaimPositions(vacuumHorizon));
+            return new LeaseQueueListenerContainer(options, executor, jobs, node, idle, new ClaimPositions(vacuumHorizon),
+                    roomMade);
         }
         if (transactionManager == null) {
             throw new IllegalStateException("@QueueListener method " + handler.describe()

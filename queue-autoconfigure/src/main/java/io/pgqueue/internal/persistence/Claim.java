@@ -1,5 +1,6 @@
 package io.pgqueue.internal.persistence;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -13,9 +14,10 @@ import org.jspecify.annotations.Nullable;
  * @param emptiedKeys the fairness keys a fair claim found without ready jobs (their share of the claim went
  * unused: another claim right away fills it)
  * @param undo how a TRANSACTIONAL claim is taken back in its transaction ({@link ClaimUndo#NONE} for LEASE claims)
+ * @param throttle what the queue's cap or rate left of the claim ({@link Throttle#NONE} when neither cut it short)
  */
 public record Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor last, List<String> emptiedKeys,
-        ClaimUndo undo) {
+        ClaimUndo undo, Throttle throttle) {
 
     public static final Claim NONE = new Claim(List.of(), 0, null);
 
@@ -24,8 +26,34 @@ public record Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor 
         emptiedKeys = List.copyOf(emptiedKeys);
     }
 
+    public Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor last, List<String> emptiedKeys,
+            ClaimUndo undo) {
+        this(jobs, promoted, last, emptiedKeys, undo, Throttle.NONE);
+    }
+
     public Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor last, List<String> emptiedKeys) {
         this(jobs, promoted, last, emptiedKeys, ClaimUndo.NONE);
+    }
+
+    /**
+     * Whether, and until when, a throttled queue's cap or rate cut a claim short: the next claim is worth making
+     * once a running job of the queue finished, or once the rate's window opened, not a poll interval later.
+     *
+     * @param capReached the claim took all the room the queue's {@code max-running} left (none, possibly)
+     * @param windowOpensIn when the rate took the last permit of its window: how long until the next window opens
+     */
+    public record Throttle(boolean capReached, @Nullable Duration windowOpensIn) {
+
+        public static final Throttle NONE = new Throttle(false, null);
+
+        public boolean limited() {
+            return capReached || windowOpensIn != null;
+        }
+    }
+
+    /** This claim, marked with what throttled it. */
+    Claim withThrottle(Throttle throttle) {
+        return new Claim(jobs, promoted, last, emptiedKeys, undo, throttle);
     }
 
     public Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor last) {
@@ -34,6 +62,6 @@ public record Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor 
 
     /** This claim, taken back as {@code undo} says. */
     Claim withUndo(ClaimUndo undo) {
-        return new Claim(jobs, promoted, last, emptiedKeys, undo);
+        return new Claim(jobs, promoted, last, emptiedKeys, undo, throttle);
     }
 }

@@ -520,7 +520,8 @@ final class JdbcJobRepository implements JobRepository {
                 ON CONFLICT (queue) DO UPDATE
                     SET started = CASE WHEN r.window_start = excluded.window_start THEN r.started ELSE 0 END,
                         window_start = excluded.window_start
-                RETURNING started
+                RETURNING started,
+                          ceil(extract(epoch FROM window_start - now()) * 1000)::bigint + :window_ms AS opens_in_ms
                 """);
         this.rateStarted = schema.sql("UPDATE {schema}.queue_rate SET started = started + :started WHERE queue = :queue");
         this.findLiveByDedupKey = schema.sql(
@@ -1127,32 +1128,42 @@ final class JdbcJobRepository implements JobRepository {
         Claim read(ResultSet rows, long promoted) throws SQLException;
     }
 
+    /** A rate's current window: the jobs started in it, and how long until the next one opens. */
+    private record RateWindow(long started, Duration opensIn) {
+    }
+
     @Override
     public Claim claimThrottled(ClaimRequest request, @Nullable Integer maxRunning, @Nullable RateLimit rate,
             @Nullable FairShares shares) {
         Claim claim = transactions.execute((status) -> {
             jdbc.count(throttleLock,
                     (params) -> params.text("key", "pgqueue.throttle." + schema.name() + "." + request.queue()));
-            int allowed = request.limit();
+            int room = request.limit();
             if (maxRunning != null) {
-                allowed = Math.min(allowed,
-                        maxRunning - (int) jdbc.count(countRunning, (params) -> params.text("queue", request.queue())));
+                room = maxRunning - (int) jdbc.count(countRunning, (params) -> params.text("queue", request.queue()));
             }
+            int permits = request.limit();
+            Duration windowOpensIn = null;
             if (rate != null) {
-                long started = jdbc.count(rateWindow,
-                        (params) -> params.text("queue", request.queue()).int8("window_ms", rate.window().toMillis()));
-                allowed = Math.min(allowed, rate.permits() - (int) started);
+                RateWindow window = jdbc.query(rateWindow,
+                        (params) -> params.text("queue", request.queue()).int8("window_ms", rate.window().toMillis()),
+                        (row) -> new RateWindow(row.getLong("started"), Duration.ofMillis(Math.max(0, row.getLong("opens_in_ms")))))
+                    .get(0);
+                permits = rate.permits() - (int) window.started();
+                windowOpensIn = window.opensIn();
             }
-            if (allowed <= 0) {
-                return Claim.NONE;
-            }
-            Claim claimed = (shares != null) ? claimFairLeased(request.withLimit(allowed), shares)
+            int allowed = Math.min(request.limit(), Math.min(room, permits));
+            Claim claimed = (allowed <= 0) ? Claim.NONE
+                    : (shares != null) ? claimFairLeased(request.withLimit(allowed), shares)
                     : claimLeasedWithinRoom(request.withLimit(allowed));
-            if (rate != null && !claimed.jobs().isEmpty()) {
-                jdbc.update(rateStarted,
-                        (params) -> params.int4("started", claimed.jobs().size()).text("queue", request.queue()));
+            int taken = claimed.jobs().size();
+            if (rate != null && taken > 0) {
+                jdbc.update(rateStarted, (params) -> params.int4("started", taken).text("queue", request.queue()));
             }
-            return claimed;
+            // cut short by the cap or the rate: every job they allowed was taken (or they allowed none)
+            boolean tookAllAllowed = taken >= Math.max(allowed, 0);
+            return claimed.withThrottle(new Claim.Throttle(tookAllAllowed && room <= permits && room < request.limit(),
+                    (tookAllAllowed && permits <= room && permits < request.limit()) ? windowOpensIn : null));
         });
         return (claim != null) ? claim : Claim.NONE;
     }
