@@ -24,10 +24,10 @@ import io.pgqueue.listener.QueueListenerContainer;
 /**
  * Flow control at its configured pace, on one node and on two, with the default poll interval (1 s): a queue
  * capped at 4 running jobs with 10 ms handlers (ideal: 4 / handler time), a queue limited to 50 starts per
- * second (ideal: 50/s, measured over whole seconds once it runs), and a fair queue whose keys are capped at 2
+ * second (ideal: 50/s), and a fair queue whose keys are capped at 2
  * running jobs each with 20 ms handlers, with 8 keys and with one key left (ideal: the slots the caps and the
- * workers allow / handler time). Each row is the rate against that ideal; the notes say how many ran at once
- * at most, which must never pass the cap.
+ * workers allow / handler time). Each row is the rate over a fixed time once the queue runs, against that ideal;
+ * the notes say how many ran at once at most, which must never pass the cap.
  */
 final class FlowControlScenario {
 
@@ -134,8 +134,8 @@ final class FlowControlScenario {
         }
         QueueAdmin admin = apps.get(0).bean(QueueAdmin.class);
         admin.pause(shape.queue());
-        int jobs = (shape.rate() > 0) ? shape.rate() * (seconds + 3)
-                : (int) Math.max(200, shape.ideal(nodes, shape.work().toNanos() / 1e6) * seconds);
+        // more than the setting allows in the measured time: the queue never runs dry
+        int jobs = (int) (shape.ideal(nodes, shape.work().toNanos() / 1e6) * (seconds + 3));
         for (int sent = 0; sent < jobs; sent += 1_000) {
             apps.get(0).template().sendBatch(shape.queue(), IntStream.range(sent, Math.min(sent + 1_000, jobs))
                 .mapToObj((i) -> JobRequest.of(new PgQueueApp.Tick(0), (shape.keys() == 0) ? SendOptions.defaults()
@@ -150,32 +150,21 @@ final class FlowControlScenario {
         }
         containers.forEach(QueueListenerContainer::start);
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
-        double rate;
-        if (shape.rate() > 0) {
-            // whole seconds once it runs: the windows are fixed, so a burst at a window's start is not the pace
-            admin.resume(shape.queue());
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1500));
-            long before = worker.handled.get();
-            long start = System.nanoTime();
-            LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(seconds));
-            rate = (worker.handled.get() - before) * 1e9 / (System.nanoTime() - start);
-        }
-        else {
-            rate = Scenarios.rate(jobs, () -> {
-                admin.resume(shape.queue());
-                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-                while (worker.handled.get() < jobs && System.nanoTime() < deadline) {
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-                }
-            });
-        }
+        // whole seconds once it runs, the same length whatever the pace: a fixed window at the rate, and no drain's
+        // tail for the others
+        admin.resume(shape.queue());
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1500));
+        long before = worker.handled.get();
+        long start = System.nanoTime();
+        LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(seconds));
+        double rate = (worker.handled.get() - before) * 1e9 / (System.nanoTime() - start);
         double ideal = shape.ideal(nodes, worker.meanMillis());
         String variant = shape.name() + ", " + nodes + ((nodes == 1) ? " node" : " nodes");
         System.out.println(String.format(Locale.ROOT, "   %s: %.1f jobs/s of an ideal %.1f (%.2f); at most %d at once",
                 variant, rate, ideal, rate / ideal, worker.maxRunning.get()));
         return new Result("flow control", variant, rate, ideal, "jobs/s", true, String.format(Locale.ROOT,
-                "%d workers per node, poll interval 1 s; handler %.2f ms; %d jobs; at most %d ran at once "
-                        + "(cap %s); ideal = %s", CONCURRENCY, worker.meanMillis(), jobs, worker.maxRunning.get(),
+                "%d workers per node, poll interval 1 s; handler %.2f ms; %d jobs preloaded, measured over %d s; at most %d ran at once "
+                        + "(cap %s); ideal = %s", CONCURRENCY, worker.meanMillis(), jobs, seconds, worker.maxRunning.get(),
                 (shape.cap() == Integer.MAX_VALUE) ? "none" : String.valueOf(shape.cap()),
                 (shape.rate() > 0) ? "the rate" : "min(cap, workers) / handler time"));
     }
