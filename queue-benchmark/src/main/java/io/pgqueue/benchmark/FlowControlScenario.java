@@ -24,7 +24,7 @@ import io.pgqueue.listener.QueueListenerContainer;
 /**
  * Flow control at its configured pace, on one node and on two, with the default poll interval (1 s): a queue
  * capped at 4 running jobs with 10 ms handlers (ideal: 4 / handler time), a queue limited to 50 starts per
- * second (ideal: 50/s), and a fair queue whose keys are capped at 2
+ * second (ideal: 50/s), both at once as the sample's bills queue has them, and a fair queue whose keys are capped at 2
  * running jobs each with 20 ms handlers, with 8 keys and with one key left (ideal: the slots the caps and the
  * workers allow / handler time). Each row is the rate over a fixed time once the queue runs, against that ideal;
  * the notes say how many ran at once at most, which must never pass the cap.
@@ -52,10 +52,8 @@ final class FlowControlScenario {
 
         /** The most jobs per second the setting allows with these handlers on this many nodes' workers. */
         double ideal(int nodes, double handlerMillis) {
-            if (rate > 0) {
-                return rate;
-            }
-            return Math.min(cap, nodes * CONCURRENCY) * 1000 / handlerMillis;
+            double bySlots = Math.min(cap, nodes * CONCURRENCY) * 1000 / handlerMillis;
+            return (rate > 0) ? Math.min(rate, bySlots) : bySlots;
         }
     }
 
@@ -64,6 +62,9 @@ final class FlowControlScenario {
                     Duration.ofMillis(10), 0, 4, 0),
             new Shape("rate 50/1s, 1 ms handlers", "fc-rate", Map.of("pgqueue.queues.fc-rate.rate", "50/1s"),
                     Duration.ofMillis(1), 0, Integer.MAX_VALUE, 50),
+            new Shape("max-running 4 and rate 50/1s (the sample's bills), 5 ms handlers", "fc-bills",
+                    Map.of("pgqueue.queues.fc-bills.max-running", 4, "pgqueue.queues.fc-bills.rate", "50/1s"),
+                    Duration.ofMillis(5), 0, 4, 50),
             new Shape("fair, 8 keys capped at 2 each, 20 ms handlers", "fc-fair8",
                     Map.of("pgqueue.queues.fc-fair8.fairness.max-running-per-key", 2), Duration.ofMillis(20), 8, 16, 0),
             new Shape("fair, 1 key left capped at 2, 20 ms handlers", "fc-fair1",
@@ -166,6 +167,6 @@ final class FlowControlScenario {
                 "%d workers per node, poll interval 1 s; handler %.2f ms; %d jobs preloaded, measured over %d s; at most %d ran at once "
                         + "(cap %s); ideal = %s", CONCURRENCY, worker.meanMillis(), jobs, seconds, worker.maxRunning.get(),
                 (shape.cap() == Integer.MAX_VALUE) ? "none" : String.valueOf(shape.cap()),
-                (shape.rate() > 0) ? "the rate" : "min(cap, workers) / handler time"));
+                (shape.rate() > 0) ? "the rate (or less if the slots allow less)" : "min(cap, workers) / handler time"));
     }
 }
