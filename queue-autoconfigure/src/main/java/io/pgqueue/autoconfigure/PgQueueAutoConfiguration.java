@@ -10,6 +10,7 @@ import io.pgqueue.QueueTemplate;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.config.ContainerOptionsResolver;
 import io.pgqueue.internal.observe.ProcessObserver;
+import io.pgqueue.listener.JobInterceptor;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.error.QueueErrorHandler;
 import io.pgqueue.batch.BatchOperations;
@@ -196,7 +197,7 @@ public final class PgQueueAutoConfiguration {
             JobPayloadCodec codec, QueueErrorHandler errorHandler, ObjectProvider<JobObserver> observers,
             ObjectProvider<ProcessObserver> processObserver, ObjectProvider<SendObserver> sendObserver,
             ContainerOptionsResolver optionsResolver, ObjectProvider<RecurringJob> recurringJobs,
-            ObjectProvider<NodeRuntime> nodeRuntime) {
+            ObjectProvider<NodeRuntime> nodeRuntime, ObjectProvider<JobInterceptor> interceptors) {
         if (properties.getDatabases().isEmpty()) {
             return new PgQueueDatabases(dataSource, null);
         }
@@ -210,7 +211,7 @@ public final class PgQueueAutoConfiguration {
                 processObserver.getIfAvailable(() -> ProcessObserver.NONE), sendObserver.getIfAvailable(), optionsResolver,
                 recurringJobs(properties, recurringJobs),
                 // this JVM is one node in every database: the same id in each, one row in the merged listing
-                (node != null) ? node.identity() : NodeIdentity.create()));
+                (node != null) ? node.identity() : NodeIdentity.create(), interceptors.orderedStream().toList()));
     }
 
     /** Workflows: {@link WorkflowOperations} for applications, and the workflow context of nodes' handlers. */

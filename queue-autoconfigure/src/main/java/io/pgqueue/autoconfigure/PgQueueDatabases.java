@@ -34,6 +34,7 @@ import io.pgqueue.internal.schema.QueueFlywayConfigurationCustomizer;
 import io.pgqueue.internal.schema.QueueSchemaValidator;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.internal.workflow.JdbcWorkflows;
+import io.pgqueue.listener.JobInterceptor;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.error.QueueErrorHandler;
 import io.pgqueue.schedule.RecurringJob;
@@ -72,7 +73,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
             List<QueueFlywayConfigurationCustomizer> flywayCustomizers, JobPayloadCodec codec,
             QueueErrorHandler errorHandler, JobObserver observer, ProcessObserver processObserver,
             @Nullable SendObserver sendObserver, ContainerOptionsResolver optionsResolver, List<RecurringJob> recurringJobs,
-            NodeIdentity identity) {
+            NodeIdentity identity, List<JobInterceptor> interceptors) {
     }
 
     private final DataSource defaultDataSource;
@@ -272,7 +273,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
             QueueListenerContainerFactoryConfigurer configurer = new QueueListenerContainerFactoryConfigurer(repositories,
                     node, shared.codec(), shared.errorHandler(), shared.observer(), shared.processObserver().withDatabase(name),
                     maintenance.isEnabled() ? maintenance.getInterval() : null, () -> transactionManager, vacuumHorizon,
-                    workflows, wakeups);
+                    workflows, wakeups, shared.interceptors());
             DefaultListenerContainerRegistry registry = new DefaultListenerContainerRegistry(configurer.createFactory(),
                     shared.optionsResolver(), shared.codec(), node, wakeups);
             registry.setDatabase(name);

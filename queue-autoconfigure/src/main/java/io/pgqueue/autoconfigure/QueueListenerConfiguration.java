@@ -17,6 +17,7 @@ import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.internal.routing.RoutingListenerContainerRegistry;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.internal.workflow.JdbcWorkflows;
+import io.pgqueue.listener.JobInterceptor;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.error.DefaultQueueErrorHandler;
 import io.pgqueue.listener.error.QueueErrorHandler;
@@ -67,7 +68,8 @@ class QueueListenerConfiguration {
             NodeRuntime nodeRuntime, JobPayloadCodec codec, QueueErrorHandler errorHandler,
             ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JobObserver> observers,
             ObjectProvider<ProcessObserver> processObserver, PgQueueProperties properties,
-            ObjectProvider<VacuumHorizonWatch> vacuumHorizon, Wakeups wakeups, PgQueueDatabases databases) {
+            ObjectProvider<VacuumHorizonWatch> vacuumHorizon, Wakeups wakeups, PgQueueDatabases databases,
+            ObjectProvider<JobInterceptor> interceptors) {
         // idle containers park with one poll for all when this node's maintenance makes due jobs ready
         PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
         return new QueueListenerContainerFactoryConfigurer(repositories, nodeRuntime, codec, errorHandler,
@@ -75,7 +77,8 @@ class QueueListenerConfiguration {
                 databases.observingDefault(processObserver.getIfAvailable(() -> ProcessObserver.NONE)),
                 maintenance.isEnabled() ? maintenance.getInterval() : null, transactionManager::getIfUnique,
                 vacuumHorizon.getIfAvailable(),
-                databases.placed(new JdbcWorkflows(repositories.workflows(), codec, wakeups)), wakeups);
+                databases.placed(new JdbcWorkflows(repositories.workflows(), codec, wakeups)), wakeups,
+                interceptors.orderedStream().toList());
     }
 
     @Bean

@@ -1,6 +1,7 @@
 package io.pgqueue.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Supplier;
 
 import io.pgqueue.JobPayloadCodec;
@@ -13,6 +14,7 @@ import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.internal.wakeup.Wakeups;
 import io.pgqueue.internal.workflow.JdbcWorkflows;
+import io.pgqueue.listener.JobInterceptor;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.error.QueueErrorHandler;
 import org.jspecify.annotations.Nullable;
@@ -57,11 +59,15 @@ public final class QueueListenerContainerFactoryConfigurer {
 
     private final Wakeups wakeups;
 
+    private final List<JobInterceptor> interceptors;
+
     QueueListenerContainerFactoryConfigurer(Repositories repositories, NodeRuntime node, JobPayloadCodec codec,
             QueueErrorHandler errorHandler, JobObserver observer, ProcessObserver processObserver,
             @Nullable Duration maintenanceInterval, Supplier<@Nullable PlatformTransactionManager> transactionManager,
-            @Nullable VacuumHorizonWatch vacuumHorizon, JdbcWorkflows workflows, Wakeups wakeups) {
+            @Nullable VacuumHorizonWatch vacuumHorizon, JdbcWorkflows workflows, Wakeups wakeups,
+            List<JobInterceptor> interceptors) {
         this.wakeups = wakeups;
+        this.interceptors = List.copyOf(interceptors);
         this.vacuumHorizon = vacuumHorizon;
         this.workflows = workflows;
         this.repositories = repositories;
@@ -77,7 +83,7 @@ public final class QueueListenerContainerFactoryConfigurer {
     /** A new factory of pgqueue's LEASE and TRANSACTIONAL containers, configured as the auto-configuration's. */
     public QueueListenerContainerFactory createFactory() {
         return new JdbcListenerContainerFactory(new ListenerContainers(repositories.engine(), repositories.history(), node, codec.mapper(),
-                errorHandler, observer, processObserver, maintenanceInterval, vacuumHorizon, workflows, wakeups::jobsReady),
-                transactionManager);
+                errorHandler, observer, processObserver, maintenanceInterval, vacuumHorizon, workflows, wakeups::jobsReady,
+                interceptors), transactionManager);
     }
 }

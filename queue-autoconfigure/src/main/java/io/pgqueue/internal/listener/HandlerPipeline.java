@@ -1,6 +1,7 @@
 package io.pgqueue.internal.listener;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -13,6 +14,8 @@ import io.pgqueue.internal.listener.JobExecutor.Outcome;
 import io.pgqueue.internal.listener.JobExecutor.Succeeded;
 import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.persistence.ClaimedJob;
+import io.pgqueue.listener.JobContext;
+import io.pgqueue.listener.JobInterceptor;
 import io.pgqueue.listener.error.JobTimeoutException;
 import org.jspecify.annotations.Nullable;
 
@@ -25,9 +28,10 @@ import org.jspecify.annotations.Nullable;
  * <li>timeout — the handler's thread interrupted past the run's timeout, the result then a
  * {@link JobTimeoutException} whatever the handler did after the interruption;</li>
  * <li>log context — the MDC keys of the job (or batch) while the handler runs;</li>
+ * <li>the application's {@link JobInterceptor}s, in their order;</li>
  * <li>the handler.</li>
  * </ol>
- * The two innermost steps see the handler's {@link Result}, the outer two the outcomes.
+ * The inner steps see the handler's {@link Result}, the outer two the outcomes.
  */
 final class HandlerPipeline {
 
@@ -82,10 +86,85 @@ final class HandlerPipeline {
      */
     HandlerPipeline(ProcessObserver processObserver, String mode, BiFunction<Invocation, Result, List<Outcome>> outcomes,
             Function<Invocation, Result> handler) {
+        this(processObserver, mode, outcomes, handler, List.of());
+    }
+
+    /**
+     * @param interceptors the application's interceptors, outermost first, between the log context and the handler
+     */
+    HandlerPipeline(ProcessObserver processObserver, String mode, BiFunction<Invocation, Result, List<Outcome>> outcomes,
+            Function<Invocation, Result> handler, List<JobInterceptor> interceptors) {
         this.outer = List.of(observation(processObserver, mode));
         this.outcomes = outcomes;
-        this.inner = List.of(HandlerPipeline::timeout, HandlerPipeline::logContext);
+        List<Step<Result>> steps = new ArrayList<>(List.of(HandlerPipeline::timeout, HandlerPipeline::logContext));
+        interceptors.forEach((interceptor) -> steps.add(intercepted(interceptor)));
+        this.inner = List.copyOf(steps);
         this.handler = handler;
+    }
+
+    /** An application's interceptor as a step: what it returns or throws is the run's result. */
+    private static Step<Result> intercepted(JobInterceptor interceptor) {
+        return (invocation, inside) -> {
+            InterceptedRun run = new InterceptedRun(invocation, inside);
+            try {
+                return new Result(interceptor.intercept(run), null);
+            }
+            catch (Throwable ex) {
+                // an Error too, as from the handler: it must become the attempt's failure
+                return new Result(null, ex);
+            }
+        };
+    }
+
+    /** The run an interceptor sees: {@link #proceed()} runs the rest of the chain once. */
+    private static final class InterceptedRun implements JobInterceptor.JobRun {
+
+        private final Invocation invocation;
+
+        private final Supplier<Result> inside;
+
+        private boolean proceeded;
+
+        InterceptedRun(Invocation invocation, Supplier<Result> inside) {
+            this.invocation = invocation;
+            this.inside = inside;
+        }
+
+        @Override
+        public String queue() {
+            return invocation.first().queue();
+        }
+
+        @Override
+        public List<JobContext> jobs() {
+            return List.copyOf(invocation.jobs());
+        }
+
+        @Override
+        public boolean batch() {
+            return invocation.batch();
+        }
+
+        @Override
+        public @Nullable Object proceed() throws Exception {
+            if (proceeded) {
+                throw new IllegalStateException("JobInterceptor called proceed() twice for job "
+                        + invocation.first().job().id() + ": a handler runs once per attempt");
+            }
+            proceeded = true;
+            Result result = inside.get();
+            Throwable error = result.error();
+            if (error == null) {
+                return result.value();
+            }
+            if (error instanceof Exception exception) {
+                throw exception;
+            }
+            if (error instanceof Error fatal) {
+                throw fatal;
+            }
+            throw new IllegalStateException(error);
+        }
     }
 
     /** Runs the invocation through every step. */

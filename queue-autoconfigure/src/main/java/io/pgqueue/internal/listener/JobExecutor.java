@@ -12,6 +12,7 @@ import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.persistence.ClaimedJob;
 import io.pgqueue.internal.persistence.FailureUpdate;
 import io.pgqueue.internal.persistence.PostgresText;
+import io.pgqueue.listener.JobInterceptor;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.SnoozeException;
 import io.pgqueue.listener.adapter.MethodJobHandler;
@@ -64,7 +65,8 @@ final class JobExecutor {
 
     JobExecutor(MethodJobHandler handler, QueueErrorHandler errorHandler, ExponentialBackoff backoff, JsonMapper mapper,
             JobObserver observer, @Nullable Duration timeout, ProcessObserver processObserver, String mode,
-            boolean keepOutputs, JobContextImpl.WorkflowContexts workflows, BooleanSupplier handlerTransactionAborted) {
+            boolean keepOutputs, JobContextImpl.WorkflowContexts workflows, BooleanSupplier handlerTransactionAborted,
+            List<JobInterceptor> interceptors) {
         this.workflows = workflows;
         this.handlerTransactionAborted = handlerTransactionAborted;
         this.handler = handler;
@@ -74,7 +76,8 @@ final class JobExecutor {
         this.observer = GuardedObservers.of(observer);
         this.timeout = timeout;
         this.keepOutputs = keepOutputs;
-        this.pipeline = new HandlerPipeline(GuardedObservers.of(processObserver), mode, this::outcomes, this::invoke);
+        this.pipeline = new HandlerPipeline(GuardedObservers.of(processObserver), mode, this::outcomes, this::invoke,
+                interceptors);
     }
 
     boolean isBatch() {

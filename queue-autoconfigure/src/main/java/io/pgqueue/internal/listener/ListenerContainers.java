@@ -1,6 +1,7 @@
 package io.pgqueue.internal.listener;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Consumer;
 
 import io.pgqueue.internal.node.NodeRuntime;
@@ -10,6 +11,7 @@ import io.pgqueue.internal.persistence.HistoryRepository;
 import io.pgqueue.internal.persistence.JobEnginePort;
 import io.pgqueue.internal.workflow.JdbcWorkflows;
 import io.pgqueue.listener.ContainerOptions;
+import io.pgqueue.listener.JobInterceptor;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.QueueListenerContainer;
 import io.pgqueue.listener.adapter.MethodJobHandler;
@@ -49,15 +51,20 @@ public final class ListenerContainers {
 
     private final Consumer<String> roomMade;
 
+    private final List<JobInterceptor> interceptors;
+
     /**
      * @param roomMade told the queue when a job of a capped queue that claims found full left the running state:
      * wakes the queue's containers on the other nodes (a debounced NOTIFY), which would otherwise wait for their
      * poll interval to find the room
+     * @param interceptors the application's interceptors, outermost first
      */
     public ListenerContainers(JobEnginePort jobs, HistoryRepository history, NodeRuntime node, JsonMapper mapper, QueueErrorHandler errorHandler,
             JobObserver observer, ProcessObserver processObserver, @Nullable Duration maintenanceInterval,
-            @Nullable VacuumHorizonWatch vacuumHorizon, JdbcWorkflows workflows, Consumer<String> roomMade) {
+            @Nullable VacuumHorizonWatch vacuumHorizon, JdbcWorkflows workflows, Consumer<String> roomMade,
+            List<JobInterceptor> interceptors) {
         this.roomMade = roomMade;
+        this.interceptors = List.copyOf(interceptors);
         this.vacuumHorizon = vacuumHorizon;
         this.workflows = workflows;
         this.idle = new IdleQueues(jobs, maintenanceInterval);
@@ -79,7 +86,7 @@ public final class ListenerContainers {
         JobExecutor executor = new JobExecutor(handler, errorHandler, options.backoff(), mapper, observer,
                 options.timeout(), processObserver, options.mode().name().toLowerCase(java.util.Locale.ROOT),
                 history.enabled(), (job) -> workflows.context(job.id(), java.util.Objects.requireNonNull(job.workflowId())),
-                (options.mode() == DeliveryMode.LEASE) ? () -> false : jobs::transactionAborted);
+                (options.mode() == DeliveryMode.LEASE) ? () -> false : jobs::transactionAborted, interceptors);
         if (options.mode() == DeliveryMode.LEASE) {
             return new LeaseQueueListenerContainer(options, executor, jobs, node, idle, new ClaimPositions(vacuumHorizon),
                     roomMade);
