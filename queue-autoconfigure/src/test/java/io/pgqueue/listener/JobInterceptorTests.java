@@ -101,6 +101,49 @@ class JobInterceptorTests {
                 "outer<batched");
     }
 
+    /** Swallows whatever the handler throws: the kind of interceptor that must not hide an aborted transaction. */
+    static class Swallowing implements JobInterceptor {
+
+        @Override
+        public Object intercept(JobRun run) {
+            try {
+                return run.proceed();
+            }
+            catch (Exception ignored) {
+                return null;
+            }
+        }
+    }
+
+    static class CatchingSqlErrors {
+
+        final org.springframework.jdbc.core.JdbcTemplate jdbc;
+
+        CatchingSqlErrors(javax.sql.DataSource dataSource) {
+            this.jdbc = new org.springframework.jdbc.core.JdbcTemplate(dataSource);
+        }
+
+        @QueueListener(queue = "aborting", mode = "TRANSACTIONAL", maxAttempts = "1")
+        void handle(Work work) {
+            try {
+                jdbc.queryForObject("SELECT 1 / 0", Integer.class);
+            }
+            catch (org.springframework.dao.DataAccessException swallowed) {
+                // the handler "handles" it; its transaction is aborted all the same
+            }
+        }
+    }
+
+    @Test
+    void anInterceptorThatSwallowsErrorsCannotMakeAnAbortedTransactionASuccess() {
+        runner.withBean(Swallowing.class).withBean(CatchingSqlErrors.class).run((context) -> {
+            long id = context.getBean(QueueTemplate.class).send("aborting", new Work(1));
+            QueueAdmin admin = context.getBean(QueueAdmin.class);
+            await().atMost(Duration.ofSeconds(15)).until(() -> admin.job(id).state() == JobState.DEAD);
+            assertThat(admin.job(id).lastError()).contains("TransactionAbortedException");
+        });
+    }
+
     static class Refusing implements JobInterceptor {
 
         @Override

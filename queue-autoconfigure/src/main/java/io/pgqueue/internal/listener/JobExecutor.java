@@ -77,7 +77,28 @@ final class JobExecutor {
         this.timeout = timeout;
         this.keepOutputs = keepOutputs;
         this.pipeline = new HandlerPipeline(GuardedObservers.of(processObserver), mode, this::outcomes, this::invoke,
-                interceptors);
+                checkedForAbort(interceptors));
+    }
+
+    /**
+     * The application's interceptors inside a check that the handler's transaction is not aborted once they
+     * returned: an interceptor that swallows the failure of a handler that caught an SQL error must not make the
+     * attempt a success (the handler step checks the same for a handler alone).
+     */
+    private List<JobInterceptor> checkedForAbort(List<JobInterceptor> interceptors) {
+        if (interceptors.isEmpty()) {
+            return interceptors;
+        }
+        JobInterceptor abortCheck = (run) -> {
+            Object value = run.proceed();
+            if (handlerTransactionAborted.getAsBoolean()) {
+                throw new TransactionAbortedException(run.jobs().get(0).id());
+            }
+            return value;
+        };
+        List<JobInterceptor> checked = new java.util.ArrayList<>(List.of(abortCheck));
+        checked.addAll(interceptors);
+        return checked;
     }
 
     boolean isBatch() {
