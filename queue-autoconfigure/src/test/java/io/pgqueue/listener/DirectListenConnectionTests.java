@@ -272,6 +272,27 @@ class DirectListenConnectionTests {
     }
 
     @Test
+    void aPooledNotifyDataSourceGetsItsConnectionBackListeningToNothing() {
+        com.zaxxer.hikari.HikariDataSource listenPool = QueueContextRunners.pool(database);
+        listenPool.setMaximumPoolSize(1);
+        try (listenPool) {
+            QueueContextRunners.on(database)
+                .withBean("listenPool", javax.sql.DataSource.class, () -> listenPool, (definition) -> definition.setAutowireCandidate(false))
+                .withPropertyValues("pgqueue.listener.notify-data-source=listenPool")
+                .withBean(PickupClock.class, PickupClock::new)
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    Wakeups wakeups = context.getBean(Wakeups.class);
+                    await().atMost(Duration.ofSeconds(10)).until(wakeups::isListening);
+                    wakeups.stopListening();
+                    // the startup check's and the listener's connection are back in the pool (its only one)
+                    assertThat(new JdbcTemplate(listenPool)
+                        .queryForObject("SELECT count(*) FROM pg_listening_channels()", Long.class)).isZero();
+                });
+        }
+    }
+
+    @Test
     void contradictoryOrIncompleteNotifySettingsFailStartupNamingTheProperty() {
         ApplicationContextRunner runner = QueueContextRunners.on(database);
         runner.withPropertyValues("pgqueue.listener.notify=false", "pgqueue.listener.notify-url=" + database.jdbcUrl())

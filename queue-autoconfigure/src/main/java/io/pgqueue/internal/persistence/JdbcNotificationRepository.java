@@ -152,7 +152,16 @@ final class JdbcNotificationRepository implements NotificationRepository {
 
         @Override
         public void close() throws SQLException {
-            connection.close();
+            try (Statement statement = connection.createStatement()) {
+                // a pooled connection goes back to its pool: it must not keep listening for the next borrower
+                statement.execute("UNLISTEN *");
+            }
+            catch (SQLException ex) {
+                // a broken connection: the pool discards it
+            }
+            finally {
+                connection.close();
+            }
         }
     }
 }
