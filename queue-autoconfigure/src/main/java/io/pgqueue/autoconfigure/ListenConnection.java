@@ -2,6 +2,7 @@ package io.pgqueue.autoconfigure;
 
 import java.sql.SQLException;
 import java.util.Locale;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -27,11 +28,11 @@ record ListenConnection(DataSource dataSource, String property, String descripti
     /**
      * The configured direct connection, or null when LISTEN goes through the database's own DataSource.
      *
-     * @param defaultUsername the user when neither the URL nor the notify-username property gives one
-     * @param defaultPassword the password when neither the URL nor the notify-password property gives one
+     * @param defaultLogin the login when neither the URL nor the notify-username and notify-password properties
+     * give one; asked only for a URL
      */
     static @Nullable ListenConnection of(PgQueueProperties.NotifyConnection configured, String prefix,
-            BeanFactory beanFactory, @Nullable String defaultUsername, @Nullable String defaultPassword) {
+            BeanFactory beanFactory, Supplier<Credentials> defaultLogin) {
         if (!configured.isConfigured()) {
             return null;
         }
@@ -44,9 +45,14 @@ record ListenConnection(DataSource dataSource, String property, String descripti
         PGSimpleDataSource direct = new PGSimpleDataSource();
         direct.setUrl(url);
         String username = (configured.username() != null) ? configured.username() : direct.getUser();
-        direct.setUser((username != null) ? username : defaultUsername);
         String password = (configured.password() != null) ? configured.password() : direct.getPassword();
-        direct.setPassword((password != null) ? password : defaultPassword);
+        if (username == null || password == null) {
+            Credentials login = defaultLogin.get();
+            username = (username != null) ? username : login.username();
+            password = (password != null) ? password : login.password();
+        }
+        direct.setUser(username);
+        direct.setPassword(password);
         if (url != null && !url.toLowerCase(Locale.ROOT).contains("applicationname=")) {
             direct.setApplicationName(APPLICATION_NAME);
         }
@@ -55,6 +61,8 @@ record ListenConnection(DataSource dataSource, String property, String descripti
 
     /** A login. */
     record Credentials(@Nullable String username, @Nullable String password) {
+
+        static final Credentials NONE = new Credentials(null, null);
     }
 
     /** The login a DataSource uses, when it tells it (a Hikari pool does). */

@@ -112,14 +112,14 @@ public final class PgQueueAutoConfiguration {
     @Bean
     Wakeups pgqueueWakeups(Repositories repositories, PgQueueProperties properties, DataSource dataSource,
             BeanFactory beanFactory, Environment environment, ResourceLoader resourceLoader) {
-        ListenConnection.Credentials credentials = ListenConnection.credentialsOf(dataSource,
-                resourceLoader.getClassLoader());
-        if (credentials == null) {
-            credentials = new ListenConnection.Credentials(environment.getProperty("spring.datasource.username"),
-                    environment.getProperty("spring.datasource.password"));
-        }
         return wakeups(repositories, properties, ListenConnection.of(properties.getListener().notifyConnection(),
-                "pgqueue.listener", beanFactory, credentials.username(), credentials.password()));
+                "pgqueue.listener", beanFactory, () -> {
+                    ListenConnection.Credentials pool = ListenConnection.credentialsOf(dataSource,
+                            resourceLoader.getClassLoader());
+                    return (pool != null) ? pool : new ListenConnection.Credentials(
+                            environment.getProperty("spring.datasource.username"),
+                            environment.getProperty("spring.datasource.password"));
+                }));
     }
 
     /**

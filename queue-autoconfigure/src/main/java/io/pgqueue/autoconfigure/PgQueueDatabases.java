@@ -234,12 +234,17 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
                 throw new InvalidConfigurationPropertyValueException("pgqueue.databases." + name + ".id-block",
                         database.getIdBlock(), ex.getMessage());
             }
-            ListenConnection.Credentials login = (database.getUrl() != null)
-                    ? new ListenConnection.Credentials(database.getUsername(), database.getPassword())
-                    : ListenConnection.credentialsOf(dataSource, shared.classLoader());
+            DataSource databaseSource = dataSource;
             Wakeups wakeups = PgQueueAutoConfiguration.wakeups(repositories, properties,
                     ListenConnection.of(database.notifyConnection(), "pgqueue.databases." + name, shared.beanFactory(),
-                            (login != null) ? login.username() : null, (login != null) ? login.password() : null));
+                            () -> {
+                                if (database.getUrl() != null) {
+                                    return new ListenConnection.Credentials(database.getUsername(), database.getPassword());
+                                }
+                                ListenConnection.Credentials pool = ListenConnection.credentialsOf(databaseSource,
+                                        shared.classLoader());
+                                return (pool != null) ? pool : ListenConnection.Credentials.NONE;
+                            }));
             JdbcQueueTemplate template = PgQueueAutoConfiguration.template(repositories, shared.codec(), wakeups, properties);
             if (shared.sendObserver() != null) {
                 template.setObserver(shared.sendObserver().withDatabase(name));

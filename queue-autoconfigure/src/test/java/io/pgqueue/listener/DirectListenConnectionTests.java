@@ -166,35 +166,16 @@ class DirectListenConnectionTests {
             });
     }
 
-    /** Blocks until interrupted, and tells when it was. */
-    static class Blocking {
-
-        final BlockingQueue<Long> started = new LinkedBlockingQueue<>();
-
-        final BlockingQueue<Long> interruptedAt = new LinkedBlockingQueue<>();
-
-        @QueueListener(queue = "blocking")
-        void handle(Ping ping, io.pgqueue.listener.JobContext job) {
-            started.add(job.id());
-            try {
-                Thread.sleep(60_000);
-            }
-            catch (InterruptedException ex) {
-                interruptedAt.add(System.nanoTime());
-            }
-        }
-    }
-
     @Test
     void behindPgBouncerACancellationFromAnotherApplicationArrivesOnTheDirectConnection() {
-        Blocking blocking = new Blocking();
+        NotifyCancelTests.Blocking blocking = new NotifyCancelTests.Blocking();
         // a heartbeat of 5 s (the default) would pass the request on too, only later
         throughPgBouncer().withPropertyValues("pgqueue.listener.notify-url=" + database.jdbcUrl())
-            .withBean(Blocking.class, () -> blocking)
+            .withBean(NotifyCancelTests.Blocking.class, () -> blocking)
             .run((worker) -> throughPgBouncer().withPropertyValues("pgqueue.listener.auto-startup=false")
                 .run((operator) -> {
                     await().atMost(Duration.ofSeconds(10)).until(worker.getBean(Wakeups.class)::isListening);
-                    long id = operator.getBean(QueueTemplate.class).send("blocking", new Ping(System.nanoTime()));
+                    long id = operator.getBean(QueueTemplate.class).send("blocking", new NotifyCancelTests.Work(1));
                     assertThat(blocking.started.poll(10, TimeUnit.SECONDS)).isEqualTo(id);
                     long requested = System.nanoTime();
                     assertThat(operator.getBean(io.pgqueue.admin.QueueAdmin.class).cancel(id))
