@@ -242,8 +242,15 @@ final class BatchCascade {
 
     /** A state's standing in its batch's counts: waiting, scheduled, ready and running are all 'active'. */
     private static String standing(String state) {
-        return "CASE WHEN " + state + " IN ('waiting', 'scheduled', 'ready', 'running') THEN 'active' ELSE " + state
-                + " END";
+        if (state.startsWith("'")) {
+            // a state the transition names: its standing is known here, not left to the server to compare constants
+            return ACTIVE.contains(state) ? "'active'" : state;
+        }
+        return "CASE WHEN " + state + " IN (" + String.join(", ", ACTIVE) + ") THEN 'active' ELSE " + state + " END";
     }
+
+    /** The states counted as 'active' in a batch, as SQL literals. */
+    private static final java.util.List<String> ACTIVE = java.util.List.of("'waiting'", "'scheduled'", "'ready'",
+            "'running'");
 
 }

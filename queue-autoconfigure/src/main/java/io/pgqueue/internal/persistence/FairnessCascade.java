@@ -56,7 +56,9 @@ final class FairnessCascade {
      * key holds nearly every row (one tenant's import analysed alone) takes the claim index, in the same order,
      * and walks that key's whole backlog to find a small key's job — a claim then costs hundreds of milliseconds.
      */
-    private static final String KEY_READY = "j.state >= 'ready' AND j.state <= 'ready'";
+    private static String keyReady(String alias) {
+        return "%1$s.state >= 'ready' AND %1$s.state <= 'ready'".formatted(alias);
+    }
 
     /**
      * How many ready jobs a key has, up to one more than a claim takes: a share larger than that would leave slots
@@ -65,12 +67,15 @@ final class FairnessCascade {
      * takes its room); the constant limit keeps the planner's estimate, and with it JIT, out of the statement, and
      * the index's order keeps it on the index (a limit alone makes a sequential scan look cheap).
      */
-    private static final String AVAILABLE = """
-            CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN {most} + 1
-                 ELSE (SELECT count(*)::int FROM (
-                           SELECT 1 FROM {schema}.job a
-                           WHERE a.queue = :queue AND a.fairness_key = c.key AND %1$s
-                           ORDER BY a.priority DESC, a.run_at, a.id LIMIT {most} + 1) AS ready) END""".formatted(KEY_READY.replace("j.", "a."));
+    private static String available(int most) {
+        return """
+                CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN %2$d + 1
+                     ELSE (SELECT count(*)::int FROM (
+                               SELECT 1 FROM {schema}.job a
+                               WHERE a.queue = :queue AND a.fairness_key = c.key AND %1$s
+                               ORDER BY a.priority DESC, a.run_at, a.id LIMIT %2$d + 1) AS ready) END""".formatted(
+                keyReady("a"), most);
+    }
 
     /**
      * Whether a claim left a key without ready jobs, as far as its snapshot tells: it took all the key's ready jobs
@@ -99,26 +104,30 @@ final class FairnessCascade {
      * add up to it) but the planner's estimate: without it a per-key limit it cannot see counts as a tenth of the
      * key's rows, and the statement's cost crosses jit_above_cost, whose compilation costs a second per claim.
      */
-    private static final String PICKED = """
-            , fair_picked AS (
-                SELECT p.id, s.key FROM %s s CROSS JOIN LATERAL (
-                    SELECT j.id FROM {schema}.job j
-                    WHERE j.queue = :queue AND j.fairness_key = s.key AND %s AND %s
-                    ORDER BY j.priority DESC, j.run_at, j.id LIMIT s.share FOR UPDATE SKIP LOCKED) AS p
-                LIMIT {most}
-            ), fair_taken AS (
-                SELECT key, count(*)::int AS n FROM fair_picked GROUP BY key
-            )""";
+    private static String picked(String shares, int most) {
+        return """
+                , fair_picked AS (
+                    SELECT p.id, s.key FROM %s s CROSS JOIN LATERAL (
+                        SELECT j.id FROM {schema}.job j
+                        WHERE j.queue = :queue AND j.fairness_key = s.key AND %s AND %s
+                        ORDER BY j.priority DESC, j.run_at, j.id LIMIT s.share FOR UPDATE SKIP LOCKED) AS p
+                    LIMIT %d
+                ), fair_taken AS (
+                    SELECT key, count(*)::int AS n FROM fair_picked GROUP BY key
+                )""".formatted(shares, keyReady("j"), GROUP_TURN, most);
+    }
 
     /**
      * The keys of the queue the claim looks at: the active, unpaused ones with the lowest passes, unless the
      * whole queue is paused.
      */
-    private static final String CANDIDATES = """
-            FROM {schema}.fair_key k
-            WHERE k.queue = :queue AND k.active AND NOT k.drained AND NOT k.paused
-              AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state q WHERE q.queue = :queue AND q.paused)
-            ORDER BY k.pass, k.key LIMIT {keys}""";
+    private static String candidates(int most, int keys) {
+        return """
+                FROM {schema}.fair_key k
+                WHERE k.queue = :queue AND k.active AND NOT k.drained AND NOT k.paused
+                  AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state q WHERE q.queue = :queue AND q.paused)
+                ORDER BY k.pass, k.key LIMIT %d""".formatted(Math.max(most, keys));
+    }
 
     /**
      * The FAIRNESS cascade of a statement whose CTE {@code rows} returns {@code queue}, {@code fairness_key} and,
@@ -127,6 +136,7 @@ final class FairnessCascade {
      */
     String activateCte(String rows, String prefix, boolean readyOnly) {
         String ready = readyOnly ? " AND state = 'ready'" : "";
+        String rowReady = readyOnly ? " AND r.state = 'ready'" : "";
         return """
                 , %1$sfair_held AS (
                     SELECT k.queue, k.key FROM {schema}.fair_key k
@@ -149,7 +159,7 @@ final class FairnessCascade {
                     ORDER BY r.queue, r.fairness_key
                     ON CONFLICT (queue, key) DO UPDATE
                         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
-                )""".formatted(prefix, rows, ready, LOWEST_PASS.formatted("r.queue"), ready.replace("state", "r.state"));
+                )""".formatted(prefix, rows, ready, LOWEST_PASS.formatted("r.queue"), rowReady);
     }
 
     /**
@@ -160,9 +170,14 @@ final class FairnessCascade {
      * cycle) and each pass moved from its newest value. A capped key's row is locked first (FOR NO KEY UPDATE SKIP
      * LOCKED: one claimer at a time) and its running jobs counted, exactly: a key whose row another claim changed
      * after this statement's snapshot was taken (its running jobs invisible here) takes nothing this time.
+     *
+     * <p>Its limits, at most {@code most} jobs over at most {@code keys} keys, are written in as constants (a
+     * statement per size), so that PostgreSQL's generic plan of the prepared statement is the plan it would make
+     * for any claim (a limit it cannot see it takes as a tenth of the rows, and the generic plan then reads whole
+     * tables), and the statement is planned once rather than at every claim.
      */
     String leasedCtes(int most, int keys) {
-        return sized("WITH " + SETTINGS + """
+        return "WITH " + SETTINGS + """
                 , fair_candidates AS (
                     SELECT k.key, k.pass, %1$s AS weight, %2$s AS cap
                     %3$s
@@ -183,7 +198,7 @@ final class FairnessCascade {
                     FROM fair_candidates c LEFT JOIN fair_capped l ON l.key = c.key
                 ), fair_rooms AS (
                     SELECT c.*, %4$s AS ready FROM fair_room c
-                )""".formatted(WEIGHT, CAP, CANDIDATES, AVAILABLE) + SHARES + PICKED.formatted("fair_shares", KEY_READY, GROUP_TURN) + """
+                )""".formatted(WEIGHT, CAP, candidates(most, keys), available(most)) + SHARES + picked("fair_shares", most) + """
                 , fair_moves AS (
                     SELECT r.key, r.weight, coalesce(t.n, 0) AS n, %1$s AS emptied
                     FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key
@@ -201,17 +216,7 @@ final class FairnessCascade {
                     FROM fair_locked x JOIN fair_moves m ON m.key = x.key
                     WHERE k.queue = :queue AND k.key = x.key
                     RETURNING k.key, m.emptied
-                )""".formatted(EMPTIED), most, keys);
-    }
-
-    /**
-     * A fair claim's statement for claims of at most {@code most} jobs over at most {@code keys} keys: its limits
-     * are constants, so that PostgreSQL's generic plan of the prepared statement is the plan it would make for any
-     * claim (a limit it cannot see it takes as a tenth of the rows, and the generic plan then reads whole tables),
-     * and the statement is planned once rather than at every claim.
-     */
-    private static String sized(String sql, int most, int keys) {
-        return sql.replace("{most}", Integer.toString(most)).replace("{keys}", Integer.toString(Math.max(most, keys)));
+                )""".formatted(EMPTIED);
     }
 
     /**
@@ -222,7 +227,7 @@ final class FairnessCascade {
      * savepoint gives them back with the jobs).
      */
     String deletedCtes(int most, int keys) {
-        return sized("WITH " + SETTINGS + """
+        return "WITH " + SETTINGS + """
                 , fair_candidates AS (
                     SELECT k.key, k.pass, %1$s AS weight, %2$s AS cap
                     %3$s
@@ -231,7 +236,7 @@ final class FairnessCascade {
                     FROM fair_candidates c
                 ), fair_rooms AS (
                     SELECT c.*, %4$s AS ready FROM fair_room c
-                )""".formatted(WEIGHT, CAP, CANDIDATES, AVAILABLE) + SHARES + """
+                )""".formatted(WEIGHT, CAP, candidates(most, keys), available(most)) + SHARES + """
                 , fair_slots AS (
                     SELECT s.key,
                            CASE WHEN c.cap IS NULL THEN s.share
@@ -240,10 +245,10 @@ final class FairnessCascade {
                                           WHERE pg_try_advisory_xact_lock(hashtext(:fair_lock || s.key), g.slot)
                                           LIMIT s.share) AS held) END AS share
                     FROM fair_shares s JOIN fair_candidates c ON c.key = s.key
-                )""" + PICKED.formatted("fair_slots", KEY_READY, GROUP_TURN) + """
+                )""" + picked("fair_slots", most) + """
                 , fair_emptied AS (
                     SELECT r.key FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key WHERE %s
-                )""".formatted(EMPTIED), most, keys);
+                )""".formatted(EMPTIED);
     }
 
     /**
@@ -271,7 +276,7 @@ final class FairnessCascade {
                         ELSE false END,
                     updated_at = now()
                 FROM locked l JOIN charges c ON c.key = l.key
-                WHERE k.queue = :queue AND k.key = l.key""".formatted(WEIGHT, KEY_READY);
+                WHERE k.queue = :queue AND k.key = l.key""".formatted(WEIGHT, keyReady("j"));
     }
 
     /**

@@ -81,7 +81,7 @@ final class JdbcBatchRepository implements BatchRepository {
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
         this.batchCounts = new Counters(true, Counters.Aggregate.BATCH);
         BatchCascade cascade = new BatchCascade(counters);
-        this.open = schema.sql("""
+        this.open = schema.sql("batch.open", """
                 WITH created AS (
                     INSERT INTO {schema}.batch (name, properties, complete_on_cancel)
                     VALUES (:name, jsonb_object(:keys::text[], :values::text[]), :complete_on_cancel)
@@ -100,9 +100,9 @@ final class JdbcBatchRepository implements BatchRepository {
                          AS k(event, queue, priority, delay_ms, max_attempts, group_key, timeout_ms, headers)
                 )
                 SELECT id FROM created""".formatted(BatchCascade.SLOTS - 1));
-        this.lockForAdding = schema.sql("SELECT state FROM {schema}.batch WHERE id = :id FOR KEY SHARE");
-        this.seal = schema.sql(sealStatement(cascade, "open"));
-        this.markCancelled = schema.sql("""
+        this.lockForAdding = schema.sql("batch.lock-for-adding", "SELECT state FROM {schema}.batch WHERE id = :id FOR KEY SHARE");
+        this.seal = schema.sql("batch.seal", sealStatement(cascade, "open"));
+        this.markCancelled = schema.sql("batch.mark-cancelled", """
                 WITH target AS (
                     SELECT id, state, complete_on_cancel FROM {schema}.batch
                     WHERE id = :id AND state IN ('open', 'running') FOR UPDATE
@@ -115,20 +115,20 @@ final class JdbcBatchRepository implements BatchRepository {
                     RETURNING id
                 )
                 SELECT t.state FROM target t JOIN marked m ON m.id = t.id""");
-        this.sealCancelled = schema.sql(sealStatement(cascade, "cancelled"));
-        this.batch = schema.sql("""
+        this.sealCancelled = schema.sql("batch.seal-cancelled", sealStatement(cascade, "cancelled"));
+        this.batch = schema.sql("batch.batch", """
                 SELECT %s
                 FROM {schema}.batch b
                 LEFT JOIN LATERAL (%s) AS c ON true
                 WHERE b.id = :id""".formatted(BATCH_COLUMNS, batchCounts.countsQuery("batch_id = b.id")));
-        this.members = schema.sql("""
+        this.members = schema.sql("batch.members", """
                 SELECT id, queue, state, attempts, split_part(left(last_error, 1000), chr(10), 1) AS error
                 FROM {schema}.job
                 WHERE batch_id = :batch_id AND id > :after
                 ORDER BY batch_id, id LIMIT :limit""");
-        this.countsByState = schema.sql("SELECT state, count(*) FROM {schema}.batch GROUP BY state");
-        this.squeeze = schema.sql(batchCounts.squeezeStatement());
-        this.expire = schema.sql("""
+        this.countsByState = schema.sql("batch.counts-by-state", "SELECT state, count(*) FROM {schema}.batch GROUP BY state");
+        this.squeeze = schema.sql("batch.squeeze", batchCounts.squeezeStatement());
+        this.expire = schema.sql("batch.expire", """
                 WITH gone AS (
                     DELETE FROM {schema}.batch WHERE id = ANY(ARRAY(
                         SELECT b.id FROM {schema}.batch b
@@ -211,10 +211,15 @@ final class JdbcBatchRepository implements BatchRepository {
         return found.isEmpty() ? null : found.get(0);
     }
 
+    /** The catalogue name of a page statement by the filters it has. */
+    static String pageName(String page, @Nullable Object name, @Nullable Object state) {
+        return page + ((name != null) ? "+name" : "") + ((state != null) ? "+state" : "");
+    }
+
     @Override
     public List<BatchInfo> batches(BatchQuery query) {
         String key = ((query.name() != null) ? "n" : "") + ((query.state() != null) ? "s" : "");
-        Sql page = pages.computeIfAbsent(key, (k) -> schema.sql("""
+        Sql page = pages.computeIfAbsent(key, (k) -> schema.sql(pageName("batch.page", query.name(), query.state()), """
                 SELECT %s
                 FROM (SELECT * FROM {schema}.batch
                       WHERE id < :before %s%s

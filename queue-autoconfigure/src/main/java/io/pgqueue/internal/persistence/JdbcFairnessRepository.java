@@ -35,15 +35,15 @@ final class JdbcFairnessRepository implements FairnessRepository {
 
     JdbcFairnessRepository(Jdbc jdbc, Schema schema) {
         this.jdbc = jdbc;
-        this.setWeight = schema.sql(upsert("weight = excluded.weight", "weight", ":weight::float8"));
+        this.setWeight = schema.sql("fairness.set-weight", upsert("weight = excluded.weight", "weight", ":weight::float8"));
         // a key let go starts again at the queue's lowest pass: its pause earns it no credit
-        this.setPaused = schema.sql(upsert("""
+        this.setPaused = schema.sql("fairness.set-paused", upsert("""
                 paused = excluded.paused,
                     active = k.active OR NOT excluded.paused,
                     pass = CASE WHEN excluded.paused THEN k.pass ELSE greatest(k.pass, coalesce(
                         (SELECT min(a.pass) FROM {schema}.fair_key a WHERE a.queue = k.queue AND a.active AND NOT a.drained AND NOT a.paused),
                         k.pass)) END""", "paused", ":paused::boolean"));
-        this.keys = schema.sql("""
+        this.keys = schema.sql("fairness.keys", """
                 SELECT k.key, k.weight, k.paused, k.active, k.pass, %s AS handle,
                        (SELECT count(*) FROM (SELECT 1 FROM {schema}.job j
                                               WHERE j.queue = k.queue AND j.fairness_key = k.key AND j.state = 'ready'
@@ -56,9 +56,9 @@ final class JdbcFairnessRepository implements FairnessRepository {
                 FROM {schema}.fair_key k
                 WHERE k.queue = :queue
                 ORDER BY k.active DESC, k.key LIMIT :limit""".formatted(HANDLE));
-        this.keyOfHandle = schema.sql("""
+        this.keyOfHandle = schema.sql("fairness.key-of-handle", """
                 SELECT k.key FROM {schema}.fair_key k WHERE k.queue = :queue AND %s = :handle""".formatted(HANDLE));
-        this.keyCounts = schema.sql("""
+        this.keyCounts = schema.sql("fairness.key-counts", """
                 SELECT queue, count(*) FILTER (WHERE active AND NOT paused), count(*) FILTER (WHERE paused),
                        count(*) FILTER (WHERE NOT active AND NOT paused)
                 FROM {schema}.fair_key GROUP BY queue ORDER BY queue""");

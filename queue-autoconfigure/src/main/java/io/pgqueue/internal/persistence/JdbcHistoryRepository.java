@@ -44,11 +44,14 @@ final class JdbcHistoryRepository implements HistoryRepository {
                   WHERE i.inhparent = to_regclass(:parent)) AS p
             ORDER BY to_bound NULLS LAST, name""";
 
-    /** The finished jobs' columns as a lookup reads them; the same shape as the live ones of the job table. */
+    /**
+     * The finished jobs' columns as a lookup reads them; the same shape as the live ones of the job table. Its
+     * places: the payload, the headers, the error and the output ({@code JobLookups} fills them).
+     */
     static final String FINISHED_COLUMNS = """
-            SELECT id, queue, state, {payload} AS payload, payload_type, %s, attempts, NULL::int AS max_attempts,
+            SELECT id, queue, state, %1$s AS payload, payload_type, %2$s, attempts, NULL::int AS max_attempts,
                    0::smallint AS priority, coalesce(run_at, created_at) AS run_at, created_at, attempted_at,
-                   finished_at, {error} AS last_error, {output} AS output, NULL::smallint AS progress_percent,
+                   finished_at, %3$s AS last_error, %4$s AS output, NULL::smallint AS progress_percent,
                    NULL::text AS progress_message, false AS cancel_requested, group_key, dedup_key,
                    NULL::bigint AS timeout_ms, NULL::uuid AS locked_by, NULL::timestamptz AS lease_until, workflow_id,
                    batch_id, NULL::text AS fairness_key
@@ -89,16 +92,16 @@ final class JdbcHistoryRepository implements HistoryRepository {
         this.enabled = enabled;
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
         // the rows finished at this transaction's start (the claim archived them): one partition is read
-        this.recordOutputs = schema.sql(JdbcJobRepository.RELEASE_CLAIM_SAVEPOINT + """
+        this.recordOutputs = schema.sql("history.record-outputs", JdbcJobRepository.RELEASE_CLAIM_SAVEPOINT, """
                 UPDATE {schema}.job_history h SET output = o.output::jsonb
                 FROM unnest(:ids::bigint[], :outputs::text[]) AS o(id, output)
                 WHERE h.id = o.id AND h.finished_at = now()""");
         // a row whose new date falls in another partition moves there (an UPDATE of the partition key)
-        this.redate = schema.sql("""
+        this.redate = schema.sql("history.redate", """
                 UPDATE {schema}.job_history h SET finished_at = now() + o.after_us * interval '1 microsecond'
                 FROM unnest(:ids::bigint[], :after_us::bigint[]) AS o(id, after_us)
                 WHERE h.id = o.id AND h.finished_at = now()""");
-        this.expire = schema.sql("""
+        this.expire = schema.sql("history.expire", """
                 WITH expired AS (
                     DELETE FROM {schema}.job_history_default WHERE id = ANY(ARRAY(
                         SELECT id FROM {schema}.job_history_default
@@ -108,15 +111,15 @@ final class JdbcHistoryRepository implements HistoryRepository {
                 )
                 SELECT count(*) FROM expired
                 """);
-        this.partitions = schema.sql(PARTITIONS);
-        this.now = schema.sql("SELECT now()");
-        this.oneNodeAtATime = schema.sql("SELECT pg_try_advisory_xact_lock(hashtext(:lock))");
-        this.lockTimeout = schema.sql("SELECT set_config('lock_timeout', :timeout, true)");
-        this.heldByLongTransaction = schema.sql("""
+        this.partitions = schema.sql("history.partitions", PARTITIONS);
+        this.now = schema.sql("history.now", "SELECT now()");
+        this.oneNodeAtATime = schema.sql("history.one-node-at-a-time", "SELECT pg_try_advisory_xact_lock(hashtext(:lock))");
+        this.lockTimeout = schema.sql("history.lock-timeout", "SELECT set_config('lock_timeout', :timeout, true)");
+        this.heldByLongTransaction = schema.sql("history.held-by-long-transaction", """
                 SELECT EXISTS (SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
                                WHERE l.relation = to_regclass(:parent) AND l.granted AND l.pid <> pg_backend_pid()
                                  AND a.xact_start < now() - interval '1 second')""");
-        this.analyze = schema.sql("ANALYZE {schema}.job_history");
+        this.analyze = schema.sql("history.analyze", "ANALYZE {schema}.job_history");
     }
 
     @Override
@@ -273,7 +276,8 @@ final class JdbcHistoryRepository implements HistoryRepository {
                     return false;
                 }
                 jdbc.query(lockTimeout, (params) -> params.text("timeout", LOCK_TIMEOUT), (row) -> row.getString(1));
-                jdbc.update(schema.sql(change.create() ? createStatement(change) : dropStatement(change)),
+                jdbc.update(change.create() ? schema.ddl("history.create-partition", createStatement(change.name(), change.from(), change.to()))
+                        : schema.ddl("history.drop-partition", dropStatement(change.name())),
                         Jdbc.Binder.NONE);
                 return true;
             }));
@@ -290,18 +294,17 @@ final class JdbcHistoryRepository implements HistoryRepository {
                 (row) -> row.getBoolean(1)).get(0);
     }
 
-    private static String createStatement(Change change) {
-        return """
-                CREATE TABLE {schema}.%1$s (LIKE {schema}.job_history INCLUDING DEFAULTS INCLUDING CONSTRAINTS);
-                CREATE INDEX %1$s_id_idx ON {schema}.%1$s (id);
-                ALTER TABLE {schema}.job_history ATTACH PARTITION {schema}.%1$s FOR VALUES FROM ('%2$s') TO ('%3$s')"""
-            .formatted(change.name(), change.from(), change.to());
+    static String[] createStatement(String partition, Instant from, Instant to) {
+        return new String[] {
+            "CREATE TABLE {schema}.%s (LIKE {schema}.job_history INCLUDING DEFAULTS INCLUDING CONSTRAINTS)".formatted(partition),
+            "CREATE INDEX %1$s_id_idx ON {schema}.%1$s (id)".formatted(partition),
+            "ALTER TABLE {schema}.job_history ATTACH PARTITION {schema}.%s FOR VALUES FROM ('%s') TO ('%s')"
+                .formatted(partition, from, to) };
     }
 
-    private static String dropStatement(Change change) {
-        return """
-                ALTER TABLE {schema}.job_history DETACH PARTITION {schema}.%1$s;
-                DROP TABLE {schema}.%1$s""".formatted(change.name());
+    static String[] dropStatement(String partition) {
+        return new String[] { "ALTER TABLE {schema}.job_history DETACH PARTITION {schema}.%s".formatted(partition),
+            "DROP TABLE {schema}.%s".formatted(partition) };
     }
 
     /** job_history_20261124 for partitions of whole days, job_history_20261124_13 for hours. */

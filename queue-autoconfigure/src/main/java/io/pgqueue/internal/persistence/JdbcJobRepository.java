@@ -48,10 +48,10 @@ final class JdbcJobRepository implements JobRepository {
      * The start of a statement that ends a successful TRANSACTIONAL batch: what it writes after this is written
      * by the transaction itself, not by the claim's subtransaction.
      */
-    static final String RELEASE_CLAIM_SAVEPOINT = "RELEASE SAVEPOINT " + CLAIM_SAVEPOINT + ";\n";
+    static final String RELEASE_CLAIM_SAVEPOINT = "RELEASE SAVEPOINT " + CLAIM_SAVEPOINT;
 
     /** The start of a statement that records a failure or snooze: the claim and the handlers' writes undone. */
-    private static final String ROLLBACK_TO_CLAIM_SAVEPOINT = "ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT + ";\n";
+    private static final String ROLLBACK_TO_CLAIM_SAVEPOINT = "ROLLBACK TO SAVEPOINT " + CLAIM_SAVEPOINT;
 
     /** Due scheduled jobs a claim promotes before it claims. */
     private static final int PROMOTE_PER_CLAIM = 1000;
@@ -67,9 +67,15 @@ final class JdbcJobRepository implements JobRepository {
               AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state s WHERE s.queue = :queue AND s.paused)
               AND """ + FairnessCascade.GROUP_TURN;
 
-    private static final String READY_IDS = READY + """
+    /**
+     * The ready jobs a claim takes: {@link #READY} in claim order, at most {@code limit} (a bind parameter, or a
+     * constant written in: see {@link #claimLeasedBySize}).
+     */
+    private static String readyIds(String limit) {
+        return READY + """
 
-            ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED""";
+                ORDER BY j.priority DESC, j.run_at, j.id LIMIT %s FOR UPDATE SKIP LOCKED""".formatted(limit);
+    }
 
     /**
      * The ready jobs past a cursor: any of a higher priority than the cursor's, then those of its priority after
@@ -78,15 +84,25 @@ final class JdbcJobRepository implements JobRepository {
      * ready behind it (rescued, released, a rolled-back claim, a group's next job) wait for the next claim that
      * reads from the start.
      */
-    private static final String READY_IDS_AFTER = "SELECT id FROM (SELECT id FROM (" + READY + """
+    private static String readyIdsAfter(String limit) {
+        return "SELECT id FROM (SELECT id FROM (" + READY + """
 
-              AND j.priority > :after_priority
-            ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS higher
-            UNION ALL
-            SELECT id FROM (""" + READY + """
+                  AND j.priority > :after_priority
+                ORDER BY j.priority DESC, j.run_at, j.id LIMIT %1$s FOR UPDATE SKIP LOCKED) AS higher
+                UNION ALL
+                SELECT id FROM (""".formatted(limit) + READY + """
 
-              AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
-            ORDER BY j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT :limit""";
+                  AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
+                ORDER BY j.run_at, j.id LIMIT %1$s FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT %1$s""".formatted(limit);
+    }
+
+    /** The ready jobs of a claim: from the start, or past a cursor. */
+    private static String readyIds(boolean after, String limit) {
+        return after ? readyIdsAfter(limit) : readyIds(limit);
+    }
+
+    /** A claim's limit as a bind parameter (statements that serve any size). */
+    private static final String LIMIT_PARAMETER = ":limit";
 
     /** The columns of the rows a claim returns. */
     private static final List<String> CLAIMED = List.of("id", "queue", "payload", "payload_type", "headers", "attempts",
@@ -395,13 +411,14 @@ final class JdbcJobRepository implements JobRepository {
             for (boolean batched : new boolean[] { false, true }) {
                 Sql[] variants = new Sql[8];
                 for (int variant = 0; variant < variants.length; variant++) {
-                    variants[variant] = schema.sql(enqueueStatement(shape, (variant & 1) != 0, (variant & 2) != 0,
+                    variants[variant] = schema.sql(enqueueName(shape, (variant & 1) != 0, (variant & 2) != 0, batched,
+                            (variant & 4) != 0), enqueueStatement(shape, (variant & 1) != 0, (variant & 2) != 0,
                             batched, (variant & 4) != 0));
                 }
                 (batched ? enqueueToBatch : enqueue).put(shape, variants);
             }
         }
-        this.enqueueDebounced = schema.sql(debounceStatement());
+        this.enqueueDebounced = schema.sql("enqueue.debounced", debounceStatement());
         String leasedAttempt = "id = :id AND attempts = :attempt AND locked_by = :node";
         this.snooze = new Sql[2];
         this.fail = new Sql[2];
@@ -410,52 +427,55 @@ final class JdbcJobRepository implements JobRepository {
         this.restoreClaimThenFail = new Sql[2];
         for (boolean workflows : new boolean[] { false, true }) {
             int variant = workflows ? 1 : 0;
-            this.snooze[variant] = schema.sql(snoozeStatement(Transition.SNOOZE) + ";\n"
-                    + cancelRunningStatement(leasedAttempt, workflows));
-            this.fail[variant] = schema.sql(failStatement(Transition.FAIL, workflows) + ";\n"
-                    + cancelRunningStatement(leasedAttempt, workflows));
-            this.failAfterRollback[variant] = schema.sql(failStatement(Transition.FAIL_AFTER_ROLLBACK, workflows));
-            this.undoClaimThenFail[variant] = schema.sql(ROLLBACK_TO_CLAIM_SAVEPOINT
-                    + failStatement(Transition.FAIL_AFTER_ROLLBACK, workflows));
-            this.restoreClaimThenFail[variant] = schema.sql(restoreClaimStatement() + ";\n"
-                    + failStatement(Transition.FAIL_AFTER_ROLLBACK, workflows));
+            this.snooze[variant] = schema.sql(workflows ? "finish.snooze:nodes" : "finish.snooze", snoozeStatement(Transition.SNOOZE),
+                    cancelRunningStatement(leasedAttempt, workflows));
+            this.fail[variant] = schema.sql(workflows ? "finish.fail:nodes" : "finish.fail", failStatement(Transition.FAIL, workflows),
+                    cancelRunningStatement(leasedAttempt, workflows));
+            this.failAfterRollback[variant] = schema.sql(
+                    workflows ? "finish.fail-after-rollback:nodes" : "finish.fail-after-rollback", failStatement(Transition.FAIL_AFTER_ROLLBACK, workflows));
+            this.undoClaimThenFail[variant] = schema.sql(
+                    workflows ? "finish.undo-claim-then-fail:nodes" : "finish.undo-claim-then-fail", ROLLBACK_TO_CLAIM_SAVEPOINT,
+                    failStatement(Transition.FAIL_AFTER_ROLLBACK, workflows));
+            this.restoreClaimThenFail[variant] = schema.sql(
+                    workflows ? "finish.restore-claim-then-fail:nodes" : "finish.restore-claim-then-fail", ROLLBACK_TO_CLAIM_SAVEPOINT,
+                    restoreClaimStatement(), failStatement(Transition.FAIL_AFTER_ROLLBACK, workflows));
         }
-        this.snoozeAfterRollback = schema.sql(snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
-        this.undoClaimThenSnooze = schema.sql(ROLLBACK_TO_CLAIM_SAVEPOINT
-                + snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
-        this.restoreClaimThenSnooze = schema.sql(restoreClaimStatement() + ";\n"
-                + snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
-        this.cancel = schema.sql(cancelStatement(":ids::bigint[]", true));
+        this.snoozeAfterRollback = schema.sql("finish.snooze-after-rollback", snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
+        this.undoClaimThenSnooze = schema.sql("finish.undo-claim-then-snooze", ROLLBACK_TO_CLAIM_SAVEPOINT,
+                snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
+        this.restoreClaimThenSnooze = schema.sql("finish.restore-claim-then-snooze", ROLLBACK_TO_CLAIM_SAVEPOINT,
+                restoreClaimStatement(), snoozeStatement(Transition.SNOOZE_AFTER_ROLLBACK));
+        this.cancel = schema.sql("cancel.jobs", cancelStatement(":ids::bigint[]", true));
         // a batch's running members are asked to cancel by a statement of their own (requestBatchCancel), which
         // holds no shard: waiting here for a member an acknowledgement holds, while holding shards that
         // acknowledgement waits for, would deadlock
-        this.cancelBatchMembers = schema.sql(cancelStatement(
+        this.cancelBatchMembers = schema.sql("cancel.batch-members", cancelStatement(
                 "ARRAY(SELECT id FROM {schema}.job WHERE batch_id = :batch_id AND state IN ('waiting', 'scheduled', 'ready'))",
                 false));
-        this.requestBatchCancel = schema.sql("""
+        this.requestBatchCancel = schema.sql("cancel.request-batch-cancel", """
                 UPDATE {schema}.job SET cancel_requested = true
                 WHERE batch_id = :batch_id AND state = 'running' AND NOT cancel_requested
                 RETURNING id""");
-        this.cancelRequested = schema.sql("""
+        this.cancelRequested = schema.sql("finish.cancel-requested", """
                 SELECT id FROM {schema}.job
                 WHERE id = ANY(:ids) AND state = 'running' AND locked_by = :node AND cancel_requested""");
-        this.cancelRunning = schema.sql(cancelRunningStatement(leasedAttempt));
-        this.progress = schema.sql("""
+        this.cancelRunning = schema.sql("finish.cancel-running", cancelRunningStatement(leasedAttempt));
+        this.progress = schema.sql("finish.progress", """
                 UPDATE {schema}.job j SET progress_percent = p.percent, progress_message = p.message
                 FROM unnest(:ids::bigint[], :attempts::int[], :percents::smallint[], :messages::text[])
                      AS p(id, attempt, percent, message)
                 WHERE j.id = p.id AND j.attempts = p.attempt AND j.locked_by = :node AND j.state = 'running'
                 """);        // a prepared plan made while the table was a few pages long reads the primary key by a sequential scan,
         // which costs the whole heap once dead rows have piled up before the first autovacuum
-        this.statisticsOutgrown = schema.sql("""
+        this.statisticsOutgrown = schema.sql("maintenance.statistics-outgrown", """
                 SELECT pg_relation_size(c.oid) / current_setting('block_size')::bigint >= :min_pages
                    AND pg_relation_size(c.oid) / current_setting('block_size')::bigint > :growth * greatest(c.relpages, 1)
                    AND pg_has_role(c.relowner, 'MEMBER')
                    AND pg_try_advisory_xact_lock(hashtext(:lock))
                 FROM pg_class c WHERE c.oid = to_regclass(:table)
                 """);
-        this.analyze = schema.sql("ANALYZE {schema}.job");
-        this.expireDedupWindows = schema.sql("""
+        this.analyze = schema.sql("maintenance.analyze", "ANALYZE {schema}.job");
+        this.expireDedupWindows = schema.sql("enqueue.expire-dedup-windows", """
                 WITH expired AS (
                     DELETE FROM {schema}.dedup_window WHERE (queue, dedup_key) IN (
                         SELECT queue, dedup_key FROM {schema}.dedup_window WHERE expires_at < now()
@@ -465,55 +485,58 @@ final class JdbcJobRepository implements JobRepository {
                 SELECT count(*) FROM expired
                 """);
         this.lookups = new JobLookups(schema);
-        this.promoteDue = schema.sql(promoteStatement(false, true));
-        this.promoteDueOfQueue = schema.sql(promoteStatement(true, false));
-        this.promoteDueOfFairQueue = schema.sql(promoteStatement(true, true));
-        this.claimLeased = schema.sql(claimLeasedWithPromotion(false));
-        this.claimLeasedAfter = schema.sql(claimLeasedWithPromotion(true));
+        this.promoteDue = schema.sql("claim.promote-due", promoteStatement(false, true));
+        this.promoteDueOfQueue = schema.sql("claim.promote-due-of-queue", promoteStatement(true, false));
+        this.promoteDueOfFairQueue = schema.sql("claim.promote-due-of-fair-queue", promoteStatement(true, true));
+        this.claimLeased = schema.sql("claim.lease", claimLeasedWithPromotion(false, LIMIT_PARAMETER));
+        this.claimLeasedAfter = schema.sql("claim.lease-after", claimLeasedWithPromotion(true, LIMIT_PARAMETER));
         // the usual size is made now (and checked by the transition table's test with the others)
         fairClaimLeased(DEFAULT_FAIR_SIZE);
         fairClaimAndDelete(DEFAULT_FAIR_SIZE);
-        this.chargeFairness = schema.sql(fairness.chargeStatement());
-        this.sweepLock = schema.sql(fairness.sweepLockStatement());
-        this.sweepSettle = schema.sql(fairness.sweepSettleStatement());
-        this.activateReadyKeys = schema.sql(fairness.activateReadyStatement());
-        this.adoptKeylessJobs = schema.sql(fairness.adoptKeylessStatement());
-        this.claimAndDelete = schema.sql(claimThenSavepointStatement(false));
-        this.claimAndDeleteAfter = schema.sql(claimThenSavepointStatement(true));
-        this.complete = schema.sql(completeStatement(0));
+        this.chargeFairness = schema.sql("fairness.charge", fairness.chargeStatement());
+        this.sweepLock = schema.sql("fairness.sweep-lock", fairness.sweepLockStatement());
+        this.sweepSettle = schema.sql("fairness.sweep-settle", fairness.sweepSettleStatement());
+        this.activateReadyKeys = schema.sql("fairness.activate-ready-keys", fairness.activateReadyStatement());
+        this.adoptKeylessJobs = schema.sql("fairness.adopt-keyless-jobs", fairness.adoptKeylessStatement());
+        this.claimAndDelete = schema.sql("claim.and-delete", claimThenSavepointStatement(false, LIMIT_PARAMETER));
+        this.claimAndDeleteAfter = schema.sql("claim.and-delete-after",
+                claimThenSavepointStatement(true, LIMIT_PARAMETER));
+        this.complete = schema.sql("finish.complete", completeStatement(0));
         for (int kinds = 1; kinds < 4; kinds++) {
-            this.completeMembers[kinds] = schema.sql(completeStatement(kinds));
-            this.membersSucceeded[kinds] = schema.sql(membersSucceededStatement(kinds));
-            this.releaseThenMembersSucceeded[kinds] = schema.sql(RELEASE_CLAIM_SAVEPOINT + membersSucceededStatement(kinds));
+            this.completeMembers[kinds] = schema.sql("finish.complete:" + kindsName(kinds), completeStatement(kinds));
+            this.membersSucceeded[kinds] = schema.sql("finish.succeeded:" + kindsName(kinds), membersSucceededStatement(kinds));
+            this.releaseThenMembersSucceeded[kinds] = schema.sql(
+                    "finish.release-claim-then-succeeded:" + kindsName(kinds), RELEASE_CLAIM_SAVEPOINT,
+                    membersSucceededStatement(kinds));
         }
-        this.cancelRunningNodes = schema.sql(cancelRunningStatement("id = ANY(:ids::bigint[]) AND "
+        this.cancelRunningNodes = schema.sql("finish.cancel-running-nodes", cancelRunningStatement("id = ANY(:ids::bigint[]) AND "
                 + Transition.COMPLETE.guard("")));
 
-        this.rescue = schema.sql(rescueStatement() + ";\n" + cancelRunningStatement("""
+        this.rescue = schema.sql("maintenance.rescue", rescueStatement(), cancelRunningStatement("""
                 id = ANY(ARRAY(SELECT r.id FROM {schema}.job r
                                WHERE r.state = 'running' AND %s
                                  AND (r.lease_until < now()
                                       OR NOT EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = r.locked_by))
                                ORDER BY r.id FOR UPDATE SKIP LOCKED))""".formatted(Transition.CANCEL_RUNNING.guard("r"))));
-        this.release = schema.sql(releaseStatement() + ";\n"
-                + cancelRunningStatement("id = ANY(:ids::bigint[]) AND locked_by = :node"));
-        this.extendLease = schema.sql("""
+        this.release = schema.sql("maintenance.release", releaseStatement(),
+                cancelRunningStatement("id = ANY(:ids::bigint[]) AND locked_by = :node"));
+        this.extendLease = schema.sql("finish.extend-lease", """
                 UPDATE {schema}.job SET lease_until = greatest(lease_until, now() + :lease_ms * interval '1 millisecond')
                 WHERE id = :id AND attempts = :attempt AND locked_by = :node AND state = 'running'
                 """);
-        this.retryDead = schema.sql(retryDeadStatement());
-        this.readyQueues = schema.sql("""
+        this.retryDead = schema.sql("maintenance.retry-dead", retryDeadStatement());
+        this.readyQueues = schema.sql("claim.ready-queues", """
                 SELECT q.queue FROM unnest(:queues::text[]) AS q(queue)
                 WHERE EXISTS (SELECT 1 FROM {schema}.job j WHERE j.queue = q.queue AND j.state = 'ready')
                   AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state s WHERE s.queue = q.queue AND s.paused)
                 """);
-        this.purgeDead = schema.sql(deleteDeadStatement(Transition.PURGE,
+        this.purgeDead = schema.sql("maintenance.purge-dead", deleteDeadStatement(Transition.PURGE,
                 "queue = :queue AND state = 'dead' AND (id = ANY(:ids::bigint[]) OR :ids::bigint[] IS NULL) ORDER BY id"));
-        this.expireDead = schema.sql(deleteDeadStatement(Transition.EXPIRE,
+        this.expireDead = schema.sql("maintenance.expire-dead", deleteDeadStatement(Transition.EXPIRE,
                 "state = 'dead' AND coalesce(dead_at, created_at) < now() - :retention_ms * interval '1 millisecond'"));
-        this.throttleLock = schema.sql("SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtext(:key))) AS locked");
-        this.countRunning = schema.sql("SELECT count(*) FROM {schema}.job WHERE queue = :queue AND state = 'running'");
-        this.rateWindow = schema.sql("""
+        this.throttleLock = schema.sql("claim.throttle-lock", "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtext(:key))) AS locked");
+        this.countRunning = schema.sql("claim.count-running", "SELECT count(*) FROM {schema}.job WHERE queue = :queue AND state = 'running'");
+        this.rateWindow = schema.sql("claim.rate-window", """
                 INSERT INTO {schema}.queue_rate AS r (queue, window_start, started)
                 SELECT :queue, to_timestamp(floor(extract(epoch FROM now()) * 1000 / w) * w / 1000.0), 0
                 FROM (SELECT :window_ms::bigint AS w) AS window_length
@@ -523,12 +546,27 @@ final class JdbcJobRepository implements JobRepository {
                 RETURNING started,
                           ceil(extract(epoch FROM window_start - now()) * 1000)::bigint + :window_ms AS opens_in_ms
                 """);
-        this.rateStarted = schema.sql("UPDATE {schema}.queue_rate SET started = started + :started WHERE queue = :queue");
-        this.findLiveByDedupKey = schema.sql(
+        this.rateStarted = schema.sql("claim.rate-started", "UPDATE {schema}.queue_rate SET started = started + :started WHERE queue = :queue");
+        this.findLiveByDedupKey = schema.sql("enqueue.find-live-by-dedup-key", 
                 "SELECT id FROM {schema}.job WHERE queue = :queue AND dedup_key = :dedup_key AND state <> 'dead'");
-        this.deadIds = schema.sql("SELECT id FROM {schema}.job WHERE queue = :queue AND state = 'dead' ORDER BY id");
-        this.deadJobs = schema.sql(deadJobsStatement(true));
-        this.deadJobSummaries = schema.sql(deadJobsStatement(false));
+        this.deadIds = schema.sql("maintenance.dead-ids", "SELECT id FROM {schema}.job WHERE queue = :queue AND state = 'dead' ORDER BY id");
+        this.deadJobs = schema.sql("maintenance.dead-jobs", deadJobsStatement(true));
+        this.deadJobSummaries = schema.sql("maintenance.dead-job-summaries", deadJobsStatement(false));
+    }
+
+    /** The catalogue name of an insert statement: its row shape and what it does beside the insert. */
+    private static String enqueueName(RowShape shape, boolean notify, boolean windowed, boolean batched, boolean keyed) {
+        return "enqueue." + (batched ? "to-batch:" : "") + shape.name().toLowerCase(java.util.Locale.ROOT)
+                + (notify ? "+notify" : "") + (windowed ? "+window" : "") + (keyed ? "+keyed" : "");
+    }
+
+    /** The catalogue name of the kinds of jobs whose completion cascades. */
+    private static String kindsName(int kinds) {
+        return switch (kinds) {
+            case NODES -> "nodes";
+            case MEMBERS -> "members";
+            default -> "nodes+members";
+        };
     }
 
     /** A page of dead jobs; without content, payloads are not read and errors keep their first line. */
@@ -652,18 +690,16 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     /** A LEASE claim's round trip: the queue's due jobs promoted, then the claim. */
-    private String claimLeasedWithPromotion(boolean after) {
-        return promoteStatement(true, false) + ";\n" + claimLeasedStatement(after);
+    private String[] claimLeasedWithPromotion(boolean after, String limit) {
+        return new String[] { promoteStatement(true, false), claimLeasedStatement(after, limit) };
     }
 
-    /** The statement with its claim limit written in ({@link #claimLeasedBySize}). */
-    private static String withLimit(String statement, int limit) {
-        return statement.replaceAll(":limit\\b", String.valueOf(limit));
-    }
-
-    /** The claim statement of this size, made on first use, or the parameterized one past the most sizes. */
+    /**
+     * The claim statement of this size ({@code name:size}), with the size written in, made on first use; or the
+     * parameterized one past the most sizes.
+     */
     private Sql sized(Map<Integer, Sql> bySize, int limit, Sql parameterized,
-            java.util.function.Supplier<String> statement) {
+            java.util.function.Function<String, String[]> statementOfLimit) {
         Sql sql = bySize.get(limit);
         if (sql != null) {
             return sql;
@@ -671,10 +707,11 @@ final class JdbcJobRepository implements JobRepository {
         if (bySize.size() >= MOST_SIZED_STATEMENTS) {
             return parameterized;
         }
-        return bySize.computeIfAbsent(limit, (size) -> schema.sql(withLimit(statement.get(), size)));
+        return bySize.computeIfAbsent(limit, (size) -> schema.sql(parameterized.name() + ":" + size,
+                statementOfLimit.apply(Integer.toString(size))));
     }
 
-    private String claimLeasedStatement(boolean after) {
+    private String claimLeasedStatement(boolean after, String limit) {
         return Transition.CLAIM_LEASE.tag() + """
                 WITH claimed AS (
                     UPDATE {schema}.job j
@@ -683,18 +720,19 @@ final class JdbcJobRepository implements JobRepository {
                       AND %s
                       %s
                     %s
-                )""".formatted(LEASE_SET, after ? READY_IDS_AFTER : READY_IDS, Transition.CLAIM_LEASE.guard("j"),
+                )""".formatted(LEASE_SET, readyIds(after, limit), Transition.CLAIM_LEASE.guard("j"),
                 claimCommit, LEASE_RETURNING) + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)
                 + "\n" + CLAIMED_COLUMNS;
     }
 
     private Sql fairClaimLeased(FairSize size) {
-        return claimFairLeased.computeIfAbsent(size, (s) -> schema.sql(fairClaimLeasedStatement(s)));
+        return claimFairLeased.computeIfAbsent(size, (s) -> schema.sql("claim.fair-lease:" + s.most() + "-of-" + s.keys(), fairClaimLeasedStatement(s)));
     }
 
     private Sql fairClaimAndDelete(FairSize size) {
         return claimFairAndDelete.computeIfAbsent(size,
-                (s) -> schema.sql("SAVEPOINT " + CLAIM_SAVEPOINT + ";\n" + fairClaimAndDeleteStatement(s)));
+                (s) -> schema.sql("claim.fair-and-delete:" + s.most() + "-of-" + s.keys(), "SAVEPOINT " + CLAIM_SAVEPOINT,
+                        fairClaimAndDeleteStatement(s)));
     }
 
     /** The fair LEASE claim: the keys' shares ({@link FairnessCascade}), then the claim of the jobs picked. */
@@ -718,17 +756,17 @@ final class JdbcJobRepository implements JobRepository {
      * handlers' writes follow (rolling back to it keeps the claim, which {@link Transition#CLAIM_RESTORE} then
      * undoes).
      */
-    private String claimThenSavepointStatement(boolean after) {
-        return claimAndDeleteStatement(after) + ";\n" + "SAVEPOINT " + CLAIM_SAVEPOINT;
+    private String[] claimThenSavepointStatement(boolean after, String limit) {
+        return new String[] { claimAndDeleteStatement(after, limit), "SAVEPOINT " + CLAIM_SAVEPOINT };
     }
 
-    private String claimAndDeleteStatement(boolean after) {
+    private String claimAndDeleteStatement(boolean after, String limit) {
         return Transition.CLAIM_DELETE.tag() + """
                 WITH claimed AS (
                     DELETE FROM {schema}.job j
                     WHERE j.id = ANY(ARRAY(%s))
                     %s, %s AS rest
-                )""".formatted(after ? READY_IDS_AFTER : READY_IDS, DELETE_RETURNING, REST_OF_ROW) + history.archiveCte("claimed", false)
+                )""".formatted(readyIds(after, limit), DELETE_RETURNING, REST_OF_ROW) + history.archiveCte("claimed", false)
                 + counters.deltaCte(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY) + "\n"
                 + CLAIMED_WITH_RESTS;
     }
@@ -755,8 +793,8 @@ final class JdbcJobRepository implements JobRepository {
         // a node or member whose cancellation was requested is left to CANCEL_RUNNING (completeMembers runs it):
         // these variants' cascades are the light ones of jobs that completed
         boolean workflows = kinds != 0;
-        String statement = Transition.COMPLETE.tag() + """
-                WITH done AS (
+        String statement = Transition.COMPLETE.tag() + WorkflowCascade.with(workflows) + """
+                 done AS (
                     DELETE FROM {schema}.job j
                     WHERE j.id = ANY(:ids::bigint[]) AND %s%s
                     RETURNING %s,
@@ -773,19 +811,22 @@ final class JdbcJobRepository implements JobRepository {
      */
     private String membersSucceededStatement(int kinds) {
         return completedCascades("""
-                WITH succeeded AS (
+                WITH RECURSIVE succeeded AS (
                     SELECT * FROM unnest(:ids::bigint[], :workflow_ids::bigint[], :batch_ids::bigint[])
                                   AS s(id, workflow_id, batch_id)
                 )""", "succeeded", kinds);
     }
 
-    /** {@code statement} (a WITH clause whose CTE {@code changed} completed jobs) with the cascades of {@code kinds}. */
+    /**
+     * {@code statement} (a WITH RECURSIVE clause whose CTE {@code changed} completed jobs) with the cascades of
+     * {@code kinds}.
+     */
     private String completedCascades(String statement, String changed, int kinds) {
         String ctes = (((kinds & NODES) != 0) ? cascade.completedCtes(changed) : "")
                 + (((kinds & MEMBERS) != 0) ? batches.completedCtes(changed) : "");
         String notified = (((kinds & NODES) != 0) ? WorkflowCascade.NOTIFIED : "")
                 + (((kinds & MEMBERS) != 0) ? BatchCascade.NOTIFIED : "");
-        return WorkflowCascade.recursive(statement + ctes + "\nSELECT count(*)" + notified + " FROM " + changed);
+        return statement + ctes + "\nSELECT count(*)" + notified + " FROM " + changed;
     }
 
     /** The variant index of jobs with these workflow and batch ids (null where none). */
@@ -806,15 +847,15 @@ final class JdbcJobRepository implements JobRepository {
 
     /** As {@link #cancelRunningStatement(String)}; without the workflow cascade for jobs known to be plain. */
     private String cancelRunningStatement(String filter, boolean workflows) {
-        String statement = Transition.CANCEL_RUNNING.tag() + """
-                WITH cancelled AS (
+        String statement = Transition.CANCEL_RUNNING.tag() + WorkflowCascade.with(workflows) + """
+                 cancelled AS (
                     DELETE FROM {schema}.job j
                     WHERE %s AND j.state = 'running' AND %s
                     RETURNING %s, 'cancelled' AS state
                 )""".formatted(filter, Transition.CANCEL_RUNNING.guard("j"), FINISHED_COLUMNS) + history.archiveCte("cancelled", false)
                 + counters.deltaCte(Transition.CANCEL_RUNNING, "cancelled", Counters.Rows.MANY);
-        return workflows ? WorkflowCascade.recursive(statement + cascades(Transition.CANCEL_RUNNING, "cancelled", null)
-                + "\nSELECT count(*)" + NOTIFIED + " FROM cancelled")
+        return workflows ? statement + cascades(Transition.CANCEL_RUNNING, "cancelled", null)
+                + "\nSELECT count(*)" + NOTIFIED + " FROM cancelled"
                 : statement + "\nSELECT count(*) FROM cancelled";
     }
 
@@ -825,8 +866,8 @@ final class JdbcJobRepository implements JobRepository {
      * did something to, with what.
      */
     private String cancelStatement(String ids, boolean requestRunning) {
-        return WorkflowCascade.recursive(Transition.CANCEL.tag() + """
-                WITH cancelled AS (
+        return Transition.CANCEL.tag() + """
+                WITH RECURSIVE cancelled AS (
                     DELETE FROM {schema}.job j
                     WHERE j.id = ANY(ARRAY(SELECT id FROM {schema}.job WHERE id = ANY(%2$s)
                                            AND state IN ('waiting', 'scheduled', 'ready') FOR UPDATE SKIP LOCKED))
@@ -835,16 +876,17 @@ final class JdbcJobRepository implements JobRepository {
                 ), windows_released AS (
                     DELETE FROM {schema}.dedup_window w USING cancelled c
                     WHERE w.queue = c.queue AND w.dedup_key = c.dedup_key
-                ), requested AS (
+                )""".formatted(FINISHED_COLUMNS, ids) + (requestRunning ? """
+                , requested AS (
                     UPDATE {schema}.job SET cancel_requested = true
-                    WHERE id = ANY(%2$s) AND state = 'running' AND %3$s
+                    WHERE id = ANY(%s) AND state = 'running'
                     RETURNING id
-                )""".formatted(FINISHED_COLUMNS, ids, requestRunning) + history.archiveCte("cancelled", false)
+                )""".formatted(ids) : "") + history.archiveCte("cancelled", false)
                 + counters.deltaCte(Transition.CANCEL, "cancelled", Counters.Rows.MANY)
                 + cascades(Transition.CANCEL, "cancelled", null) + """
 
-                SELECT id, true AS finished%s FROM cancelled
-                UNION ALL SELECT id, false, 0, 0 FROM requested""".formatted(NOTIFIED));
+                SELECT id, true AS finished%s FROM cancelled""".formatted(NOTIFIED)
+                + (requestRunning ? "\nUNION ALL SELECT id, false, 0, 0 FROM requested" : "");
     }
 
     /**
@@ -868,8 +910,8 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     /**
-     * Takes a TRANSACTIONAL claim back inside its transaction: the rollback to the savepoint set after it undoes
-     * the handlers' writes, then the claimed rows are put back exactly as the claim deleted them (from the
+     * Takes a TRANSACTIONAL claim back inside its transaction, after the rollback to the savepoint set after it
+     * (which undoes the handlers' writes; the statement before this one): the claimed rows are put back exactly as the claim deleted them (from the
      * claimed jobs and the rest of each row, {@link #RESTORED_FROM_REST}), their history rows removed and the
      * claim's deltas taken back. No other transaction saw them gone, and none can take them before this
      * transaction records why they did not complete.
@@ -883,7 +925,7 @@ final class JdbcJobRepository implements JobRepository {
         List<String> columns = new ArrayList<>(RESTORED_FROM_JOB);
         columns.add("state");
         columns.addAll(RESTORED_FROM_REST.keySet());
-        return ROLLBACK_TO_CLAIM_SAVEPOINT + Transition.CLAIM_RESTORE.tag() + """
+        return Transition.CLAIM_RESTORE.tag() + """
                 WITH restored AS (
                     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
                            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
@@ -908,8 +950,8 @@ final class JdbcJobRepository implements JobRepository {
      * the attempt not yet counted. The backoff and the time of death count from this statement (as for a snooze).
      */
     private String failStatement(Transition transition, boolean workflows) {
-        String statement = transition.tag() + """
-                WITH failed AS (
+        String statement = transition.tag() + WorkflowCascade.with(workflows) + """
+                 failed AS (
                     UPDATE {schema}.job
                     SET state = CASE WHEN :dead::boolean THEN 'dead'
                                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -922,8 +964,8 @@ final class JdbcJobRepository implements JobRepository {
                     RETURNING id, queue, state, workflow_id, batch_id
                 )""".formatted(transition.guard(""))
                 + counters.deltaCte(transition, "failed", Counters.Rows.MANY);
-        return workflows ? WorkflowCascade.recursive(statement + cascades(transition, "failed", null)
-                + "\nSELECT count(*)" + NOTIFIED + " FROM failed")
+        return workflows ? statement + cascades(transition, "failed", null)
+                + "\nSELECT count(*)" + NOTIFIED + " FROM failed"
                 : statement + "\nSELECT count(*) FROM failed";
     }
 
@@ -934,8 +976,8 @@ final class JdbcJobRepository implements JobRepository {
      * cannot deadlock, and a row being acknowledged right now is left to its owner.
      */
     private String rescueStatement() {
-        return WorkflowCascade.recursive(Transition.RESCUE.tag() + """
-                WITH stale AS (
+        return Transition.RESCUE.tag() + """
+                WITH RECURSIVE stale AS (
                     DELETE FROM {schema}.node
                     WHERE id = ANY(ARRAY(SELECT id FROM {schema}.node
                                          WHERE heartbeat_at < now() - :node_timeout_ms * interval '1 millisecond'
@@ -958,7 +1000,7 @@ final class JdbcJobRepository implements JobRepository {
                     RETURNING j.id, j.queue, j.state, j.workflow_id, j.batch_id
                 )""".formatted(Transition.RESCUE.guard("r")) + counters.deltaCte(Transition.RESCUE, "rescued", Counters.Rows.MANY)
                 + cascades(Transition.RESCUE, "rescued", null)
-                + "\nSELECT count(*)" + NOTIFIED + " FROM rescued");
+                + "\nSELECT count(*)" + NOTIFIED + " FROM rescued";
     }
 
     private String releaseStatement() {
@@ -977,8 +1019,8 @@ final class JdbcJobRepository implements JobRepository {
      * retried.
      */
     private String retryDeadStatement() {
-        return WorkflowCascade.recursive(Transition.RETRY_DEAD.tag() + """
-                WITH retried AS (
+        return Transition.RETRY_DEAD.tag() + """
+                WITH RECURSIVE retried AS (
                     UPDATE {schema}.job j SET state = 'ready', attempts = 0, run_at = now(), dead_at = NULL
                     WHERE j.id IN (
                         SELECT DISTINCT ON (d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END) d.id
@@ -992,20 +1034,20 @@ final class JdbcJobRepository implements JobRepository {
                     RETURNING j.id, j.queue, j.workflow_id, j.batch_id, j.fairness_key
                 )""" + counters.deltaCte(Transition.RETRY_DEAD, "retried", Counters.Rows.MANY)
                 + cascades(Transition.RETRY_DEAD, "retried", null) + fairness.activateCte("retried", "", false)
-                + "\nSELECT count(*)" + NOTIFIED + " FROM retried");
+                + "\nSELECT count(*)" + NOTIFIED + " FROM retried";
     }
 
     /** Deletes up to a batch of dead jobs matching a filter (admin purge, retention). */
     private String deleteDeadStatement(Transition transition, String filter) {
-        return WorkflowCascade.recursive(transition.tag() + """
-                WITH deleted AS (
+        return transition.tag() + """
+                WITH RECURSIVE deleted AS (
                     DELETE FROM {schema}.job WHERE id = ANY(ARRAY(
                         SELECT id FROM {schema}.job WHERE %s LIMIT :limit FOR UPDATE SKIP LOCKED))
                     RETURNING id, queue, workflow_id, batch_id
                 )""".formatted(filter) + counters.deltaCte(transition, "deleted", Counters.Rows.MANY)
                 + cascades(transition, "deleted", (transition == Transition.PURGE) ? "purged while dead"
                         : "expired while dead")
-                + "\nSELECT count(*)" + NOTIFIED + " FROM deleted");
+                + "\nSELECT count(*)" + NOTIFIED + " FROM deleted";
     }
 
     /** The workflow and batch cascades of a transition's statement (see {@link WorkflowCascade#ctes}). */
@@ -1081,8 +1123,9 @@ final class JdbcJobRepository implements JobRepository {
     @Override
     public Claim claimLeased(ClaimRequest request) {
         boolean after = request.after() != null;
-        Sql sql = after ? sized(claimLeasedAfterBySize, request.limit(), claimLeasedAfter, () -> claimLeasedWithPromotion(true))
-                : sized(claimLeasedBySize, request.limit(), claimLeased, () -> claimLeasedWithPromotion(false));
+        Sql sql = after ? sized(claimLeasedAfterBySize, request.limit(), claimLeasedAfter,
+                (limit) -> claimLeasedWithPromotion(true, limit))
+                : sized(claimLeasedBySize, request.limit(), claimLeased, (limit) -> claimLeasedWithPromotion(false, limit));
         return promoteThenClaim(sql, request, (params) -> bindClaim(params, request), JdbcJobRepository::claimed);
     }
 
@@ -1253,8 +1296,10 @@ final class JdbcJobRepository implements JobRepository {
     @Override
     public Claim claimAndDelete(ClaimRequest request) {
         boolean after = request.after() != null;
-        Sql sql = after ? sized(claimAndDeleteAfterBySize, request.limit(), claimAndDeleteAfter, () -> claimThenSavepointStatement(true))
-                : sized(claimAndDeleteBySize, request.limit(), claimAndDelete, () -> claimThenSavepointStatement(false));
+        Sql sql = after ? sized(claimAndDeleteAfterBySize, request.limit(), claimAndDeleteAfter,
+                (limit) -> claimThenSavepointStatement(true, limit))
+                : sized(claimAndDeleteBySize, request.limit(), claimAndDelete,
+                        (limit) -> claimThenSavepointStatement(false, limit));
         return transactionalClaim(sql, (params) -> bindClaim(params, request), JdbcJobRepository::claimedWithRests);
     }
 
@@ -1604,7 +1649,7 @@ final class JdbcJobRepository implements JobRepository {
         /** A single send: plain parameters, cheaper to bind than nine one-element arrays. */
         SINGLE("(VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, "
                 + ":delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, "
-                + ":dedup_for_ms::bigint))", Counters.Rows.ONE),
+                + ":dedup_for_ms::bigint%s))", ", :fairness_key::text", Counters.Rows.ONE),
 
         /**
          * A batch whose jobs differ only in payload (sendBatch with one SendOptions, the usual case): one array
@@ -1613,30 +1658,32 @@ final class JdbcJobRepository implements JobRepository {
         UNIFORM("(SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN "
                 + "(VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, "
                 + ":delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, "
-                + ":dedup_for_ms::bigint)) AS o)",
+                + ":dedup_for_ms::bigint%s)) AS o)", ", :fairness_key::text",
                 Counters.Rows.MANY),
 
         /** Any batch: one array per column, expanded by unnest. */
         MIXED("unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], "
                 + ":run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], "
-                + ":group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[])", Counters.Rows.MANY);
+                + ":group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]%s)", ", :fairness_key::text[]",
+                Counters.Rows.MANY);
 
+        /** The rows, with a place ({@code %s}) for a further column. */
         private final String rows;
+
+        /** The fairness key's column, in the place of a keyed insert's rows. */
+        private final String keyColumn;
 
         private final Counters.Rows counted;
 
-        RowShape(String rows, Counters.Rows counted) {
+        RowShape(String rows, String keyColumn, Counters.Rows counted) {
             this.rows = rows;
+            this.keyColumn = keyColumn;
             this.counted = counted;
         }
 
         /** The rows, with the fairness key as a further column when {@code keyed}. */
         String rows(boolean keyed) {
-            if (!keyed) {
-                return rows;
-            }
-            return (this == MIXED) ? rows.replace(":dedup_for_ms::bigint[]", ":dedup_for_ms::bigint[], :fairness_key::text[]")
-                    : rows.replace(":dedup_for_ms::bigint", ":dedup_for_ms::bigint, :fairness_key::text");
+            return rows.formatted(keyed ? keyColumn : "");
         }
 
         static RowShape of(List<NewJob> jobs) {

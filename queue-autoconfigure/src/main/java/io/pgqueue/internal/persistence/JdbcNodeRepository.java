@@ -33,7 +33,7 @@ final class JdbcNodeRepository implements NodeRepository {
         this.jdbc = jdbc;
         // clock_timestamp(), not now(): a heartbeat that waited for a lock must not date itself from before the
         // wait, or the first node back from a stall would find every node, itself included, long gone
-        this.heartbeat = schema.sql("""
+        this.heartbeat = schema.sql("node.heartbeat", """
                 WITH alive AS (
                     INSERT INTO {schema}.node AS n (id, host, pid, containers, heartbeat_at)
                     VALUES (:node, :host, :pid, coalesce(:containers::jsonb, '[]'::jsonb), clock_timestamp())
@@ -48,8 +48,8 @@ final class JdbcNodeRepository implements NodeRepository {
                 )
                 SELECT id FROM renewed WHERE cancel_requested
                 """);
-        this.unregister = schema.sql("DELETE FROM {schema}.node WHERE id = :node");
-        this.nodes = schema.sql("SELECT id, host, pid, started_at, heartbeat_at, containers FROM {schema}.node ORDER BY started_at, id");
+        this.unregister = schema.sql("node.unregister", "DELETE FROM {schema}.node WHERE id = :node");
+        this.nodes = schema.sql("node.nodes", "SELECT id, host, pid, started_at, heartbeat_at, containers FROM {schema}.node ORDER BY started_at, id");
     }
 
     @Override

@@ -26,7 +26,9 @@ final class JdbcNotificationRepository implements NotificationRepository {
 
     private final Jdbc jdbc;
 
-    private final Sql notify;
+    /** A NOTIFY sent through the pool (a statement, so that it commits with the caller's transaction). */
+    static final Sql NOTIFY = Sql.named("notification.notify",
+            "SELECT count(*) FROM (SELECT pg_notify(:channel, :queue)) AS notified");
 
     private final String channel;
 
@@ -38,7 +40,6 @@ final class JdbcNotificationRepository implements NotificationRepository {
         this.listenSource = listenSource;
         this.listenDescription = listenDescription;
         this.jdbc = jdbc;
-        this.notify = Sql.parse("SELECT count(*) FROM (SELECT pg_notify(:channel, :queue)) AS notified");
         this.channel = channel;
     }
 
@@ -68,7 +69,7 @@ final class JdbcNotificationRepository implements NotificationRepository {
     }
 
     private void notifyOn(String someChannel, String payload) {
-        jdbc.count(notify, (params) -> params.text("channel", someChannel).text("queue", payload));
+        jdbc.count(NOTIFY, (params) -> params.text("channel", someChannel).text("queue", payload));
     }
 
     @Override

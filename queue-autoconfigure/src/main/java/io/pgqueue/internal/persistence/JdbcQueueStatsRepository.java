@@ -44,18 +44,18 @@ final class JdbcQueueStatsRepository implements QueueStatsRepository {
     JdbcQueueStatsRepository(Jdbc jdbc, Schema schema, Counters counters) {
         this.jdbc = jdbc;
         this.schema = schema;
-        this.counts = schema.sql(counters.countsQuery());
+        this.counts = schema.sql("queue.counts", counters.countsQuery());
         // one loose index scan of the claim index per queue
-        this.lags = schema.sql("SELECT queue, extract(epoch FROM now() - {schema}.oldest_ready_run_at(queue)) AS lag_seconds"
+        this.lags = schema.sql("queue.lags", "SELECT queue, extract(epoch FROM now() - {schema}.oldest_ready_run_at(queue)) AS lag_seconds"
                 + " FROM (" + counters.queuesQuery() + ") AS q");
-        this.pause = schema.sql("""
+        this.pause = schema.sql("queue.pause", """
                 INSERT INTO {schema}.queue_state (queue, paused) VALUES (:queue, :paused)
                 ON CONFLICT (queue) DO UPDATE SET paused = excluded.paused, updated_at = now()
                 """);
-        this.paused = schema.sql("SELECT queue FROM {schema}.queue_state WHERE paused");
-        this.squeeze = schema.sql(counters.squeezeStatement());
-        this.reconcileLock = schema.sql(counters.reconcileLockStatement());
-        this.reconcile = schema.sql(counters.reconcileStatement());
+        this.paused = schema.sql("queue.paused", "SELECT queue FROM {schema}.queue_state WHERE paused");
+        this.squeeze = schema.sql("queue.squeeze", counters.squeezeStatement());
+        this.reconcileLock = schema.sql("queue.reconcile-lock", counters.reconcileLockStatement());
+        this.reconcile = schema.sql("queue.reconcile", counters.reconcileStatement());
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
     }
 

@@ -12,16 +12,19 @@ final class JdbcReplicaRepository implements ReplicaRepository {
 
     private final Jdbc jdbc;
 
-    private final Sql replayLag = Sql.parse("""
+    private final Sql replayLag;
+
+    private static final String REPLAY_LAG = """
             SELECT CASE
                 WHEN NOT pg_is_in_recovery() THEN NULL
                 WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
                 ELSE (extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000)::bigint
             END
-            """);
+            """;
 
-    JdbcReplicaRepository(Jdbc jdbc) {
+    JdbcReplicaRepository(Jdbc jdbc, Schema schema) {
         this.jdbc = jdbc;
+        this.replayLag = schema.sql("replica.replay-lag", REPLAY_LAG);
     }
 
     @Override

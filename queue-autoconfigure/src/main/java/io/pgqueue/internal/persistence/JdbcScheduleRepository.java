@@ -62,7 +62,7 @@ final class JdbcScheduleRepository implements ScheduleRepository {
     JdbcScheduleRepository(Jdbc jdbc, Schema schema, JdbcJobRepository jobs) {
         this.jdbc = jdbc;
         this.schema = schema;
-        this.declare = schema.sql("""
+        this.declare = schema.sql("schedule.declare", """
                 INSERT INTO {schema}.schedule AS s (name, queue, cron, fixed_rate_ms, zone, payload, payload_type, missed,
                                                     next_run_at)
                 VALUES (:name, :queue, :cron, :fixed_rate_ms, :zone, :payload::jsonb, :payload_type, :missed, :next_run_at)
@@ -82,22 +82,22 @@ final class JdbcScheduleRepository implements ScheduleRepository {
                         THEN s.next_run_at ELSE excluded.next_run_at END,
                     updated_at = now()
                 """);
-        this.all = schema.sql("SELECT " + COLUMNS + " FROM {schema}.schedule ORDER BY name");
-        this.due = schema.sql("SELECT " + COLUMNS
+        this.all = schema.sql("schedule.all", "SELECT " + COLUMNS + " FROM {schema}.schedule ORDER BY name");
+        this.due = schema.sql("schedule.due", "SELECT " + COLUMNS
                 + " FROM {schema}.schedule WHERE next_run_at <= now() AND NOT paused ORDER BY next_run_at");
-        this.find = schema.sql("SELECT " + COLUMNS + " FROM {schema}.schedule WHERE name = :name");
-        this.pause = schema.sql("""
+        this.find = schema.sql("schedule.find", "SELECT " + COLUMNS + " FROM {schema}.schedule WHERE name = :name");
+        this.pause = schema.sql("schedule.pause", """
                 UPDATE {schema}.schedule SET paused = :paused, next_run_at = coalesce(:next::timestamptz, next_run_at),
                                              updated_at = now()
                 WHERE name = :name""");
-        this.redefine = schema.sql("""
+        this.redefine = schema.sql("schedule.redefine", """
                 UPDATE {schema}.schedule SET cron = :cron, fixed_rate_ms = :fixed_rate_ms, next_run_at = :next,
                                              overridden = true, updated_at = now()
                 WHERE name = :name""");
-        this.now = schema.sql("SELECT now()");
+        this.now = schema.sql("schedule.now", "SELECT now()");
         this.fire = new Sql[] { fireStatement(jobs, false, false), fireStatement(jobs, true, false),
                 fireStatement(jobs, false, true), fireStatement(jobs, true, true) };
-        this.delete = schema.sql("DELETE FROM {schema}.schedule WHERE name = :name");
+        this.delete = schema.sql("schedule.delete", "DELETE FROM {schema}.schedule WHERE name = :name");
     }
 
     /**
@@ -105,7 +105,7 @@ final class JdbcScheduleRepository implements ScheduleRepository {
      * returns how many jobs it enqueued, or, for a tick that skips its job, whether it advanced.
      */
     private Sql fireStatement(JdbcJobRepository jobs, boolean notify, boolean triggered) {
-        return schema.sql(FIRE + jobs.insertCtes(Counters.Rows.ONE, notify, triggered)
+        return schema.sql("schedule.fire" + (notify ? "+notify" : "") + (triggered ? "+triggered" : ""), FIRE + jobs.insertCtes(Counters.Rows.ONE, notify, triggered)
                 + "\nSELECT CASE WHEN :enqueue::boolean THEN (SELECT count(*) FROM inserted) ELSE (SELECT count(*) FROM advanced) END"
                 + (notify ? " + 0 * (SELECT count(*) FROM notified)" : "") + " AS fired");
     }

@@ -37,21 +37,21 @@ final class JdbcSchemaRepository implements SchemaRepository {
     JdbcSchemaRepository(Jdbc jdbc, Schema schema, String historyTable) {
         this.jdbc = jdbc;
         this.schema = schema;
-        this.missingTables = Sql.parse("""
+        this.missingTables = schema.sql("schema.missing-tables", """
                 SELECT t FROM unnest(:tables::text[]) AS t
                 WHERE t NOT IN (SELECT table_name FROM information_schema.tables WHERE table_schema = :schema)
                 ORDER BY array_position(:tables::text[], t)
                 """);
         String qualified = schema.qualify("{schema}.\"" + Schema.validateIdentifier(historyTable) + "\"");
-        this.historyTableExists = Sql.parse("SELECT count(*) FROM (SELECT to_regclass(:table) AS t) AS r WHERE t IS NOT NULL");
-        this.version = Sql.parse("SELECT version FROM " + qualified
+        this.historyTableExists = schema.sql("schema.history-table-exists", "SELECT count(*) FROM (SELECT to_regclass(:table) AS t) AS r WHERE t IS NOT NULL");
+        this.version = schema.sql("schema.migrated-version", "SELECT version FROM " + qualified
                 + " WHERE success AND version IS NOT NULL ORDER BY installed_rank DESC LIMIT 1");
         this.qualifiedHistoryTable = qualified;
-        this.versionFunctionExists = Sql.parse(
+        this.versionFunctionExists = schema.sql("schema.version-function-exists", 
                 "SELECT count(*) FROM (SELECT to_regprocedure(:function) AS f) AS r WHERE f IS NOT NULL");
-        this.statedVersion = schema.sql("SELECT {schema}.schema_version()");
-        this.compatibleFrom = schema.sql("SELECT {schema}.schema_compatible_from()");
-        this.identityBounds = Sql.parse("""
+        this.statedVersion = schema.sql("schema.stated-version", "SELECT {schema}.schema_version()");
+        this.compatibleFrom = schema.sql("schema.compatible-from", "SELECT {schema}.schema_compatible_from()");
+        this.identityBounds = schema.sql("schema.identity-bounds", """
                 SELECT s.seqmin, s.seqmax FROM pg_sequence AS s
                 WHERE s.seqrelid = pg_get_serial_sequence(:table, 'id')::regclass
                 """);
@@ -137,10 +137,8 @@ final class JdbcSchemaRepository implements SchemaRepository {
         }
         // DDL takes no parameters: the bounds are numbers computed here, the table a validated identifier. Both
         // questions are probes of the primary key, never a scan of a table that may hold millions of jobs
-        long[] ids = jdbc.run(connection, schema.sql("SELECT (EXISTS (SELECT 1 FROM {schema}." + table + " WHERE id < "
-                + first + ") OR EXISTS (SELECT 1 FROM {schema}." + table + " WHERE id > " + last + "))::int, "
-                + "coalesce((SELECT max(id) FROM {schema}." + table + " WHERE id BETWEEN " + first + " AND " + last
-                + "), 0)"), Jdbc.Binder.NONE, (statement) -> {
+        long[] ids = jdbc.run(connection, schema.ddl("schema.id-block-bounds", idBlockBoundsStatement(table, first, last)),
+                Jdbc.Binder.NONE, (statement) -> {
                     try (ResultSet row = statement.executeQuery()) {
                         row.next();
                         return new long[] { row.getLong(1), row.getLong(2) };
@@ -153,8 +151,8 @@ final class JdbcSchemaRepository implements SchemaRepository {
         }
         // an empty block starts at its first id; one that holds rows goes on after them, never hands an id twice
         long next = (ids[1] == 0) ? first : ids[1] + 1;
-        jdbc.run(connection, schema.sql("ALTER TABLE {schema}." + table + " ALTER COLUMN id SET MINVALUE " + first
-                + " SET MAXVALUE " + last + " SET START WITH " + first + " RESTART WITH " + next), Jdbc.Binder.NONE,
+        jdbc.run(connection, schema.ddl("schema.id-block-restart", idBlockRestartStatement(table, first, last, next)),
+                Jdbc.Binder.NONE,
                 PreparedStatement::executeUpdate);
     }
 
@@ -165,5 +163,20 @@ final class JdbcSchemaRepository implements SchemaRepository {
         }
         List<String> versions = jdbc.query(version, Jdbc.Binder.NONE, (row) -> row.getString(1));
         return versions.isEmpty() ? null : versions.get(0);
+    }
+
+    /** Whether a table holds ids outside the block, and the highest id inside it (the block's bounds are numbers). */
+    static String idBlockBoundsStatement(String table, long first, long last) {
+        return """
+                SELECT (EXISTS (SELECT 1 FROM {schema}.%1$s WHERE id < %2$d)
+                        OR EXISTS (SELECT 1 FROM {schema}.%1$s WHERE id > %3$d))::int,
+                       coalesce((SELECT max(id) FROM {schema}.%1$s WHERE id BETWEEN %2$d AND %3$d), 0)""".formatted(table,
+                first, last);
+    }
+
+    /** Confines a table's id sequence to the block, going on at {@code next}. */
+    static String idBlockRestartStatement(String table, long first, long last, long next) {
+        return "ALTER TABLE {schema}.%s ALTER COLUMN id SET MINVALUE %d SET MAXVALUE %d SET START WITH %d RESTART WITH %d"
+            .formatted(table, first, last, first, next);
     }
 }

@@ -19,7 +19,7 @@ final class JdbcVacuumHorizonRepository implements VacuumHorizonRepository {
 
     JdbcVacuumHorizonRepository(Jdbc jdbc, Schema schema) {
         this.jdbc = jdbc;
-        this.oldest = schema.sql("""
+        this.oldest = schema.sql("vacuum.oldest", """
                 SELECT kind, holder, pid, coalesce(since, now()) AS since, since IS NOT NULL AS start_known,
                        age(horizon) AS xid_age, horizon::text AS horizon
                 FROM (

@@ -76,11 +76,11 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
         this.transactions = new org.springframework.transaction.support.TransactionTemplate(
                 new org.springframework.jdbc.datasource.DataSourceTransactionManager(jdbc.dataSource()));
         this.workflowCounts = new Counters(true, Counters.Aggregate.WORKFLOW);
-        this.create = schema.sql(
+        this.create = schema.sql("workflow.create", 
                 "INSERT INTO {schema}.workflow (name, default_policy) VALUES (:name, :policy) RETURNING id");
-        this.allocate = schema.sql("""
+        this.allocate = schema.sql("workflow.allocate", """
                 SELECT nextval(pg_get_serial_sequence('{schema}.job', 'id')) FROM generate_series(1, :count)""");
-        this.insert = schema.sql(Transition.SUBMIT.tag() + """
+        this.insert = schema.sql("workflow.insert", Transition.SUBMIT.tag() + """
                 WITH input AS (
                     SELECT n.id, n.queue, n.pending, n.name, n.parents, i.payload, i.payload_type, i.headers,
                            i.priority, i.max_attempts, i.group_key, i.timeout_ms, i.fairness_key,
@@ -119,36 +119,36 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
                     FROM inserted
                 )
                 SELECT DISTINCT queue FROM inserted WHERE state = 'ready'""");
-        this.lock = schema.sql("SELECT name, default_policy FROM {schema}.workflow WHERE id = :id FOR UPDATE");
-        this.nodes = schema.sql("""
+        this.lock = schema.sql("workflow.lock", "SELECT name, default_policy FROM {schema}.workflow WHERE id = :id FOR UPDATE");
+        this.nodes = schema.sql("workflow.nodes", """
                 SELECT n.name, n.job_id, coalesce(n.state, j.state) AS state
                 FROM {schema}.workflow_node n LEFT JOIN {schema}.job j ON j.id = n.job_id
                 WHERE n.workflow_id = :workflow_id AND n.name = ANY(:names::text[])""");
-        this.nodeOfJob = schema.sql("""
+        this.nodeOfJob = schema.sql("workflow.node-of-job", """
                 SELECT n.workflow_id, w.name AS workflow_name, n.name, n.parents
                 FROM {schema}.workflow_node n JOIN {schema}.workflow w ON w.id = n.workflow_id
                 WHERE n.job_id = :job_id""");
-        this.outputs = schema.sql("""
+        this.outputs = schema.sql("workflow.outputs", """
                 SELECT name, output::text AS output FROM {schema}.workflow_node
                 WHERE workflow_id = :workflow_id AND name = ANY(:names::text[]) AND output IS NOT NULL""");
-        this.workflow = schema.sql("""
+        this.workflow = schema.sql("workflow.workflow", """
                 SELECT w.id, w.name, w.created_at, w.finished_at, c.*
                 FROM {schema}.workflow w
                 LEFT JOIN LATERAL (""" + workflowCounts.countsQuery("workflow_id = w.id") + """
                 ) AS c ON true
                 WHERE w.id = :id""");
-        this.nodePage = schema.sql("""
+        this.nodePage = schema.sql("workflow.node-page", """
                 SELECT n.name, n.job_id, n.queue, n.parents, coalesce(n.state, j.state) AS state,
                        coalesce(n.error, split_part(left(j.last_error, 1000), chr(10), 1)) AS error
                 FROM {schema}.workflow_node n LEFT JOIN {schema}.job j ON j.id = n.job_id
                 WHERE n.workflow_id = :workflow_id AND n.job_id > :after
                 ORDER BY n.job_id LIMIT :limit""");
-        this.unfinished = schema.sql("""
+        this.unfinished = schema.sql("workflow.unfinished", """
                 SELECT n.job_id FROM {schema}.workflow_node n JOIN {schema}.job j ON j.id = n.job_id
                 WHERE n.workflow_id = :workflow_id AND n.state IS NULL AND j.state <> 'dead'
                 ORDER BY (j.state = 'waiting') DESC, n.job_id""");
-        this.countsByState = schema.sql("SELECT state, count(*) FROM {schema}.workflow GROUP BY state");
-        this.squeeze = schema.sql(workflowCounts.squeezeStatement("""
+        this.countsByState = schema.sql("workflow.counts-by-state", "SELECT state, count(*) FROM {schema}.workflow GROUP BY state");
+        this.squeeze = schema.sql("workflow.squeeze", workflowCounts.squeezeStatement("""
                 , stated AS (
                     UPDATE {schema}.workflow w
                     SET state = s.state,
@@ -156,7 +156,7 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
                     FROM (SELECT c.workflow_id, %s AS state FROM folded c) AS s
                     WHERE w.id = s.workflow_id AND (w.state <> s.state OR (w.finished_at IS NULL) = (s.state IN ('completed', 'cancelled')))
                 )""".formatted(STATE_OF_COUNTS)));
-        this.expire = schema.sql("""
+        this.expire = schema.sql("workflow.expire", """
                 WITH gone AS (
                     DELETE FROM {schema}.workflow WHERE id = ANY(ARRAY(
                         SELECT id FROM {schema}.workflow
@@ -258,7 +258,7 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
     @Override
     public List<WorkflowInfo> workflows(WorkflowQuery query) {
         String key = ((query.name() != null) ? "n" : "") + ((query.state() != null) ? "s" : "");
-        Sql page = pages.computeIfAbsent(key, (k) -> schema.sql("""
+        Sql page = pages.computeIfAbsent(key, (k) -> schema.sql(JdbcBatchRepository.pageName("workflow.page", query.name(), query.state()), """
                 SELECT w.id, w.name, w.created_at, w.finished_at, c.*
                 FROM (SELECT * FROM {schema}.workflow
                       WHERE id < :before %s%s

@@ -28,8 +28,8 @@ import org.jspecify.annotations.Nullable;
 final class JobLookups {
 
     private static final String LIVE_COLUMNS = """
-            SELECT id, queue, state, {payload} AS payload, payload_type, %s, attempts, max_attempts,
-                   priority, run_at, created_at, attempted_at, dead_at AS finished_at, {error} AS last_error,
+            SELECT id, queue, state, %1$s AS payload, payload_type, %2$s, attempts, max_attempts,
+                   priority, run_at, created_at, attempted_at, dead_at AS finished_at, %3$s AS last_error,
                    NULL::text AS output, progress_percent, progress_message, cancel_requested, group_key, dedup_key,
                    timeout_ms, locked_by, lease_until, workflow_id, batch_id, fairness_key
             FROM {schema}.job""";
@@ -73,7 +73,7 @@ final class JobLookups {
 
     JobLookups(Schema schema) {
         this.schema = schema;
-        this.byId = schema.sql("(" + columns(LIVE_COLUMNS, true) + " WHERE id = :id)\nUNION ALL\n("
+        this.byId = schema.sql("lookup.by-id", "(" + columns(LIVE_COLUMNS, true) + " WHERE id = :id)\nUNION ALL\n("
                 + columns(JdbcHistoryRepository.FINISHED_COLUMNS, true) + " WHERE id = :id)\nLIMIT 1");
     }
 
@@ -99,15 +99,27 @@ final class JobLookups {
                         query.content()));
     }
 
+    /** The catalogue name of a page statement: its states, then its filters. */
+    private static String pageName(Set<JobState> states, int filters, boolean content) {
+        StringBuilder name = new StringBuilder("lookup.page:");
+        name.append(String.join("-", JobState.all().stream().filter(states::contains).map(JobState::value).toList()));
+        for (Filter filter : Filter.values()) {
+            if ((filters & (1 << filter.ordinal())) != 0) {
+                name.append('+').append(filter.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+            }
+        }
+        return name.append(content ? "+content" : "").toString();
+    }
+
     /**
      * The columns of either table; without content, the large ones are left out (never read from TOAST) and an
      * error keeps its first line.
      */
     private static String columns(String template, boolean content) {
-        return template.formatted(HEADERS)
-            .replace("{payload}", content ? "payload::text" : "NULL::text")
-            .replace("{output}", content ? "output::text" : "NULL::text")
-            .replace("{error}", content ? "last_error" : "split_part(left(last_error, 1000), chr(10), 1)");
+        // the template's places: payload, headers, error, output (the live table's has no output)
+        return template.formatted(content ? "payload::text" : "NULL::text", HEADERS,
+                content ? "last_error" : "split_part(left(last_error, 1000), chr(10), 1)",
+                content ? "output::text" : "NULL::text");
     }
 
     /**
@@ -155,7 +167,7 @@ final class JobLookups {
                 }
             }
         }
-        return schema.sql("SELECT * FROM (\n" + String.join("\nUNION ALL\n", branches)
+        return schema.sql(pageName(states, filters, content), "SELECT * FROM (\n" + String.join("\nUNION ALL\n", branches)
                 + "\n) AS jobs ORDER BY id DESC LIMIT :limit").plannedPerExecution();
     }
 

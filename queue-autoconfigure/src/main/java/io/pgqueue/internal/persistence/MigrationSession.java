@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -25,18 +26,23 @@ public final class MigrationSession {
     /** A setting's name as PostgreSQL lists it: identifiers, optionally prefixed by an extension's name. */
     private static final Pattern SETTING_NAME = Pattern.compile("[a-z_][a-z0-9_]*(\\.[a-z_][a-z0-9_]*)?");
 
-    private static final Sql LOCK = Sql.parse("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))");
+    private static final Sql LOCK = Sql.named("migration.lock", "SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))");
 
     /** {@code role} is hidden from {@code pg_settings}: read it on its own. */
-    private static final Sql SESSION_SETTINGS = Sql.parse("""
+    private static final Sql SESSION_SETTINGS = Sql.named("migration.session-settings", """
             SELECT name, setting FROM pg_settings WHERE source = 'session'
             UNION ALL SELECT 'role', current_setting('role')
             """);
 
-    private static final Sql SET = Sql.parse("SELECT set_config(:name, :value, false)");
+    private static final Sql SET = Sql.named("migration.set", "SELECT set_config(:name, :value, false)");
 
     /** Transaction-local: noted before the migration runs, so {@link #commit()} leaves it to end with the transaction. */
-    private static final Sql LOCAL_LOCK_TIMEOUT = Sql.parse("SELECT set_config('lock_timeout', :value, true)");
+    private static final Sql LOCAL_LOCK_TIMEOUT = Sql.named("migration.local-lock-timeout", "SELECT set_config('lock_timeout', :value, true)");
+
+    /** Every statement of a migration's session (for the statement catalogue). */
+    static List<Sql> statements() {
+        return List.of(LOCK, SESSION_SETTINGS, SET, LOCAL_LOCK_TIMEOUT);
+    }
 
     private final Connection connection;
 

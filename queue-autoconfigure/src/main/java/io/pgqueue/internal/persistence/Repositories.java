@@ -77,7 +77,7 @@ public final class Repositories {
         this.workflows = new JdbcWorkflowRepository(jdbc, schema, counterDeltas);
         this.batches = new JdbcBatchRepository(jdbc, schema, counterDeltas);
         this.fairness = new JdbcFairnessRepository(jdbc, schema);
-        this.replica = new JdbcReplicaRepository(jdbc);
+        this.replica = new JdbcReplicaRepository(jdbc, schema);
     }
 
     /** The server's replica state (meaningful on a read replica's DataSource). */

@@ -12,6 +12,9 @@ public final class Schema {
 
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
+    /** A statement's name: its family, a dot, then words with dashes (a size or variant after a colon). */
+    private static final Pattern NAME = Pattern.compile("[a-z]+(-[a-z]+)*\\.[a-z0-9]+([-:+][a-z0-9]+)*");
+
     private final String name;
 
     private final String quoted;
@@ -58,12 +61,30 @@ public final class Schema {
 
     /**
      * Parses a statement after qualifying its table names, and records it: every statement on pgqueue's
-     * tables is made here, so that the transition table's test sees all of them, not a list kept by hand.
+     * tables is made here, so that the transition table's test and the statement catalogue see all of them, not
+     * a list kept by hand. The statement starts with its name as a comment ({@code /* pgqueue:job.complete *}{@code /}),
+     * which server logs, {@code pg_stat_activity} and {@code pg_stat_statements} show: a slow statement is
+     * found by name in the catalogue (src/main/resources/io/pgqueue/sql).
+     *
+     * @param name the statement's name in the catalogue: its family (the file), a dot, then its name there
+     * @param texts the statement, or several sent in one round trip, in order
      */
-    Sql sql(String sql) {
-        Sql parsed = Sql.parse(qualify(sql));
+    Sql sql(String name, String... texts) {
+        if (!NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("Invalid statement name '" + name + "'");
+        }
+        Sql parsed = Sql.named(name, java.util.Arrays.stream(texts).map(this::qualify).toList());
         statements.add(parsed);
         return parsed;
+    }
+
+    /**
+     * A statement whose text carries values computed at run time (DDL takes no parameters: a partition's name and
+     * bounds, an id block's bounds): named, but not recorded, since each is made anew; the catalogue shows one of
+     * each with example values.
+     */
+    Sql ddl(String name, String... texts) {
+        return Sql.named(name, java.util.Arrays.stream(texts).map(this::qualify).toList());
     }
 
     /** Every statement made through this schema so far (page statements are made on first use). */

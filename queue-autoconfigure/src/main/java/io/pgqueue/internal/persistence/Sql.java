@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One SQL statement with named parameters ({@code :name}), parsed once at startup into JDBC's positional
  * form. A parameter may appear several times; {@link Params} binds it at each place, so composing a
@@ -22,11 +24,56 @@ final class Sql {
 
     private final boolean plannedPerExecution;
 
-    private Sql(String jdbcSql, Map<String, int[]> positions, int parameterCount, boolean plannedPerExecution) {
+    /** The statement's name in the catalogue; null for the few statements on no table of pgqueue's. */
+    private final @Nullable String name;
+
+    /** The statement as composed, with its named parameters (what the catalogue shows). */
+    private final String text;
+
+    private Sql(String jdbcSql, Map<String, int[]> positions, int parameterCount, boolean plannedPerExecution,
+            @Nullable String name, String text) {
         this.jdbcSql = jdbcSql;
         this.positions = positions;
         this.parameterCount = parameterCount;
         this.plannedPerExecution = plannedPerExecution;
+        this.name = name;
+        this.text = text;
+    }
+
+    /**
+     * Parses a statement that starts with its name as a comment, which server logs, {@code pg_stat_activity} and
+     * {@code pg_stat_statements} show.
+     */
+    static Sql named(String name, String sql) {
+        return named(name, List.of(sql));
+    }
+
+    /**
+     * Parses statements sent in one round trip, each starting with the name (the second and later ones with
+     * their place, {@code /* pgqueue:claim.lease #2 *}{@code /}): pgjdbc sends them as separate statements, and each
+     * is seen on its own in {@code pg_stat_statements}.
+     */
+    static Sql named(String name, List<String> parts) {
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < parts.size(); i++) {
+            text.append((i == 0) ? "" : ";\n").append("/* pgqueue:").append(name).append((i == 0) ? "" : " #" + (i + 1))
+                .append(" */\n").append(parts.get(i));
+        }
+        return parse(text.toString()).named(name);
+    }
+
+    /** This statement under its name in the catalogue. */
+    private Sql named(String name) {
+        return new Sql(jdbcSql, positions, parameterCount, plannedPerExecution, name, text);
+    }
+
+    @Nullable String name() {
+        return name;
+    }
+
+    /** The statement as composed, with its named parameters. */
+    String text() {
+        return text;
     }
 
     /**
@@ -35,12 +82,12 @@ final class Sql {
      * can cost a scan of the table.
      */
     Sql plannedPerExecution() {
-        return new Sql(jdbcSql, positions, parameterCount, true);
+        return new Sql(jdbcSql, positions, parameterCount, true, name, text);
     }
 
     /** The plan of this statement, with the same parameters: {@code EXPLAIN} and the statement. */
     Sql explained() {
-        return new Sql("EXPLAIN " + jdbcSql, positions, parameterCount, plannedPerExecution);
+        return new Sql("EXPLAIN " + jdbcSql, positions, parameterCount, plannedPerExecution, name, "EXPLAIN " + text);
     }
 
     boolean isPlannedPerExecution() {
@@ -97,7 +144,7 @@ final class Sql {
         }
         Map<String, int[]> positions = new LinkedHashMap<>();
         found.forEach((name, at) -> positions.put(name, at.stream().mapToInt(Integer::intValue).toArray()));
-        return new Sql(jdbc.toString(), Collections.unmodifiableMap(positions), index, false);
+        return new Sql(jdbc.toString(), Collections.unmodifiableMap(positions), index, false, null, sql);
     }
 
     String jdbcSql() {

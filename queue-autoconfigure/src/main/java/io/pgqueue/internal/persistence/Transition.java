@@ -115,37 +115,35 @@ public enum Transition {
     public enum Guard {
 
         /** Running under this node in the attempt the caller ran. */
-        OWNED_ATTEMPT("attempts = :attempt AND state = 'running' AND locked_by = :node"),
+        OWNED_ATTEMPT("%1$sattempts = :attempt AND %1$sstate = 'running' AND %1$slocked_by = :node"),
 
         /**
          * Owned by this node in the attempts the caller ran, given as pairs {@code :ids}, {@code :attempts} (no
          * {@code state = 'running'}: only running jobs have an owner, and that predicate would invite the partial
          * lease index).
          */
-        OWNED_ATTEMPTS("locked_by = :node AND ((id, attempts) IN (SELECT * FROM unnest(:ids::bigint[], "
+        OWNED_ATTEMPTS("%1$slocked_by = :node AND ((%1$sid, %1$sattempts) IN (SELECT * FROM unnest(:ids::bigint[], "
                 + ":attempts::int[]))) IS TRUE"),
 
         /** Running under this node, in any attempt. */
-        OWNED("locked_by = :node AND state = 'running'"),
+        OWNED("%1$slocked_by = :node AND %1$sstate = 'running'"),
 
         /** Ready again after the TRANSACTIONAL rollback to the claim's savepoint, the attempt not yet counted. */
-        AFTER_ROLLBACK("attempts = :attempt - 1 AND state = 'ready' AND locked_by IS NULL"),
+        AFTER_ROLLBACK("%1$sattempts = :attempt - 1 AND %1$sstate = 'ready' AND %1$slocked_by IS NULL"),
 
         /** Not asked to cancel: the {@link #CANCEL_RUNNING} statement that follows finishes such a job instead. */
-        NOT_CANCEL_REQUESTED("NOT cancel_requested"),
+        NOT_CANCEL_REQUESTED("NOT %1$scancel_requested"),
 
         /** Asked to cancel while it ran. */
-        CANCEL_REQUESTED("cancel_requested"),
+        CANCEL_REQUESTED("%1$scancel_requested"),
 
         /** A workflow node waiting for its parents. */
-        WAITING("state = 'waiting'"),
+        WAITING("%1$sstate = 'waiting'"),
 
         /** The claiming node is registered: a node whose row was removed (judged gone) takes nothing more. */
         NODE_REGISTERED("EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = :node)");
 
-        private static final java.util.regex.Pattern COLUMN = java.util.regex.Pattern
-            .compile("(?<![:.\\w])(id|attempts|state|locked_by|cancel_requested)\\b(?!\\s*\\()");
-
+        /** The condition, its job table's columns written after a place for their table's alias. */
         private final String sql;
 
         Guard(String sql) {
@@ -154,12 +152,12 @@ public enum Transition {
 
         /** The condition on the job table's columns unqualified. */
         public String sql() {
-            return sql;
+            return sql.formatted("");
         }
 
         /** The condition with the job table's columns qualified by {@code alias}. */
         public String sql(String alias) {
-            return (this == NODE_REGISTERED) ? sql : COLUMN.matcher(sql).replaceAll(alias + ".$1");
+            return sql.formatted(alias + ".");
         }
     }
 

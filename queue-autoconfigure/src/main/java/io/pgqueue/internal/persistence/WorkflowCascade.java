@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * by the policy of each edge, the edges it consumed are deleted, finished nodes record how they ended (and
  * their output), the workflow's counts get their deltas, and the queues of released jobs are notified at
  * commit. Every CTE runs on the statement's changed rows that have a workflow: for plain jobs it reads an
- * empty set. The statement must start with {@code WITH RECURSIVE} ({@link #recursive}) and its final select
+ * empty set. The statement must start with {@code WITH RECURSIVE} ({@link #with}) and its final select
  * must carry {@link #NOTIFIED}, without which PostgreSQL would not evaluate the notification.
  *
  * <p>Policies of an edge whose parent did not complete: {@code cancel} cancels the child; {@code run}
@@ -41,13 +41,12 @@ final class WorkflowCascade {
         this.history = history;
     }
 
-    /** The statement with its first {@code WITH} made recursive (the transitive cancellation needs it). */
-    static String recursive(String statement) {
-        int with = statement.indexOf("WITH ");
-        if (with < 0) {
-            throw new IllegalArgumentException("Not a WITH statement: " + statement);
-        }
-        return statement.substring(0, with) + "WITH RECURSIVE " + statement.substring(with + 5);
+    /**
+     * How a statement's WITH clause starts: a statement that carries this cascade is recursive (the transitive
+     * cancellation of dependants needs it).
+     */
+    static String with(boolean cascades) {
+        return cascades ? "WITH RECURSIVE" : "WITH";
     }
 
     /**
@@ -208,7 +207,14 @@ final class WorkflowCascade {
 
     /** A state's standing in its workflow's counts: scheduled, ready and running are all 'active'. */
     private static String standing(String state) {
-        return "CASE WHEN " + state + " IN ('scheduled', 'ready', 'running') THEN 'active' ELSE " + state + " END";
+        if (state.startsWith("'")) {
+            // a state the transition names: its standing is known here, not left to the server to compare constants
+            return ACTIVE.contains(state) ? "'active'" : state;
+        }
+        return "CASE WHEN " + state + " IN (" + String.join(", ", ACTIVE) + ") THEN 'active' ELSE " + state + " END";
     }
+
+    /** The states counted as 'active' in a workflow, as SQL literals. */
+    private static final java.util.List<String> ACTIVE = java.util.List.of("'scheduled'", "'ready'", "'running'");
 
 }

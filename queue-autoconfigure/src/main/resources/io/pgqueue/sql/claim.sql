@@ -1,0 +1,604 @@
+-- pgqueue's statements: claim
+--
+-- Rendered from the code that composes them, for reading and review: do not edit. A change of the
+-- code that changes a statement fails StatementCatalogueTests until this file is regenerated
+-- (./mvnw -pl queue-autoconfigure test -Dtest=StatementCatalogueTests -Dpgqueue.sql.write=true),
+-- so that every change of SQL shows in a diff. Each statement starts with its name as a comment,
+-- as server logs, pg_stat_activity and pg_stat_statements show it.
+--
+-- Rendered with the schema "pgqueue" and the default settings; the statements that another setting
+-- changes are in that setting's folder. A claim is rendered with its limit as a parameter and at
+-- a size of 10: a listener's claims of other sizes have their size written in the same way
+-- (name:size). Statements whose text carries values computed at run time (DDL takes no
+-- parameters) are shown with example values.
+
+-- name: claim.promote-due
+/* pgqueue:claim.promote-due */
+/* pgqueue:promote */WITH promoted AS (
+    UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
+    WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
+                         WHERE  state = 'scheduled' AND run_at <= now()
+                         ORDER BY run_at LIMIT :promote_limit FOR UPDATE SKIP LOCKED))
+    RETURNING queue, fairness_key
+), counted_promote AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready)
+    SELECT queue, -count(*), count(*) FROM promoted GROUP BY queue
+), fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM promoted WHERE fairness_key IS NOT NULL)
+      AND k.active
+    FOR KEY SHARE OF k
+), fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM promoted r
+    WHERE r.fairness_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+)
+SELECT count(*) FROM promoted;
+
+-- name: claim.promote-due-of-queue
+/* pgqueue:claim.promote-due-of-queue */
+/* pgqueue:promote */WITH promoted AS (
+    UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
+    WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
+                         WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
+                         ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED))
+    RETURNING queue
+), counted_promote AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready)
+    SELECT queue, -count(*), count(*) FROM promoted GROUP BY queue
+)
+SELECT count(*) FROM promoted;
+
+-- name: claim.promote-due-of-fair-queue
+/* pgqueue:claim.promote-due-of-fair-queue */
+/* pgqueue:promote */WITH promoted AS (
+    UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
+    WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
+                         WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
+                         ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED))
+    RETURNING queue, fairness_key
+), counted_promote AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready)
+    SELECT queue, -count(*), count(*) FROM promoted GROUP BY queue
+), fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM promoted WHERE fairness_key IS NOT NULL)
+      AND k.active
+    FOR KEY SHARE OF k
+), fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM promoted r
+    WHERE r.fairness_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+)
+SELECT count(*) FROM promoted;
+
+-- name: claim.lease
+/* pgqueue:claim.lease */
+/* pgqueue:promote */WITH promoted AS (
+    UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
+    WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
+                         WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
+                         ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED))
+    RETURNING queue
+), counted_promote AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready)
+    SELECT queue, -count(*), count(*) FROM promoted GROUP BY queue
+)
+SELECT count(*) FROM promoted;
+/* pgqueue:claim.lease #2 */
+/* pgqueue:claim_lease */WITH claimed AS (
+    UPDATE "pgqueue".job j
+    SET state = 'running', attempts = j.attempts + 1,
+    max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+    locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+    attempted_at = now(), progress_percent = NULL, progress_message = NULL
+    WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job j
+WHERE j.queue = :queue AND j.state = 'ready'
+  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+  AND(j.group_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM "pgqueue".job g
+        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+          AND g.id <> j.id
+          AND (g.state = 'running'
+               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED))
+      AND EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = :node)
+      AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+          j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
+          j.priority, j.workflow_id, j.batch_id, j.fairness_key
+), counted_claim_lease AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, ready, running)
+    SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+)
+SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key FROM claimed;
+
+-- name: claim.lease-after
+/* pgqueue:claim.lease-after */
+/* pgqueue:promote */WITH promoted AS (
+    UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
+    WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
+                         WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
+                         ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED))
+    RETURNING queue
+), counted_promote AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready)
+    SELECT queue, -count(*), count(*) FROM promoted GROUP BY queue
+)
+SELECT count(*) FROM promoted;
+/* pgqueue:claim.lease-after #2 */
+/* pgqueue:claim_lease */WITH claimed AS (
+    UPDATE "pgqueue".job j
+    SET state = 'running', attempts = j.attempts + 1,
+    max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+    locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+    attempted_at = now(), progress_percent = NULL, progress_message = NULL
+    WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM (SELECT id FROM "pgqueue".job j
+WHERE j.queue = :queue AND j.state = 'ready'
+  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+  AND(j.group_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM "pgqueue".job g
+        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+          AND g.id <> j.id
+          AND (g.state = 'running'
+               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+  AND j.priority > :after_priority
+ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS higher
+UNION ALL
+SELECT id FROM (SELECT id FROM "pgqueue".job j
+WHERE j.queue = :queue AND j.state = 'ready'
+  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+  AND(j.group_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM "pgqueue".job g
+        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+          AND g.id <> j.id
+          AND (g.state = 'running'
+               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+  AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
+ORDER BY j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT :limit))
+      AND EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = :node)
+      AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+          j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
+          j.priority, j.workflow_id, j.batch_id, j.fairness_key
+), counted_claim_lease AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, ready, running)
+    SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+)
+SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key FROM claimed;
+
+-- name: claim.fair-lease:10-of-16
+/* pgqueue:claim.fair-lease:10-of-16 */
+/* pgqueue:claim_lease */WITH fair_settings AS (
+    SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
+), fair_candidates AS (
+    SELECT k.key, k.pass, coalesce(k.weight, (SELECT c.weight FROM fair_settings c WHERE c.key = k.key), :fair_default_weight::float8) AS weight, coalesce((SELECT c.cap FROM fair_settings c WHERE c.key = k.key), :fair_default_cap::int) AS cap
+    FROM "pgqueue".fair_key k
+WHERE k.queue = :queue AND k.active AND NOT k.drained AND NOT k.paused
+  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state q WHERE q.queue = :queue AND q.paused)
+ORDER BY k.pass, k.key LIMIT 16
+), fair_capped AS (
+    SELECT k.key, k.pass,
+           (SELECT s.pass FROM "pgqueue".fair_key s WHERE s.queue = k.queue AND s.key = k.key) AS seen_pass
+    FROM "pgqueue".fair_key k
+    WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT key FROM fair_candidates WHERE cap IS NOT NULL))
+    ORDER BY k.key
+    FOR NO KEY UPDATE OF k SKIP LOCKED
+), fair_room AS (
+    SELECT c.key, c.pass, c.weight,
+           CASE WHEN c.cap IS NULL THEN :limit
+                WHEN l.key IS NULL OR l.pass IS DISTINCT FROM l.seen_pass THEN -1
+                ELSE greatest(0, least(:limit, c.cap - (
+                    SELECT count(*) FROM "pgqueue".job r
+                    WHERE r.queue = :queue AND r.state = 'running' AND r.fairness_key = c.key))) END AS room
+    FROM fair_candidates c LEFT JOIN fair_capped l ON l.key = c.key
+), fair_rooms AS (
+    SELECT c.*, CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN 10 + 1
+     ELSE (SELECT count(*)::int FROM (
+               SELECT 1 FROM "pgqueue".job a
+               WHERE a.queue = :queue AND a.fairness_key = c.key AND a.state >= 'ready' AND a.state <= 'ready'
+               ORDER BY a.priority DESC, a.run_at, a.id LIMIT 10 + 1) AS ready) END AS ready FROM fair_room c
+), fair_shares AS (
+    SELECT key, count(*)::int AS share FROM (
+        SELECT r.key, row_number() OVER (ORDER BY r.pass + g.j / r.weight, r.key) AS n
+        FROM fair_rooms r CROSS JOIN LATERAL generate_series(1, least(r.room, r.ready)) AS g(j)) AS tags
+    WHERE n <= :limit
+    GROUP BY key
+), fair_picked AS (
+    SELECT p.id, s.key FROM fair_shares s CROSS JOIN LATERAL (
+        SELECT j.id FROM "pgqueue".job j
+        WHERE j.queue = :queue AND j.fairness_key = s.key AND j.state >= 'ready' AND j.state <= 'ready' AND (j.group_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM "pgqueue".job g
+        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+          AND g.id <> j.id
+          AND (g.state = 'running'
+               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+        ORDER BY j.priority DESC, j.run_at, j.id LIMIT s.share FOR UPDATE SKIP LOCKED) AS p
+    LIMIT 10
+), fair_taken AS (
+    SELECT key, count(*)::int AS n FROM fair_picked GROUP BY key
+), fair_moves AS (
+    SELECT r.key, r.weight, coalesce(t.n, 0) AS n, (r.room > 0 AND CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN coalesce(t.n, 0) = 0
+                     ELSE coalesce(t.n, 0) >= r.ready END) AS emptied
+    FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key
+    WHERE r.room >= 0 AND (t.n > 0 OR r.room = 0 OR (r.room > 0 AND CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN coalesce(t.n, 0) = 0
+                     ELSE coalesce(t.n, 0) >= r.ready END))
+), fair_locked AS (
+    SELECT k.key FROM "pgqueue".fair_key k
+    WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT key FROM fair_moves))
+    ORDER BY k.key FOR NO KEY UPDATE OF k
+), fair_charged AS (
+    UPDATE "pgqueue".fair_key k
+    SET pass = CASE WHEN m.n > 0 THEN k.pass + m.n / m.weight
+                    ELSE greatest(k.pass, (SELECT max(b.pass) FROM "pgqueue".fair_key b
+                                           WHERE b.queue = :queue AND b.active AND NOT b.drained AND NOT b.paused)) END,
+        drained = k.drained OR m.emptied, updated_at = now()
+    FROM fair_locked x JOIN fair_moves m ON m.key = x.key
+    WHERE k.queue = :queue AND k.key = x.key
+    RETURNING k.key, m.emptied
+), fair_emptied AS (
+    SELECT key FROM fair_charged WHERE emptied
+), claimed AS (
+    UPDATE "pgqueue".job j
+    SET state = 'running', attempts = j.attempts + 1,
+    max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+    locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+    attempted_at = now(), progress_percent = NULL, progress_message = NULL
+    WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
+      AND EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = :node)
+      AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+          j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
+          j.priority, j.workflow_id, j.batch_id, j.fairness_key
+), counted_claim_lease AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, ready, running)
+    SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+)
+SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_attempts, c.created_at, c.run_at, c.claimed_at, c.timeout_ms, c.priority, c.workflow_id, c.batch_id, c.fairness_key, e.keys AS emptied FROM (SELECT array_agg(key) AS keys FROM fair_emptied) e LEFT JOIN claimed c ON true;
+
+-- name: claim.fair-and-delete:10-of-16
+/* pgqueue:claim.fair-and-delete:10-of-16 */
+SAVEPOINT pgqueue_claim;
+/* pgqueue:claim.fair-and-delete:10-of-16 #2 */
+/* pgqueue:claim_delete */WITH fair_settings AS (
+    SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
+), fair_candidates AS (
+    SELECT k.key, k.pass, coalesce(k.weight, (SELECT c.weight FROM fair_settings c WHERE c.key = k.key), :fair_default_weight::float8) AS weight, coalesce((SELECT c.cap FROM fair_settings c WHERE c.key = k.key), :fair_default_cap::int) AS cap
+    FROM "pgqueue".fair_key k
+WHERE k.queue = :queue AND k.active AND NOT k.drained AND NOT k.paused
+  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state q WHERE q.queue = :queue AND q.paused)
+ORDER BY k.pass, k.key LIMIT 16
+), fair_room AS (
+    SELECT c.*, CASE WHEN c.cap IS NULL THEN :limit ELSE least(:limit, c.cap) END AS room
+    FROM fair_candidates c
+), fair_rooms AS (
+    SELECT c.*, CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN 10 + 1
+     ELSE (SELECT count(*)::int FROM (
+               SELECT 1 FROM "pgqueue".job a
+               WHERE a.queue = :queue AND a.fairness_key = c.key AND a.state >= 'ready' AND a.state <= 'ready'
+               ORDER BY a.priority DESC, a.run_at, a.id LIMIT 10 + 1) AS ready) END AS ready FROM fair_room c
+), fair_shares AS (
+    SELECT key, count(*)::int AS share FROM (
+        SELECT r.key, row_number() OVER (ORDER BY r.pass + g.j / r.weight, r.key) AS n
+        FROM fair_rooms r CROSS JOIN LATERAL generate_series(1, least(r.room, r.ready)) AS g(j)) AS tags
+    WHERE n <= :limit
+    GROUP BY key
+), fair_slots AS (
+    SELECT s.key,
+           CASE WHEN c.cap IS NULL THEN s.share
+                ELSE (SELECT count(*)::int FROM (
+                          SELECT 1 FROM generate_series(0, c.cap - 1) AS g(slot)
+                          WHERE pg_try_advisory_xact_lock(hashtext(:fair_lock || s.key), g.slot)
+                          LIMIT s.share) AS held) END AS share
+    FROM fair_shares s JOIN fair_candidates c ON c.key = s.key
+), fair_picked AS (
+    SELECT p.id, s.key FROM fair_slots s CROSS JOIN LATERAL (
+        SELECT j.id FROM "pgqueue".job j
+        WHERE j.queue = :queue AND j.fairness_key = s.key AND j.state >= 'ready' AND j.state <= 'ready' AND (j.group_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM "pgqueue".job g
+        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+          AND g.id <> j.id
+          AND (g.state = 'running'
+               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+        ORDER BY j.priority DESC, j.run_at, j.id LIMIT s.share FOR UPDATE SKIP LOCKED) AS p
+    LIMIT 10
+), fair_taken AS (
+    SELECT key, count(*)::int AS n FROM fair_picked GROUP BY key
+), fair_emptied AS (
+    SELECT r.key FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key WHERE (r.room > 0 AND CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN coalesce(t.n, 0) = 0
+                     ELSE coalesce(t.n, 0) >= r.ready END)
+), claimed AS (
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+          j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+          j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+          now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+          j.fairness_key
+), counted_claim_delete AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, ready, completed)
+    SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+)
+SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_attempts, c.created_at, c.run_at, c.claimed_at, c.timeout_ms, c.priority, c.workflow_id, c.batch_id, c.fairness_key, e.keys AS emptied FROM (SELECT array_agg(key) AS keys FROM fair_emptied) e LEFT JOIN claimed c ON true;
+
+-- name: claim.and-delete
+/* pgqueue:claim.and-delete */
+/* pgqueue:claim_delete */WITH claimed AS (
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job j
+WHERE j.queue = :queue AND j.state = 'ready'
+  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+  AND(j.group_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM "pgqueue".job g
+        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+          AND g.id <> j.id
+          AND (g.state = 'running'
+               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED))
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+          j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+          j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+          now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+          j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
+), counted_claim_delete AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, ready, completed)
+    SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+)
+SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key, rest FROM claimed;
+/* pgqueue:claim.and-delete #2 */
+SAVEPOINT pgqueue_claim;
+
+-- name: claim.and-delete-after
+/* pgqueue:claim.and-delete-after */
+/* pgqueue:claim_delete */WITH claimed AS (
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM (SELECT id FROM "pgqueue".job j
+WHERE j.queue = :queue AND j.state = 'ready'
+  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+  AND(j.group_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM "pgqueue".job g
+        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+          AND g.id <> j.id
+          AND (g.state = 'running'
+               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+  AND j.priority > :after_priority
+ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS higher
+UNION ALL
+SELECT id FROM (SELECT id FROM "pgqueue".job j
+WHERE j.queue = :queue AND j.state = 'ready'
+  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+  AND(j.group_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM "pgqueue".job g
+        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+          AND g.id <> j.id
+          AND (g.state = 'running'
+               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+  AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
+ORDER BY j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT :limit))
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+          j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+          j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+          now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+          j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
+), counted_claim_delete AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, ready, completed)
+    SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+)
+SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key, rest FROM claimed;
+/* pgqueue:claim.and-delete-after #2 */
+SAVEPOINT pgqueue_claim;
+
+-- name: claim.ready-queues
+/* pgqueue:claim.ready-queues */
+SELECT q.queue FROM unnest(:queues::text[]) AS q(queue)
+WHERE EXISTS (SELECT 1 FROM "pgqueue".job j WHERE j.queue = q.queue AND j.state = 'ready')
+  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = q.queue AND s.paused);
+
+-- name: claim.throttle-lock
+/* pgqueue:claim.throttle-lock */
+SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtext(:key))) AS locked;
+
+-- name: claim.count-running
+/* pgqueue:claim.count-running */
+SELECT count(*) FROM "pgqueue".job WHERE queue = :queue AND state = 'running';
+
+-- name: claim.rate-window
+/* pgqueue:claim.rate-window */
+INSERT INTO "pgqueue".queue_rate AS r (queue, window_start, started)
+SELECT :queue, to_timestamp(floor(extract(epoch FROM now()) * 1000 / w) * w / 1000.0), 0
+FROM (SELECT :window_ms::bigint AS w) AS window_length
+ON CONFLICT (queue) DO UPDATE
+    SET started = CASE WHEN r.window_start = excluded.window_start THEN r.started ELSE 0 END,
+        window_start = excluded.window_start
+RETURNING started,
+          ceil(extract(epoch FROM window_start - now()) * 1000)::bigint + :window_ms AS opens_in_ms;
+
+-- name: claim.rate-started
+/* pgqueue:claim.rate-started */
+UPDATE "pgqueue".queue_rate SET started = started + :started WHERE queue = :queue;
+
+-- name: claim.lease:10
+/* pgqueue:claim.lease:10 */
+/* pgqueue:promote */WITH promoted AS (
+    UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
+    WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
+                         WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
+                         ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED))
+    RETURNING queue
+), counted_promote AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready)
+    SELECT queue, -count(*), count(*) FROM promoted GROUP BY queue
+)
+SELECT count(*) FROM promoted;
+/* pgqueue:claim.lease:10 #2 */
+/* pgqueue:claim_lease */WITH claimed AS (
+    UPDATE "pgqueue".job j
+    SET state = 'running', attempts = j.attempts + 1,
+    max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+    locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+    attempted_at = now(), progress_percent = NULL, progress_message = NULL
+    WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job j
+WHERE j.queue = :queue AND j.state = 'ready'
+  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+  AND(j.group_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM "pgqueue".job g
+        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+          AND g.id <> j.id
+          AND (g.state = 'running'
+               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED))
+      AND EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = :node)
+      AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+          j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
+          j.priority, j.workflow_id, j.batch_id, j.fairness_key
+), counted_claim_lease AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, ready, running)
+    SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+)
+SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key FROM claimed;
+
+-- name: claim.and-delete:10
+/* pgqueue:claim.and-delete:10 */
+/* pgqueue:claim_delete */WITH claimed AS (
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job j
+WHERE j.queue = :queue AND j.state = 'ready'
+  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+  AND(j.group_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM "pgqueue".job g
+        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+          AND g.id <> j.id
+          AND (g.state = 'running'
+               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED))
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+          j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+          j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+          now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+          j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
+), counted_claim_delete AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, ready, completed)
+    SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+)
+SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key, rest FROM claimed;
+/* pgqueue:claim.and-delete:10 #2 */
+SAVEPOINT pgqueue_claim;
+
+-- name: claim.lease-after:10
+/* pgqueue:claim.lease-after:10 */
+/* pgqueue:promote */WITH promoted AS (
+    UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
+    WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
+                         WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
+                         ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED))
+    RETURNING queue
+), counted_promote AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready)
+    SELECT queue, -count(*), count(*) FROM promoted GROUP BY queue
+)
+SELECT count(*) FROM promoted;
+/* pgqueue:claim.lease-after:10 #2 */
+/* pgqueue:claim_lease */WITH claimed AS (
+    UPDATE "pgqueue".job j
+    SET state = 'running', attempts = j.attempts + 1,
+    max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+    locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+    attempted_at = now(), progress_percent = NULL, progress_message = NULL
+    WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM (SELECT id FROM "pgqueue".job j
+WHERE j.queue = :queue AND j.state = 'ready'
+  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+  AND(j.group_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM "pgqueue".job g
+        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+          AND g.id <> j.id
+          AND (g.state = 'running'
+               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+  AND j.priority > :after_priority
+ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS higher
+UNION ALL
+SELECT id FROM (SELECT id FROM "pgqueue".job j
+WHERE j.queue = :queue AND j.state = 'ready'
+  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+  AND(j.group_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM "pgqueue".job g
+        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+          AND g.id <> j.id
+          AND (g.state = 'running'
+               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+  AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
+ORDER BY j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT 10))
+      AND EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = :node)
+      AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+          j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
+          j.priority, j.workflow_id, j.batch_id, j.fairness_key
+), counted_claim_lease AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, ready, running)
+    SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+)
+SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key FROM claimed;
+
+-- name: claim.and-delete-after:10
+/* pgqueue:claim.and-delete-after:10 */
+/* pgqueue:claim_delete */WITH claimed AS (
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM (SELECT id FROM "pgqueue".job j
+WHERE j.queue = :queue AND j.state = 'ready'
+  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+  AND(j.group_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM "pgqueue".job g
+        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+          AND g.id <> j.id
+          AND (g.state = 'running'
+               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+  AND j.priority > :after_priority
+ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS higher
+UNION ALL
+SELECT id FROM (SELECT id FROM "pgqueue".job j
+WHERE j.queue = :queue AND j.state = 'ready'
+  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+  AND(j.group_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM "pgqueue".job g
+        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+          AND g.id <> j.id
+          AND (g.state = 'running'
+               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+  AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
+ORDER BY j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT 10))
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+          j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+          j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+          now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+          j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
+), counted_claim_delete AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, ready, completed)
+    SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+)
+SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key, rest FROM claimed;
+/* pgqueue:claim.and-delete-after:10 #2 */
+SAVEPOINT pgqueue_claim;

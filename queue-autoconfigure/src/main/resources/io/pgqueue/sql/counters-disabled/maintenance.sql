@@ -1,0 +1,1201 @@
+-- pgqueue's statements: maintenance
+--
+-- Rendered from the code that composes them, for reading and review: do not edit. A change of the
+-- code that changes a statement fails StatementCatalogueTests until this file is regenerated
+-- (./mvnw -pl queue-autoconfigure test -Dtest=StatementCatalogueTests -Dpgqueue.sql.write=true),
+-- so that every change of SQL shows in a diff. Each statement starts with its name as a comment,
+-- as server logs, pg_stat_activity and pg_stat_statements show it.
+--
+-- Rendered with the schema "pgqueue" and pgqueue.counters.enabled=false, every other setting its default: only the
+-- statements this setting changes, under the names of the statements they replace.
+
+-- name: maintenance.rescue
+/* pgqueue:maintenance.rescue */
+/* pgqueue:rescue */WITH RECURSIVE stale AS (
+    DELETE FROM "pgqueue".node
+    WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".node
+                         WHERE heartbeat_at < now() - :node_timeout_ms * interval '1 millisecond'
+                         FOR UPDATE SKIP LOCKED))
+    RETURNING id
+), rescued AS (
+    UPDATE "pgqueue".job j
+    SET state = CASE WHEN j.attempts >= j.max_attempts THEN 'dead' ELSE 'ready' END,
+        locked_by = NULL, lease_until = NULL,
+        dead_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
+        last_error = 'Attempt ' || j.attempts || ' lost: ' ||
+                     CASE WHEN j.lease_until < now() THEN 'lease expired' ELSE 'node stopped' END
+    WHERE j.id = ANY(ARRAY(
+        SELECT r.id FROM "pgqueue".job r
+        WHERE r.state = 'running' AND NOT r.cancel_requested
+          AND (r.lease_until < now()
+               OR NOT EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = r.locked_by
+                              AND n.id NOT IN (SELECT id FROM stale)))
+        ORDER BY r.id FOR UPDATE SKIP LOCKED))
+    RETURNING j.id, j.queue, j.state, j.workflow_id, j.batch_id
+), wf_moved AS (
+    SELECT id, workflow_id, 'active' AS was, CASE WHEN state IN ('scheduled', 'ready', 'running') THEN 'active' ELSE state END AS now_is
+    FROM rescued WHERE workflow_id IS NOT NULL
+), wf_ended AS (
+    SELECT id, now_is AS outcome FROM wf_moved
+    WHERE now_is IN ('completed', 'cancelled', 'dead') AND was <> now_is
+), wf_doomed (id, root, parent) AS (
+    SELECT d.child_id, e.id, e.id FROM "pgqueue".job_dependency d JOIN wf_ended e ON d.parent_id = e.id
+    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_ended WHERE outcome <> 'completed'))
+      AND e.outcome <> 'completed' AND (d.policy = 'cancel' OR (d.policy = 'hold' AND e.outcome = 'cancelled'))
+      AND d.child_id NOT IN (SELECT id FROM wf_moved)
+    UNION
+    SELECT d.child_id, x.root, x.id FROM "pgqueue".job_dependency d JOIN wf_doomed x ON d.parent_id = x.id
+    WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
+), wf_sources AS (
+    SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
+), wf_consumed AS (
+    DELETE FROM "pgqueue".job_dependency d USING wf_sources s
+    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_sources)) AND d.parent_id = s.id
+      AND NOT (d.policy = 'hold' AND s.outcome = 'dead')
+    RETURNING d.child_id, d.policy, s.outcome
+), wf_orphaned AS (
+    DELETE FROM "pgqueue".job_dependency d
+    WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
+      AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
+    RETURNING d.child_id
+), wf_satisfied AS (
+    SELECT child_id, count(*) AS n FROM wf_consumed
+    WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
+    GROUP BY child_id
+), wf_locked AS (
+    SELECT j.id FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
+    ORDER BY j.id FOR UPDATE
+), wf_cancelled AS (
+    /* pgqueue:cancel_dependants */
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
+j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_released AS (
+    /* pgqueue:unblock */
+    UPDATE "pgqueue".job j
+    SET pending_parents = j.pending_parents - s.n,
+        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+                     WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
+    FROM wf_satisfied s
+    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
+), wf_fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
+      AND k.active
+    FOR KEY SHARE OF k
+), wf_fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), wf_fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM wf_fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), wf_fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM wf_released r
+    WHERE r.fairness_key IS NOT NULL AND r.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM wf_fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_nodes AS (
+    UPDATE "pgqueue".workflow_node n
+    SET state = f.state, finished_at = now(), error = f.error
+    FROM (SELECT m.id, m.now_is AS state, NULL::text AS error
+          FROM wf_moved m
+          WHERE m.now_is IN ('completed', 'cancelled') AND m.was <> m.now_is
+          UNION ALL
+          (SELECT DISTINCT ON (c.id) c.id, 'cancelled',
+                 -- the node's own parent; below the first level, the node whose end started it
+                 'parent ' || coalesce(p.name, x.parent::text)
+                 || CASE WHEN x.parent = x.root THEN '' ELSE ' was cancelled: '
+                         || coalesce(r.name, x.root::text) END
+                 || ' ended ' || e.outcome
+          FROM wf_cancelled c JOIN wf_doomed x ON x.id = c.id JOIN wf_ended e ON e.id = x.root
+               LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
+               LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
+          ORDER BY c.id, (x.parent = x.root) DESC)) AS f
+    WHERE n.job_id = f.id
+), wf_counted AS (
+    INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
+    SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
+          UNION ALL
+          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+          UNION ALL
+          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+    GROUP BY workflow_id
+), wf_notified AS (
+    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, CASE WHEN state IN ('waiting', 'scheduled', 'ready', 'running') THEN 'active' ELSE state END AS now_is
+    FROM rescued WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+), b_crossed AS (
+    SELECT batch_id,
+           sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
+           sum((uncompleted > 0)::int - (uncompleted - d_uncompleted > 0)::int) AS uncompleted_slots,
+           sum(d_deaths) AS deaths, sum(d_failures) AS failures
+    FROM b_slots WHERE sealed GROUP BY batch_id
+), b_batch_locked AS (
+    SELECT b.id FROM "pgqueue".batch b
+    WHERE b.id = ANY(ARRAY(SELECT batch_id FROM b_crossed
+                           WHERE unfinished_slots <> 0 OR uncompleted_slots <> 0))
+    ORDER BY b.id FOR NO KEY UPDATE
+), b_batches AS (
+    UPDATE "pgqueue".batch b
+    SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
+        uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
+        state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
+     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+        finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
+                           THEN coalesce(b.finished_at, now()) END
+    FROM b_crossed c
+    WHERE b.id = ANY(ARRAY(SELECT id FROM b_batch_locked)) AND b.id = c.batch_id
+    RETURNING b.id, b.unfinished_slots, b.uncompleted_slots, b.state
+), b_events AS (
+    SELECT id AS batch_id, 'success' AS event FROM b_batches WHERE uncompleted_slots = 0
+    UNION ALL SELECT id, 'complete' FROM b_batches WHERE unfinished_slots = 0
+    UNION ALL SELECT batch_id, 'first_death' FROM b_crossed WHERE deaths > 0
+    UNION ALL SELECT batch_id, 'cannot_succeed' FROM b_crossed WHERE failures > 0
+), b_due AS (
+    SELECT k.batch_id, k.event FROM "pgqueue".batch_callback k
+    WHERE k.batch_id = ANY(ARRAY(SELECT batch_id FROM b_events))
+      AND (k.batch_id, k.event) IN (SELECT batch_id, event FROM b_events) AND k.state = 'pending'
+    ORDER BY k.batch_id, k.event FOR UPDATE
+), b_fired AS (
+    UPDATE "pgqueue".batch_callback k
+    SET state = 'fired', fired_at = now(), job_id = nextval(pg_get_serial_sequence('"pgqueue".job', 'id'))
+    FROM b_due d
+    WHERE k.batch_id = ANY(ARRAY(SELECT batch_id FROM b_due)) AND k.batch_id = d.batch_id
+      AND k.event = d.event AND k.state = 'pending'
+    RETURNING k.batch_id, k.event, k.queue, k.priority, k.delay_ms, k.max_attempts, k.group_key,
+              k.timeout_ms, k.headers, k.job_id
+), b_enqueued AS (
+    /* pgqueue:enqueue */
+    INSERT INTO "pgqueue".job (id, queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, group_key, timeout_ms)
+    OVERRIDING SYSTEM VALUE
+    SELECT f.job_id, f.queue, CASE WHEN f.delay_ms > 0 THEN 'scheduled' ELSE 'ready' END, f.priority,
+           now() + f.delay_ms * interval '1 millisecond',
+           jsonb_build_object('batchId', b.id, 'batchName', b.name, 'event', upper(f.event),
+                              'properties', b.properties),
+           'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
+    FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
+    RETURNING id, queue, state
+), b_notified AS (
+    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+)
+SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM rescued;
+/* pgqueue:maintenance.rescue #2 */
+/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
+    DELETE FROM "pgqueue".job j
+    WHERE id = ANY(ARRAY(SELECT r.id FROM "pgqueue".job r
+               WHERE r.state = 'running' AND r.cancel_requested
+                 AND (r.lease_until < now()
+                      OR NOT EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = r.locked_by))
+               ORDER BY r.id FOR UPDATE SKIP LOCKED)) AND j.state = 'running' AND j.cancel_requested
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
+j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_moved AS (
+    SELECT id, workflow_id, 'active' AS was, 'cancelled' AS now_is
+    FROM cancelled WHERE workflow_id IS NOT NULL
+), wf_ended AS (
+    SELECT id, now_is AS outcome FROM wf_moved
+    WHERE now_is IN ('completed', 'cancelled', 'dead') AND was <> now_is
+), wf_doomed (id, root, parent) AS (
+    SELECT d.child_id, e.id, e.id FROM "pgqueue".job_dependency d JOIN wf_ended e ON d.parent_id = e.id
+    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_ended WHERE outcome <> 'completed'))
+      AND e.outcome <> 'completed' AND (d.policy = 'cancel' OR (d.policy = 'hold' AND e.outcome = 'cancelled'))
+      AND d.child_id NOT IN (SELECT id FROM wf_moved)
+    UNION
+    SELECT d.child_id, x.root, x.id FROM "pgqueue".job_dependency d JOIN wf_doomed x ON d.parent_id = x.id
+    WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
+), wf_sources AS (
+    SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
+), wf_consumed AS (
+    DELETE FROM "pgqueue".job_dependency d USING wf_sources s
+    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_sources)) AND d.parent_id = s.id
+      AND NOT (d.policy = 'hold' AND s.outcome = 'dead')
+    RETURNING d.child_id, d.policy, s.outcome
+), wf_orphaned AS (
+    DELETE FROM "pgqueue".job_dependency d
+    WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
+      AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
+    RETURNING d.child_id
+), wf_satisfied AS (
+    SELECT child_id, count(*) AS n FROM wf_consumed
+    WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
+    GROUP BY child_id
+), wf_locked AS (
+    SELECT j.id FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
+    ORDER BY j.id FOR UPDATE
+), wf_cancelled AS (
+    /* pgqueue:cancel_dependants */
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
+j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_released AS (
+    /* pgqueue:unblock */
+    UPDATE "pgqueue".job j
+    SET pending_parents = j.pending_parents - s.n,
+        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+                     WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
+    FROM wf_satisfied s
+    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
+), wf_fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
+      AND k.active
+    FOR KEY SHARE OF k
+), wf_fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), wf_fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM wf_fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), wf_fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM wf_released r
+    WHERE r.fairness_key IS NOT NULL AND r.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM wf_fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_nodes AS (
+    UPDATE "pgqueue".workflow_node n
+    SET state = f.state, finished_at = now(), error = f.error
+    FROM (SELECT m.id, m.now_is AS state, NULL::text AS error
+          FROM wf_moved m
+          WHERE m.now_is IN ('completed', 'cancelled') AND m.was <> m.now_is
+          UNION ALL
+          (SELECT DISTINCT ON (c.id) c.id, 'cancelled',
+                 -- the node's own parent; below the first level, the node whose end started it
+                 'parent ' || coalesce(p.name, x.parent::text)
+                 || CASE WHEN x.parent = x.root THEN '' ELSE ' was cancelled: '
+                         || coalesce(r.name, x.root::text) END
+                 || ' ended ' || e.outcome
+          FROM wf_cancelled c JOIN wf_doomed x ON x.id = c.id JOIN wf_ended e ON e.id = x.root
+               LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
+               LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
+          ORDER BY c.id, (x.parent = x.root) DESC)) AS f
+    WHERE n.job_id = f.id
+), wf_counted AS (
+    INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
+    SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
+          UNION ALL
+          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+          UNION ALL
+          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+    GROUP BY workflow_id
+), wf_notified AS (
+    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
+    FROM cancelled WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+), b_crossed AS (
+    SELECT batch_id,
+           sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
+           sum((uncompleted > 0)::int - (uncompleted - d_uncompleted > 0)::int) AS uncompleted_slots,
+           sum(d_deaths) AS deaths, sum(d_failures) AS failures
+    FROM b_slots WHERE sealed GROUP BY batch_id
+), b_batch_locked AS (
+    SELECT b.id FROM "pgqueue".batch b
+    WHERE b.id = ANY(ARRAY(SELECT batch_id FROM b_crossed
+                           WHERE unfinished_slots <> 0 OR uncompleted_slots <> 0))
+    ORDER BY b.id FOR NO KEY UPDATE
+), b_batches AS (
+    UPDATE "pgqueue".batch b
+    SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
+        uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
+        state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
+     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+        finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
+                           THEN coalesce(b.finished_at, now()) END
+    FROM b_crossed c
+    WHERE b.id = ANY(ARRAY(SELECT id FROM b_batch_locked)) AND b.id = c.batch_id
+    RETURNING b.id, b.unfinished_slots, b.uncompleted_slots, b.state
+), b_events AS (
+    SELECT id AS batch_id, 'success' AS event FROM b_batches WHERE uncompleted_slots = 0
+    UNION ALL SELECT id, 'complete' FROM b_batches WHERE unfinished_slots = 0
+    UNION ALL SELECT batch_id, 'first_death' FROM b_crossed WHERE deaths > 0
+    UNION ALL SELECT batch_id, 'cannot_succeed' FROM b_crossed WHERE failures > 0
+), b_due AS (
+    SELECT k.batch_id, k.event FROM "pgqueue".batch_callback k
+    WHERE k.batch_id = ANY(ARRAY(SELECT batch_id FROM b_events))
+      AND (k.batch_id, k.event) IN (SELECT batch_id, event FROM b_events) AND k.state = 'pending'
+    ORDER BY k.batch_id, k.event FOR UPDATE
+), b_fired AS (
+    UPDATE "pgqueue".batch_callback k
+    SET state = 'fired', fired_at = now(), job_id = nextval(pg_get_serial_sequence('"pgqueue".job', 'id'))
+    FROM b_due d
+    WHERE k.batch_id = ANY(ARRAY(SELECT batch_id FROM b_due)) AND k.batch_id = d.batch_id
+      AND k.event = d.event AND k.state = 'pending'
+    RETURNING k.batch_id, k.event, k.queue, k.priority, k.delay_ms, k.max_attempts, k.group_key,
+              k.timeout_ms, k.headers, k.job_id
+), b_enqueued AS (
+    /* pgqueue:enqueue */
+    INSERT INTO "pgqueue".job (id, queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, group_key, timeout_ms)
+    OVERRIDING SYSTEM VALUE
+    SELECT f.job_id, f.queue, CASE WHEN f.delay_ms > 0 THEN 'scheduled' ELSE 'ready' END, f.priority,
+           now() + f.delay_ms * interval '1 millisecond',
+           jsonb_build_object('batchId', b.id, 'batchName', b.name, 'event', upper(f.event),
+                              'properties', b.properties),
+           'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
+    FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
+    RETURNING id, queue, state
+), b_notified AS (
+    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+)
+SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+
+-- name: maintenance.release
+/* pgqueue:maintenance.release */
+/* pgqueue:release */WITH released AS (
+    UPDATE "pgqueue".job SET state = 'ready', attempts = attempts - 1, locked_by = NULL, lease_until = NULL
+    WHERE id = ANY(:ids::bigint[]) AND locked_by = :node AND state = 'running' AND NOT cancel_requested
+    RETURNING queue
+)
+SELECT count(*) FROM released;
+/* pgqueue:maintenance.release #2 */
+/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
+    DELETE FROM "pgqueue".job j
+    WHERE id = ANY(:ids::bigint[]) AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
+j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_moved AS (
+    SELECT id, workflow_id, 'active' AS was, 'cancelled' AS now_is
+    FROM cancelled WHERE workflow_id IS NOT NULL
+), wf_ended AS (
+    SELECT id, now_is AS outcome FROM wf_moved
+    WHERE now_is IN ('completed', 'cancelled', 'dead') AND was <> now_is
+), wf_doomed (id, root, parent) AS (
+    SELECT d.child_id, e.id, e.id FROM "pgqueue".job_dependency d JOIN wf_ended e ON d.parent_id = e.id
+    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_ended WHERE outcome <> 'completed'))
+      AND e.outcome <> 'completed' AND (d.policy = 'cancel' OR (d.policy = 'hold' AND e.outcome = 'cancelled'))
+      AND d.child_id NOT IN (SELECT id FROM wf_moved)
+    UNION
+    SELECT d.child_id, x.root, x.id FROM "pgqueue".job_dependency d JOIN wf_doomed x ON d.parent_id = x.id
+    WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
+), wf_sources AS (
+    SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
+), wf_consumed AS (
+    DELETE FROM "pgqueue".job_dependency d USING wf_sources s
+    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_sources)) AND d.parent_id = s.id
+      AND NOT (d.policy = 'hold' AND s.outcome = 'dead')
+    RETURNING d.child_id, d.policy, s.outcome
+), wf_orphaned AS (
+    DELETE FROM "pgqueue".job_dependency d
+    WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
+      AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
+    RETURNING d.child_id
+), wf_satisfied AS (
+    SELECT child_id, count(*) AS n FROM wf_consumed
+    WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
+    GROUP BY child_id
+), wf_locked AS (
+    SELECT j.id FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
+    ORDER BY j.id FOR UPDATE
+), wf_cancelled AS (
+    /* pgqueue:cancel_dependants */
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
+j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_released AS (
+    /* pgqueue:unblock */
+    UPDATE "pgqueue".job j
+    SET pending_parents = j.pending_parents - s.n,
+        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+                     WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
+    FROM wf_satisfied s
+    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
+), wf_fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
+      AND k.active
+    FOR KEY SHARE OF k
+), wf_fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), wf_fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM wf_fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), wf_fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM wf_released r
+    WHERE r.fairness_key IS NOT NULL AND r.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM wf_fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_nodes AS (
+    UPDATE "pgqueue".workflow_node n
+    SET state = f.state, finished_at = now(), error = f.error
+    FROM (SELECT m.id, m.now_is AS state, NULL::text AS error
+          FROM wf_moved m
+          WHERE m.now_is IN ('completed', 'cancelled') AND m.was <> m.now_is
+          UNION ALL
+          (SELECT DISTINCT ON (c.id) c.id, 'cancelled',
+                 -- the node's own parent; below the first level, the node whose end started it
+                 'parent ' || coalesce(p.name, x.parent::text)
+                 || CASE WHEN x.parent = x.root THEN '' ELSE ' was cancelled: '
+                         || coalesce(r.name, x.root::text) END
+                 || ' ended ' || e.outcome
+          FROM wf_cancelled c JOIN wf_doomed x ON x.id = c.id JOIN wf_ended e ON e.id = x.root
+               LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
+               LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
+          ORDER BY c.id, (x.parent = x.root) DESC)) AS f
+    WHERE n.job_id = f.id
+), wf_counted AS (
+    INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
+    SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
+          UNION ALL
+          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+          UNION ALL
+          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+    GROUP BY workflow_id
+), wf_notified AS (
+    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
+    FROM cancelled WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+), b_crossed AS (
+    SELECT batch_id,
+           sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
+           sum((uncompleted > 0)::int - (uncompleted - d_uncompleted > 0)::int) AS uncompleted_slots,
+           sum(d_deaths) AS deaths, sum(d_failures) AS failures
+    FROM b_slots WHERE sealed GROUP BY batch_id
+), b_batch_locked AS (
+    SELECT b.id FROM "pgqueue".batch b
+    WHERE b.id = ANY(ARRAY(SELECT batch_id FROM b_crossed
+                           WHERE unfinished_slots <> 0 OR uncompleted_slots <> 0))
+    ORDER BY b.id FOR NO KEY UPDATE
+), b_batches AS (
+    UPDATE "pgqueue".batch b
+    SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
+        uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
+        state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
+     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+        finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
+                           THEN coalesce(b.finished_at, now()) END
+    FROM b_crossed c
+    WHERE b.id = ANY(ARRAY(SELECT id FROM b_batch_locked)) AND b.id = c.batch_id
+    RETURNING b.id, b.unfinished_slots, b.uncompleted_slots, b.state
+), b_events AS (
+    SELECT id AS batch_id, 'success' AS event FROM b_batches WHERE uncompleted_slots = 0
+    UNION ALL SELECT id, 'complete' FROM b_batches WHERE unfinished_slots = 0
+    UNION ALL SELECT batch_id, 'first_death' FROM b_crossed WHERE deaths > 0
+    UNION ALL SELECT batch_id, 'cannot_succeed' FROM b_crossed WHERE failures > 0
+), b_due AS (
+    SELECT k.batch_id, k.event FROM "pgqueue".batch_callback k
+    WHERE k.batch_id = ANY(ARRAY(SELECT batch_id FROM b_events))
+      AND (k.batch_id, k.event) IN (SELECT batch_id, event FROM b_events) AND k.state = 'pending'
+    ORDER BY k.batch_id, k.event FOR UPDATE
+), b_fired AS (
+    UPDATE "pgqueue".batch_callback k
+    SET state = 'fired', fired_at = now(), job_id = nextval(pg_get_serial_sequence('"pgqueue".job', 'id'))
+    FROM b_due d
+    WHERE k.batch_id = ANY(ARRAY(SELECT batch_id FROM b_due)) AND k.batch_id = d.batch_id
+      AND k.event = d.event AND k.state = 'pending'
+    RETURNING k.batch_id, k.event, k.queue, k.priority, k.delay_ms, k.max_attempts, k.group_key,
+              k.timeout_ms, k.headers, k.job_id
+), b_enqueued AS (
+    /* pgqueue:enqueue */
+    INSERT INTO "pgqueue".job (id, queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, group_key, timeout_ms)
+    OVERRIDING SYSTEM VALUE
+    SELECT f.job_id, f.queue, CASE WHEN f.delay_ms > 0 THEN 'scheduled' ELSE 'ready' END, f.priority,
+           now() + f.delay_ms * interval '1 millisecond',
+           jsonb_build_object('batchId', b.id, 'batchName', b.name, 'event', upper(f.event),
+                              'properties', b.properties),
+           'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
+    FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
+    RETURNING id, queue, state
+), b_notified AS (
+    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+)
+SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+
+-- name: maintenance.retry-dead
+/* pgqueue:maintenance.retry-dead */
+/* pgqueue:retry_dead */WITH RECURSIVE retried AS (
+    UPDATE "pgqueue".job j SET state = 'ready', attempts = 0, run_at = now(), dead_at = NULL
+    WHERE j.id IN (
+        SELECT DISTINCT ON (d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END) d.id
+        FROM "pgqueue".job d
+        WHERE d.queue = :queue AND d.state = 'dead' AND (d.id = ANY(:ids::bigint[]) OR :ids::bigint[] IS NULL)
+          AND (d.dedup_key IS NULL OR NOT EXISTS (
+                SELECT 1 FROM "pgqueue".job live
+                WHERE live.queue = d.queue AND live.dedup_key = d.dedup_key AND live.state <> 'dead'))
+        ORDER BY d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END, d.id DESC)
+      AND j.state = 'dead'
+    RETURNING j.id, j.queue, j.workflow_id, j.batch_id, j.fairness_key
+), wf_moved AS (
+    SELECT id, workflow_id, 'dead' AS was, 'active' AS now_is
+    FROM retried WHERE workflow_id IS NOT NULL
+), wf_ended AS (
+    SELECT id, now_is AS outcome FROM wf_moved
+    WHERE now_is IN ('completed', 'cancelled', 'dead') AND was <> now_is
+), wf_doomed (id, root, parent) AS (
+    SELECT d.child_id, e.id, e.id FROM "pgqueue".job_dependency d JOIN wf_ended e ON d.parent_id = e.id
+    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_ended WHERE outcome <> 'completed'))
+      AND e.outcome <> 'completed' AND (d.policy = 'cancel' OR (d.policy = 'hold' AND e.outcome = 'cancelled'))
+      AND d.child_id NOT IN (SELECT id FROM wf_moved)
+    UNION
+    SELECT d.child_id, x.root, x.id FROM "pgqueue".job_dependency d JOIN wf_doomed x ON d.parent_id = x.id
+    WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
+), wf_sources AS (
+    SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
+), wf_consumed AS (
+    DELETE FROM "pgqueue".job_dependency d USING wf_sources s
+    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_sources)) AND d.parent_id = s.id
+      AND NOT (d.policy = 'hold' AND s.outcome = 'dead')
+    RETURNING d.child_id, d.policy, s.outcome
+), wf_orphaned AS (
+    DELETE FROM "pgqueue".job_dependency d
+    WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
+      AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
+    RETURNING d.child_id
+), wf_satisfied AS (
+    SELECT child_id, count(*) AS n FROM wf_consumed
+    WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
+    GROUP BY child_id
+), wf_locked AS (
+    SELECT j.id FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
+    ORDER BY j.id FOR UPDATE
+), wf_cancelled AS (
+    /* pgqueue:cancel_dependants */
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
+j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_released AS (
+    /* pgqueue:unblock */
+    UPDATE "pgqueue".job j
+    SET pending_parents = j.pending_parents - s.n,
+        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+                     WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
+    FROM wf_satisfied s
+    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
+), wf_fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
+      AND k.active
+    FOR KEY SHARE OF k
+), wf_fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), wf_fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM wf_fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), wf_fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM wf_released r
+    WHERE r.fairness_key IS NOT NULL AND r.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM wf_fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_nodes AS (
+    UPDATE "pgqueue".workflow_node n
+    SET state = f.state, finished_at = now(), error = f.error
+    FROM (SELECT m.id, m.now_is AS state, NULL::text AS error
+          FROM wf_moved m
+          WHERE m.now_is IN ('completed', 'cancelled') AND m.was <> m.now_is
+          UNION ALL
+          (SELECT DISTINCT ON (c.id) c.id, 'cancelled',
+                 -- the node's own parent; below the first level, the node whose end started it
+                 'parent ' || coalesce(p.name, x.parent::text)
+                 || CASE WHEN x.parent = x.root THEN '' ELSE ' was cancelled: '
+                         || coalesce(r.name, x.root::text) END
+                 || ' ended ' || e.outcome
+          FROM wf_cancelled c JOIN wf_doomed x ON x.id = c.id JOIN wf_ended e ON e.id = x.root
+               LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
+               LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
+          ORDER BY c.id, (x.parent = x.root) DESC)) AS f
+    WHERE n.job_id = f.id
+), wf_counted AS (
+    INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
+    SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
+          UNION ALL
+          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+          UNION ALL
+          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+    GROUP BY workflow_id
+), wf_notified AS (
+    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'dead' AS was, 'active' AS now_is
+    FROM retried WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+), b_crossed AS (
+    SELECT batch_id,
+           sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
+           sum((uncompleted > 0)::int - (uncompleted - d_uncompleted > 0)::int) AS uncompleted_slots,
+           sum(d_deaths) AS deaths, sum(d_failures) AS failures
+    FROM b_slots WHERE sealed GROUP BY batch_id
+), b_batch_locked AS (
+    SELECT b.id FROM "pgqueue".batch b
+    WHERE b.id = ANY(ARRAY(SELECT batch_id FROM b_crossed
+                           WHERE unfinished_slots <> 0 OR uncompleted_slots <> 0))
+    ORDER BY b.id FOR NO KEY UPDATE
+), b_batches AS (
+    UPDATE "pgqueue".batch b
+    SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
+        uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
+        state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
+     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+        finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
+                           THEN coalesce(b.finished_at, now()) END
+    FROM b_crossed c
+    WHERE b.id = ANY(ARRAY(SELECT id FROM b_batch_locked)) AND b.id = c.batch_id
+    RETURNING b.id, b.unfinished_slots, b.uncompleted_slots, b.state
+), b_events AS (
+    SELECT id AS batch_id, 'success' AS event FROM b_batches WHERE uncompleted_slots = 0
+    UNION ALL SELECT id, 'complete' FROM b_batches WHERE unfinished_slots = 0
+    UNION ALL SELECT batch_id, 'first_death' FROM b_crossed WHERE deaths > 0
+    UNION ALL SELECT batch_id, 'cannot_succeed' FROM b_crossed WHERE failures > 0
+), b_due AS (
+    SELECT k.batch_id, k.event FROM "pgqueue".batch_callback k
+    WHERE k.batch_id = ANY(ARRAY(SELECT batch_id FROM b_events))
+      AND (k.batch_id, k.event) IN (SELECT batch_id, event FROM b_events) AND k.state = 'pending'
+    ORDER BY k.batch_id, k.event FOR UPDATE
+), b_fired AS (
+    UPDATE "pgqueue".batch_callback k
+    SET state = 'fired', fired_at = now(), job_id = nextval(pg_get_serial_sequence('"pgqueue".job', 'id'))
+    FROM b_due d
+    WHERE k.batch_id = ANY(ARRAY(SELECT batch_id FROM b_due)) AND k.batch_id = d.batch_id
+      AND k.event = d.event AND k.state = 'pending'
+    RETURNING k.batch_id, k.event, k.queue, k.priority, k.delay_ms, k.max_attempts, k.group_key,
+              k.timeout_ms, k.headers, k.job_id
+), b_enqueued AS (
+    /* pgqueue:enqueue */
+    INSERT INTO "pgqueue".job (id, queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, group_key, timeout_ms)
+    OVERRIDING SYSTEM VALUE
+    SELECT f.job_id, f.queue, CASE WHEN f.delay_ms > 0 THEN 'scheduled' ELSE 'ready' END, f.priority,
+           now() + f.delay_ms * interval '1 millisecond',
+           jsonb_build_object('batchId', b.id, 'batchName', b.name, 'event', upper(f.event),
+                              'properties', b.properties),
+           'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
+    FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
+    RETURNING id, queue, state
+), b_notified AS (
+    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM retried WHERE fairness_key IS NOT NULL)
+      AND k.active
+    FOR KEY SHARE OF k
+), fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM retried r
+    WHERE r.fairness_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+)
+SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM retried;
+
+-- name: maintenance.purge-dead
+/* pgqueue:maintenance.purge-dead */
+/* pgqueue:purge */WITH RECURSIVE deleted AS (
+    DELETE FROM "pgqueue".job WHERE id = ANY(ARRAY(
+        SELECT id FROM "pgqueue".job WHERE queue = :queue AND state = 'dead' AND (id = ANY(:ids::bigint[]) OR :ids::bigint[] IS NULL) ORDER BY id LIMIT :limit FOR UPDATE SKIP LOCKED))
+    RETURNING id, queue, workflow_id, batch_id
+), wf_moved AS (
+    SELECT id, workflow_id, 'dead' AS was, 'cancelled' AS now_is
+    FROM deleted WHERE workflow_id IS NOT NULL
+), wf_ended AS (
+    SELECT id, now_is AS outcome FROM wf_moved
+    WHERE now_is IN ('completed', 'cancelled', 'dead') AND was <> now_is
+), wf_doomed (id, root, parent) AS (
+    SELECT d.child_id, e.id, e.id FROM "pgqueue".job_dependency d JOIN wf_ended e ON d.parent_id = e.id
+    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_ended WHERE outcome <> 'completed'))
+      AND e.outcome <> 'completed' AND (d.policy = 'cancel' OR (d.policy = 'hold' AND e.outcome = 'cancelled'))
+      AND d.child_id NOT IN (SELECT id FROM wf_moved)
+    UNION
+    SELECT d.child_id, x.root, x.id FROM "pgqueue".job_dependency d JOIN wf_doomed x ON d.parent_id = x.id
+    WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
+), wf_sources AS (
+    SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
+), wf_consumed AS (
+    DELETE FROM "pgqueue".job_dependency d USING wf_sources s
+    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_sources)) AND d.parent_id = s.id
+      AND NOT (d.policy = 'hold' AND s.outcome = 'dead')
+    RETURNING d.child_id, d.policy, s.outcome
+), wf_orphaned AS (
+    DELETE FROM "pgqueue".job_dependency d
+    WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
+      AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
+    RETURNING d.child_id
+), wf_satisfied AS (
+    SELECT child_id, count(*) AS n FROM wf_consumed
+    WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
+    GROUP BY child_id
+), wf_locked AS (
+    SELECT j.id FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
+    ORDER BY j.id FOR UPDATE
+), wf_cancelled AS (
+    /* pgqueue:cancel_dependants */
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
+j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_released AS (
+    /* pgqueue:unblock */
+    UPDATE "pgqueue".job j
+    SET pending_parents = j.pending_parents - s.n,
+        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+                     WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
+    FROM wf_satisfied s
+    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
+), wf_fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
+      AND k.active
+    FOR KEY SHARE OF k
+), wf_fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), wf_fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM wf_fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), wf_fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM wf_released r
+    WHERE r.fairness_key IS NOT NULL AND r.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM wf_fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_nodes AS (
+    UPDATE "pgqueue".workflow_node n
+    SET state = f.state, finished_at = now(), error = f.error
+    FROM (SELECT m.id, m.now_is AS state, 'purged while dead' AS error
+          FROM wf_moved m
+          WHERE m.now_is IN ('completed', 'cancelled') AND m.was <> m.now_is
+          UNION ALL
+          (SELECT DISTINCT ON (c.id) c.id, 'cancelled',
+                 -- the node's own parent; below the first level, the node whose end started it
+                 'parent ' || coalesce(p.name, x.parent::text)
+                 || CASE WHEN x.parent = x.root THEN '' ELSE ' was cancelled: '
+                         || coalesce(r.name, x.root::text) END
+                 || ' ended ' || e.outcome
+          FROM wf_cancelled c JOIN wf_doomed x ON x.id = c.id JOIN wf_ended e ON e.id = x.root
+               LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
+               LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
+          ORDER BY c.id, (x.parent = x.root) DESC)) AS f
+    WHERE n.job_id = f.id
+), wf_counted AS (
+    INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
+    SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
+          UNION ALL
+          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+          UNION ALL
+          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+    GROUP BY workflow_id
+), wf_notified AS (
+    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'dead' AS was, 'dead' AS now_is
+    FROM deleted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+), b_crossed AS (
+    SELECT batch_id,
+           sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
+           sum((uncompleted > 0)::int - (uncompleted - d_uncompleted > 0)::int) AS uncompleted_slots,
+           sum(d_deaths) AS deaths, sum(d_failures) AS failures
+    FROM b_slots WHERE sealed GROUP BY batch_id
+), b_batch_locked AS (
+    SELECT b.id FROM "pgqueue".batch b
+    WHERE b.id = ANY(ARRAY(SELECT batch_id FROM b_crossed
+                           WHERE unfinished_slots <> 0 OR uncompleted_slots <> 0))
+    ORDER BY b.id FOR NO KEY UPDATE
+), b_batches AS (
+    UPDATE "pgqueue".batch b
+    SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
+        uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
+        state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
+     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+        finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
+                           THEN coalesce(b.finished_at, now()) END
+    FROM b_crossed c
+    WHERE b.id = ANY(ARRAY(SELECT id FROM b_batch_locked)) AND b.id = c.batch_id
+    RETURNING b.id, b.unfinished_slots, b.uncompleted_slots, b.state
+), b_events AS (
+    SELECT id AS batch_id, 'success' AS event FROM b_batches WHERE uncompleted_slots = 0
+    UNION ALL SELECT id, 'complete' FROM b_batches WHERE unfinished_slots = 0
+    UNION ALL SELECT batch_id, 'first_death' FROM b_crossed WHERE deaths > 0
+    UNION ALL SELECT batch_id, 'cannot_succeed' FROM b_crossed WHERE failures > 0
+), b_due AS (
+    SELECT k.batch_id, k.event FROM "pgqueue".batch_callback k
+    WHERE k.batch_id = ANY(ARRAY(SELECT batch_id FROM b_events))
+      AND (k.batch_id, k.event) IN (SELECT batch_id, event FROM b_events) AND k.state = 'pending'
+    ORDER BY k.batch_id, k.event FOR UPDATE
+), b_fired AS (
+    UPDATE "pgqueue".batch_callback k
+    SET state = 'fired', fired_at = now(), job_id = nextval(pg_get_serial_sequence('"pgqueue".job', 'id'))
+    FROM b_due d
+    WHERE k.batch_id = ANY(ARRAY(SELECT batch_id FROM b_due)) AND k.batch_id = d.batch_id
+      AND k.event = d.event AND k.state = 'pending'
+    RETURNING k.batch_id, k.event, k.queue, k.priority, k.delay_ms, k.max_attempts, k.group_key,
+              k.timeout_ms, k.headers, k.job_id
+), b_enqueued AS (
+    /* pgqueue:enqueue */
+    INSERT INTO "pgqueue".job (id, queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, group_key, timeout_ms)
+    OVERRIDING SYSTEM VALUE
+    SELECT f.job_id, f.queue, CASE WHEN f.delay_ms > 0 THEN 'scheduled' ELSE 'ready' END, f.priority,
+           now() + f.delay_ms * interval '1 millisecond',
+           jsonb_build_object('batchId', b.id, 'batchName', b.name, 'event', upper(f.event),
+                              'properties', b.properties),
+           'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
+    FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
+    RETURNING id, queue, state
+), b_notified AS (
+    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+)
+SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM deleted;
+
+-- name: maintenance.expire-dead
+/* pgqueue:maintenance.expire-dead */
+/* pgqueue:expire */WITH RECURSIVE deleted AS (
+    DELETE FROM "pgqueue".job WHERE id = ANY(ARRAY(
+        SELECT id FROM "pgqueue".job WHERE state = 'dead' AND coalesce(dead_at, created_at) < now() - :retention_ms * interval '1 millisecond' LIMIT :limit FOR UPDATE SKIP LOCKED))
+    RETURNING id, queue, workflow_id, batch_id
+), wf_moved AS (
+    SELECT id, workflow_id, 'dead' AS was, 'cancelled' AS now_is
+    FROM deleted WHERE workflow_id IS NOT NULL
+), wf_ended AS (
+    SELECT id, now_is AS outcome FROM wf_moved
+    WHERE now_is IN ('completed', 'cancelled', 'dead') AND was <> now_is
+), wf_doomed (id, root, parent) AS (
+    SELECT d.child_id, e.id, e.id FROM "pgqueue".job_dependency d JOIN wf_ended e ON d.parent_id = e.id
+    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_ended WHERE outcome <> 'completed'))
+      AND e.outcome <> 'completed' AND (d.policy = 'cancel' OR (d.policy = 'hold' AND e.outcome = 'cancelled'))
+      AND d.child_id NOT IN (SELECT id FROM wf_moved)
+    UNION
+    SELECT d.child_id, x.root, x.id FROM "pgqueue".job_dependency d JOIN wf_doomed x ON d.parent_id = x.id
+    WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
+), wf_sources AS (
+    SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
+), wf_consumed AS (
+    DELETE FROM "pgqueue".job_dependency d USING wf_sources s
+    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_sources)) AND d.parent_id = s.id
+      AND NOT (d.policy = 'hold' AND s.outcome = 'dead')
+    RETURNING d.child_id, d.policy, s.outcome
+), wf_orphaned AS (
+    DELETE FROM "pgqueue".job_dependency d
+    WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
+      AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
+    RETURNING d.child_id
+), wf_satisfied AS (
+    SELECT child_id, count(*) AS n FROM wf_consumed
+    WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
+    GROUP BY child_id
+), wf_locked AS (
+    SELECT j.id FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
+    ORDER BY j.id FOR UPDATE
+), wf_cancelled AS (
+    /* pgqueue:cancel_dependants */
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
+j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_released AS (
+    /* pgqueue:unblock */
+    UPDATE "pgqueue".job j
+    SET pending_parents = j.pending_parents - s.n,
+        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+                     WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
+    FROM wf_satisfied s
+    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
+), wf_fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
+      AND k.active
+    FOR KEY SHARE OF k
+), wf_fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), wf_fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM wf_fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), wf_fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM wf_released r
+    WHERE r.fairness_key IS NOT NULL AND r.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM wf_fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_nodes AS (
+    UPDATE "pgqueue".workflow_node n
+    SET state = f.state, finished_at = now(), error = f.error
+    FROM (SELECT m.id, m.now_is AS state, 'expired while dead' AS error
+          FROM wf_moved m
+          WHERE m.now_is IN ('completed', 'cancelled') AND m.was <> m.now_is
+          UNION ALL
+          (SELECT DISTINCT ON (c.id) c.id, 'cancelled',
+                 -- the node's own parent; below the first level, the node whose end started it
+                 'parent ' || coalesce(p.name, x.parent::text)
+                 || CASE WHEN x.parent = x.root THEN '' ELSE ' was cancelled: '
+                         || coalesce(r.name, x.root::text) END
+                 || ' ended ' || e.outcome
+          FROM wf_cancelled c JOIN wf_doomed x ON x.id = c.id JOIN wf_ended e ON e.id = x.root
+               LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
+               LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
+          ORDER BY c.id, (x.parent = x.root) DESC)) AS f
+    WHERE n.job_id = f.id
+), wf_counted AS (
+    INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
+    SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
+          UNION ALL
+          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+          UNION ALL
+          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+    GROUP BY workflow_id
+), wf_notified AS (
+    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'dead' AS was, 'dead' AS now_is
+    FROM deleted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+), b_crossed AS (
+    SELECT batch_id,
+           sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
+           sum((uncompleted > 0)::int - (uncompleted - d_uncompleted > 0)::int) AS uncompleted_slots,
+           sum(d_deaths) AS deaths, sum(d_failures) AS failures
+    FROM b_slots WHERE sealed GROUP BY batch_id
+), b_batch_locked AS (
+    SELECT b.id FROM "pgqueue".batch b
+    WHERE b.id = ANY(ARRAY(SELECT batch_id FROM b_crossed
+                           WHERE unfinished_slots <> 0 OR uncompleted_slots <> 0))
+    ORDER BY b.id FOR NO KEY UPDATE
+), b_batches AS (
+    UPDATE "pgqueue".batch b
+    SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
+        uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
+        state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
+     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+        finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
+                           THEN coalesce(b.finished_at, now()) END
+    FROM b_crossed c
+    WHERE b.id = ANY(ARRAY(SELECT id FROM b_batch_locked)) AND b.id = c.batch_id
+    RETURNING b.id, b.unfinished_slots, b.uncompleted_slots, b.state
+), b_events AS (
+    SELECT id AS batch_id, 'success' AS event FROM b_batches WHERE uncompleted_slots = 0
+    UNION ALL SELECT id, 'complete' FROM b_batches WHERE unfinished_slots = 0
+    UNION ALL SELECT batch_id, 'first_death' FROM b_crossed WHERE deaths > 0
+    UNION ALL SELECT batch_id, 'cannot_succeed' FROM b_crossed WHERE failures > 0
+), b_due AS (
+    SELECT k.batch_id, k.event FROM "pgqueue".batch_callback k
+    WHERE k.batch_id = ANY(ARRAY(SELECT batch_id FROM b_events))
+      AND (k.batch_id, k.event) IN (SELECT batch_id, event FROM b_events) AND k.state = 'pending'
+    ORDER BY k.batch_id, k.event FOR UPDATE
+), b_fired AS (
+    UPDATE "pgqueue".batch_callback k
+    SET state = 'fired', fired_at = now(), job_id = nextval(pg_get_serial_sequence('"pgqueue".job', 'id'))
+    FROM b_due d
+    WHERE k.batch_id = ANY(ARRAY(SELECT batch_id FROM b_due)) AND k.batch_id = d.batch_id
+      AND k.event = d.event AND k.state = 'pending'
+    RETURNING k.batch_id, k.event, k.queue, k.priority, k.delay_ms, k.max_attempts, k.group_key,
+              k.timeout_ms, k.headers, k.job_id
+), b_enqueued AS (
+    /* pgqueue:enqueue */
+    INSERT INTO "pgqueue".job (id, queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, group_key, timeout_ms)
+    OVERRIDING SYSTEM VALUE
+    SELECT f.job_id, f.queue, CASE WHEN f.delay_ms > 0 THEN 'scheduled' ELSE 'ready' END, f.priority,
+           now() + f.delay_ms * interval '1 millisecond',
+           jsonb_build_object('batchId', b.id, 'batchName', b.name, 'event', upper(f.event),
+                              'properties', b.properties),
+           'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
+    FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
+    RETURNING id, queue, state
+), b_notified AS (
+    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+)
+SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM deleted;

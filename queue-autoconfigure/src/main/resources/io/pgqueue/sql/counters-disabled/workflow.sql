@@ -1,0 +1,70 @@
+-- pgqueue's statements: workflow
+--
+-- Rendered from the code that composes them, for reading and review: do not edit. A change of the
+-- code that changes a statement fails StatementCatalogueTests until this file is regenerated
+-- (./mvnw -pl queue-autoconfigure test -Dtest=StatementCatalogueTests -Dpgqueue.sql.write=true),
+-- so that every change of SQL shows in a diff. Each statement starts with its name as a comment,
+-- as server logs, pg_stat_activity and pg_stat_statements show it.
+--
+-- Rendered with the schema "pgqueue" and pgqueue.counters.enabled=false, every other setting its default: only the
+-- statements this setting changes, under the names of the statements they replace.
+
+-- name: workflow.insert
+/* pgqueue:workflow.insert */
+/* pgqueue:submit */WITH input AS (
+    SELECT n.id, n.queue, n.pending, n.name, n.parents, i.payload, i.payload_type, i.headers,
+           i.priority, i.max_attempts, i.group_key, i.timeout_ms, i.fairness_key,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[],
+                :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :group_key::text[],
+                :timeout_ms::bigint[], :fairness_key::text[])
+         WITH ORDINALITY AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms,
+                              max_attempts, group_key, timeout_ms, fairness_key, ord)
+    JOIN unnest(:ids::bigint[], :queues::text[], :pending::int[], :names::text[], :parents::text[])
+         WITH ORDINALITY AS n(id, queue, pending, name, parents, ord) ON n.ord = i.ord
+), inserted AS (
+    INSERT INTO "pgqueue".job (id, queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, group_key, timeout_ms, workflow_id, pending_parents,
+                              fairness_key)
+    OVERRIDING SYSTEM VALUE
+    SELECT id, queue, CASE WHEN pending > 0 THEN 'waiting' WHEN due > now() THEN 'scheduled' ELSE 'ready' END,
+           priority, due, payload::jsonb, payload_type, headers::jsonb, max_attempts, group_key,
+           timeout_ms, :workflow_id, pending, fairness_key
+    FROM input
+    RETURNING id, queue, state, workflow_id, fairness_key
+), fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL AND state = 'ready')
+      AND k.active
+    FOR KEY SHARE OF k
+), fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM inserted r
+    WHERE r.fairness_key IS NOT NULL AND r.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), nodes AS (
+    INSERT INTO "pgqueue".workflow_node (workflow_id, name, job_id, queue, parents)
+    SELECT :workflow_id, name, id, queue,
+           ARRAY(SELECT jsonb_array_elements_text(parents::jsonb))
+    FROM input
+), edges AS (
+    INSERT INTO "pgqueue".job_dependency (parent_id, child_id, policy)
+    SELECT * FROM unnest(:edge_parents::bigint[], :edge_children::bigint[], :edge_policies::text[])
+), counted_workflow AS (
+    INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active)
+    SELECT :workflow_id, count(*) FILTER (WHERE state = 'waiting'),
+           count(*) FILTER (WHERE state <> 'waiting')
+    FROM inserted
+)
+SELECT DISTINCT queue FROM inserted WHERE state = 'ready';

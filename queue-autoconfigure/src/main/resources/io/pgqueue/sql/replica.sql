@@ -1,0 +1,21 @@
+-- pgqueue's statements: replica
+--
+-- Rendered from the code that composes them, for reading and review: do not edit. A change of the
+-- code that changes a statement fails StatementCatalogueTests until this file is regenerated
+-- (./mvnw -pl queue-autoconfigure test -Dtest=StatementCatalogueTests -Dpgqueue.sql.write=true),
+-- so that every change of SQL shows in a diff. Each statement starts with its name as a comment,
+-- as server logs, pg_stat_activity and pg_stat_statements show it.
+--
+-- Rendered with the schema "pgqueue" and the default settings; the statements that another setting
+-- changes are in that setting's folder. A claim is rendered with its limit as a parameter and at
+-- a size of 10: a listener's claims of other sizes have their size written in the same way
+-- (name:size). Statements whose text carries values computed at run time (DDL takes no
+-- parameters) are shown with example values.
+
+-- name: replica.replay-lag
+/* pgqueue:replica.replay-lag */
+SELECT CASE
+    WHEN NOT pg_is_in_recovery() THEN NULL
+    WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+    ELSE (extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000)::bigint
+END;

@@ -1,0 +1,200 @@
+-- pgqueue's statements: workflow
+--
+-- Rendered from the code that composes them, for reading and review: do not edit. A change of the
+-- code that changes a statement fails StatementCatalogueTests until this file is regenerated
+-- (./mvnw -pl queue-autoconfigure test -Dtest=StatementCatalogueTests -Dpgqueue.sql.write=true),
+-- so that every change of SQL shows in a diff. Each statement starts with its name as a comment,
+-- as server logs, pg_stat_activity and pg_stat_statements show it.
+--
+-- Rendered with the schema "pgqueue" and the default settings; the statements that another setting
+-- changes are in that setting's folder. A claim is rendered with its limit as a parameter and at
+-- a size of 10: a listener's claims of other sizes have their size written in the same way
+-- (name:size). Statements whose text carries values computed at run time (DDL takes no
+-- parameters) are shown with example values.
+
+-- name: workflow.create
+/* pgqueue:workflow.create */
+INSERT INTO "pgqueue".workflow (name, default_policy) VALUES (:name, :policy) RETURNING id;
+
+-- name: workflow.allocate
+/* pgqueue:workflow.allocate */
+SELECT nextval(pg_get_serial_sequence('"pgqueue".job', 'id')) FROM generate_series(1, :count);
+
+-- name: workflow.insert
+/* pgqueue:workflow.insert */
+/* pgqueue:submit */WITH input AS (
+    SELECT n.id, n.queue, n.pending, n.name, n.parents, i.payload, i.payload_type, i.headers,
+           i.priority, i.max_attempts, i.group_key, i.timeout_ms, i.fairness_key,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[],
+                :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :group_key::text[],
+                :timeout_ms::bigint[], :fairness_key::text[])
+         WITH ORDINALITY AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms,
+                              max_attempts, group_key, timeout_ms, fairness_key, ord)
+    JOIN unnest(:ids::bigint[], :queues::text[], :pending::int[], :names::text[], :parents::text[])
+         WITH ORDINALITY AS n(id, queue, pending, name, parents, ord) ON n.ord = i.ord
+), inserted AS (
+    INSERT INTO "pgqueue".job (id, queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, group_key, timeout_ms, workflow_id, pending_parents,
+                              fairness_key)
+    OVERRIDING SYSTEM VALUE
+    SELECT id, queue, CASE WHEN pending > 0 THEN 'waiting' WHEN due > now() THEN 'scheduled' ELSE 'ready' END,
+           priority, due, payload::jsonb, payload_type, headers::jsonb, max_attempts, group_key,
+           timeout_ms, :workflow_id, pending, fairness_key
+    FROM input
+    RETURNING id, queue, state, workflow_id, fairness_key
+), counted_submit AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready, enqueued)
+    SELECT queue, count(*) FILTER (WHERE state = 'waiting'), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM inserted GROUP BY queue
+), fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL AND state = 'ready')
+      AND k.active
+    FOR KEY SHARE OF k
+), fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM inserted r
+    WHERE r.fairness_key IS NOT NULL AND r.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), nodes AS (
+    INSERT INTO "pgqueue".workflow_node (workflow_id, name, job_id, queue, parents)
+    SELECT :workflow_id, name, id, queue,
+           ARRAY(SELECT jsonb_array_elements_text(parents::jsonb))
+    FROM input
+), edges AS (
+    INSERT INTO "pgqueue".job_dependency (parent_id, child_id, policy)
+    SELECT * FROM unnest(:edge_parents::bigint[], :edge_children::bigint[], :edge_policies::text[])
+), counted_workflow AS (
+    INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active)
+    SELECT :workflow_id, count(*) FILTER (WHERE state = 'waiting'),
+           count(*) FILTER (WHERE state <> 'waiting')
+    FROM inserted
+)
+SELECT DISTINCT queue FROM inserted WHERE state = 'ready';
+
+-- name: workflow.lock
+/* pgqueue:workflow.lock */
+SELECT name, default_policy FROM "pgqueue".workflow WHERE id = :id FOR UPDATE;
+
+-- name: workflow.nodes
+/* pgqueue:workflow.nodes */
+SELECT n.name, n.job_id, coalesce(n.state, j.state) AS state
+FROM "pgqueue".workflow_node n LEFT JOIN "pgqueue".job j ON j.id = n.job_id
+WHERE n.workflow_id = :workflow_id AND n.name = ANY(:names::text[]);
+
+-- name: workflow.node-of-job
+/* pgqueue:workflow.node-of-job */
+SELECT n.workflow_id, w.name AS workflow_name, n.name, n.parents
+FROM "pgqueue".workflow_node n JOIN "pgqueue".workflow w ON w.id = n.workflow_id
+WHERE n.job_id = :job_id;
+
+-- name: workflow.outputs
+/* pgqueue:workflow.outputs */
+SELECT name, output::text AS output FROM "pgqueue".workflow_node
+WHERE workflow_id = :workflow_id AND name = ANY(:names::text[]) AND output IS NOT NULL;
+
+-- name: workflow.workflow
+/* pgqueue:workflow.workflow */
+SELECT w.id, w.name, w.created_at, w.finished_at, c.*
+FROM "pgqueue".workflow w
+LEFT JOIN LATERAL (SELECT workflow_id, sum(waiting) AS waiting, sum(active) AS active, sum(dead) AS dead, sum(completed) AS completed, sum(cancelled) AS cancelled
+FROM (SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter WHERE workflow_id = w.id
+      UNION ALL
+      SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter_delta WHERE workflow_id = w.id) AS counts
+GROUP BY workflow_id ORDER BY workflow_id) AS c ON true
+WHERE w.id = :id;
+
+-- name: workflow.node-page
+/* pgqueue:workflow.node-page */
+SELECT n.name, n.job_id, n.queue, n.parents, coalesce(n.state, j.state) AS state,
+       coalesce(n.error, split_part(left(j.last_error, 1000), chr(10), 1)) AS error
+FROM "pgqueue".workflow_node n LEFT JOIN "pgqueue".job j ON j.id = n.job_id
+WHERE n.workflow_id = :workflow_id AND n.job_id > :after
+ORDER BY n.job_id LIMIT :limit;
+
+-- name: workflow.unfinished
+/* pgqueue:workflow.unfinished */
+SELECT n.job_id FROM "pgqueue".workflow_node n JOIN "pgqueue".job j ON j.id = n.job_id
+WHERE n.workflow_id = :workflow_id AND n.state IS NULL AND j.state <> 'dead'
+ORDER BY (j.state = 'waiting') DESC, n.job_id;
+
+-- name: workflow.counts-by-state
+/* pgqueue:workflow.counts-by-state */
+SELECT state, count(*) FROM "pgqueue".workflow GROUP BY state;
+
+-- name: workflow.squeeze
+/* pgqueue:workflow.squeeze */
+WITH squeezer AS (
+    SELECT pg_try_advisory_xact_lock(hashtext(:lock)) AS granted
+), moved AS (
+    DELETE FROM "pgqueue".workflow_counter_delta WHERE (SELECT granted FROM squeezer)
+    RETURNING workflow_id, waiting, active, dead, completed, cancelled
+), summed AS (
+    SELECT workflow_id, sum(waiting) AS waiting, sum(active) AS active, sum(dead) AS dead, sum(completed) AS completed, sum(cancelled) AS cancelled FROM moved GROUP BY workflow_id
+), folded AS (
+    INSERT INTO "pgqueue".workflow_counter AS c (workflow_id, waiting, active, dead, completed, cancelled)
+    SELECT workflow_id, waiting, active, dead, completed, cancelled FROM summed
+    ON CONFLICT (workflow_id) DO UPDATE SET waiting = c.waiting + excluded.waiting, active = c.active + excluded.active, dead = c.dead + excluded.dead, completed = c.completed + excluded.completed, cancelled = c.cancelled + excluded.cancelled, updated_at = now()
+    RETURNING workflow_id, waiting, active, dead, completed, cancelled
+), stated AS (
+    UPDATE "pgqueue".workflow w
+    SET state = s.state,
+        finished_at = CASE WHEN s.state IN ('completed', 'cancelled') THEN coalesce(w.finished_at, now()) END
+    FROM (SELECT c.workflow_id, CASE WHEN c.active > 0 OR (c.waiting > 0 AND c.dead = 0) THEN 'running'
+     WHEN c.dead > 0 OR c.waiting > 0 THEN 'failed'
+     WHEN c.cancelled > 0 THEN 'cancelled' ELSE 'completed' END AS state FROM folded c) AS s
+    WHERE w.id = s.workflow_id AND (w.state <> s.state OR (w.finished_at IS NULL) = (s.state IN ('completed', 'cancelled')))
+)
+SELECT count(*) FROM moved;
+
+-- name: workflow.expire
+/* pgqueue:workflow.expire */
+WITH gone AS (
+    DELETE FROM "pgqueue".workflow WHERE id = ANY(ARRAY(
+        SELECT id FROM "pgqueue".workflow
+        WHERE finished_at < now() - :retention_ms * interval '1 millisecond'
+        ORDER BY finished_at LIMIT :limit FOR UPDATE SKIP LOCKED))
+    RETURNING id
+), nodes AS (
+    DELETE FROM "pgqueue".workflow_node n USING gone g WHERE n.workflow_id = g.id
+), counts AS (
+    DELETE FROM "pgqueue".workflow_counter c USING gone g WHERE c.workflow_id = g.id
+)
+SELECT count(*) FROM gone;
+
+-- name: workflow.page
+/* pgqueue:workflow.page */
+SELECT w.id, w.name, w.created_at, w.finished_at, c.*
+FROM (SELECT * FROM "pgqueue".workflow
+      WHERE id < :before 
+      ORDER BY id DESC LIMIT :limit) AS w
+LEFT JOIN LATERAL (SELECT workflow_id, sum(waiting) AS waiting, sum(active) AS active, sum(dead) AS dead, sum(completed) AS completed, sum(cancelled) AS cancelled
+FROM (SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter WHERE workflow_id = w.id
+      UNION ALL
+      SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter_delta WHERE workflow_id = w.id) AS counts
+GROUP BY workflow_id ORDER BY workflow_id) AS c ON true
+ORDER BY w.id DESC;
+
+-- name: workflow.page+name+state
+/* pgqueue:workflow.page+name+state */
+SELECT w.id, w.name, w.created_at, w.finished_at, c.*
+FROM (SELECT * FROM "pgqueue".workflow
+      WHERE id < :before AND name = :name AND state = :state 
+      ORDER BY id DESC LIMIT :limit) AS w
+LEFT JOIN LATERAL (SELECT workflow_id, sum(waiting) AS waiting, sum(active) AS active, sum(dead) AS dead, sum(completed) AS completed, sum(cancelled) AS cancelled
+FROM (SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter WHERE workflow_id = w.id
+      UNION ALL
+      SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter_delta WHERE workflow_id = w.id) AS counts
+GROUP BY workflow_id ORDER BY workflow_id) AS c ON true
+ORDER BY w.id DESC;
