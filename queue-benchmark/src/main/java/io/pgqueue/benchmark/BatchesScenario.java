@@ -314,7 +314,7 @@ final class BatchesScenario {
                     try (ResultSet row = statement.executeQuery("""
                             SELECT count(*), count(*) FILTER (WHERE wait_event_type = 'Lock') FROM pg_stat_activity
                             WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()
-                              AND query LIKE '/* pgqueue:complete */%'""")) {
+                              AND query LIKE '%/* pgqueue:complete */%'""")) {
                         row.next();
                         active.addAndGet(row.getLong(1));
                         waiting.addAndGet(row.getLong(2));

@@ -19,7 +19,8 @@ final class StatementCounting implements BeanPostProcessor {
     /** The property that registers it (off by default). */
     static final String PROPERTY = "bench.count-statements";
 
-    private static final String CLAIM_TAG = "/* pgqueue:claim";
+    /** The transition tag of the claims (claim_lease, claim_delete) and of a claim taken back (claim_restore). */
+    private static final String CLAIM_TAG = "/* pgqueue:claim_";
 
     private static final Set<String> STATEMENTS = Set.of("prepareStatement", "createStatement", "prepareCall");
 
