@@ -38,130 +38,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 )
 SELECT count(*) FROM cancelled;
 
--- name: finish.fail
-/* pgqueue:finish.fail */
-/* pgqueue:fail */WITH failed AS (
-    UPDATE "pgqueue".job
-    SET state = CASE WHEN :dead::boolean THEN 'dead'
-                     WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
-        run_at = CASE WHEN :dead::boolean THEN run_at
-                      ELSE statement_timestamp() + :delay_ms::bigint * interval '1 millisecond' END,
-        attempts = :attempt, max_attempts = :max_attempts,
-        locked_by = NULL, lease_until = NULL, last_error = :error, debounce_key = NULL,
-        dead_at = CASE WHEN :dead::boolean THEN statement_timestamp() END
-    WHERE id = :id AND attempts = :attempt AND state = 'running' AND locked_by = :node AND NOT cancel_requested
-    RETURNING id, queue, state, workflow_id, batch_id
-), counted_fail AS (
-    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, running, dead, failed, dead_lettered)
-    SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), -count(*), count(*) FILTER (WHERE state = 'dead'), count(*), count(*) FILTER (WHERE state = 'dead') FROM failed GROUP BY queue
-)
-SELECT count(*) FROM failed;
-/* pgqueue:finish.fail #2 */
-/* pgqueue:cancel_running */WITH cancelled AS (
-    DELETE FROM "pgqueue".job j
-    WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
-    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
-), counted_cancel_running AS (
-    INSERT INTO "pgqueue".queue_counter_delta (queue, running, cancelled)
-    SELECT queue, -count(*), count(*) FROM cancelled GROUP BY queue
-)
-SELECT count(*) FROM cancelled;
-
--- name: finish.fail-after-rollback
-/* pgqueue:finish.fail-after-rollback */
-/* pgqueue:fail_after_rollback */WITH failed AS (
-    UPDATE "pgqueue".job
-    SET state = CASE WHEN :dead::boolean THEN 'dead'
-                     WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
-        run_at = CASE WHEN :dead::boolean THEN run_at
-                      ELSE statement_timestamp() + :delay_ms::bigint * interval '1 millisecond' END,
-        attempts = :attempt, max_attempts = :max_attempts,
-        locked_by = NULL, lease_until = NULL, last_error = :error, debounce_key = NULL,
-        dead_at = CASE WHEN :dead::boolean THEN statement_timestamp() END
-    WHERE id = :id AND attempts = :attempt - 1 AND state = 'ready' AND locked_by IS NULL
-    RETURNING id, queue, state, workflow_id, batch_id
-), counted_fail_after_rollback AS (
-    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, dead, failed, dead_lettered)
-    SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') - count(*), count(*) FILTER (WHERE state = 'dead'), count(*), count(*) FILTER (WHERE state = 'dead') FROM failed GROUP BY queue
-)
-SELECT count(*) FROM failed;
-
--- name: finish.undo-claim-then-fail
-/* pgqueue:finish.undo-claim-then-fail */
-ROLLBACK TO SAVEPOINT pgqueue_claim;
-/* pgqueue:finish.undo-claim-then-fail #2 */
-/* pgqueue:fail_after_rollback */WITH failed AS (
-    UPDATE "pgqueue".job
-    SET state = CASE WHEN :dead::boolean THEN 'dead'
-                     WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
-        run_at = CASE WHEN :dead::boolean THEN run_at
-                      ELSE statement_timestamp() + :delay_ms::bigint * interval '1 millisecond' END,
-        attempts = :attempt, max_attempts = :max_attempts,
-        locked_by = NULL, lease_until = NULL, last_error = :error, debounce_key = NULL,
-        dead_at = CASE WHEN :dead::boolean THEN statement_timestamp() END
-    WHERE id = :id AND attempts = :attempt - 1 AND state = 'ready' AND locked_by IS NULL
-    RETURNING id, queue, state, workflow_id, batch_id
-), counted_fail_after_rollback AS (
-    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, dead, failed, dead_lettered)
-    SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') - count(*), count(*) FILTER (WHERE state = 'dead'), count(*), count(*) FILTER (WHERE state = 'dead') FROM failed GROUP BY queue
-)
-SELECT count(*) FROM failed;
-
--- name: finish.restore-claim-then-fail
-/* pgqueue:finish.restore-claim-then-fail */
-ROLLBACK TO SAVEPOINT pgqueue_claim;
-/* pgqueue:finish.restore-claim-then-fail #2 */
-/* pgqueue:claim_restore */WITH restored AS (
-    SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
-           r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
-           r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
-           (r.rest::json ->> 0)::smallint AS priority,
-                       (r.rest::json ->> 1)::integer AS max_attempts,
-                       (r.rest::json ->> 2)::text AS dedup_key,
-                       (r.rest::json ->> 3)::text AS group_key,
-                       (r.rest::json ->> 4)::uuid AS locked_by,
-                       (r.rest::json ->> 5)::timestamptz AS lease_until,
-                       (r.rest::json ->> 6)::text AS last_error,
-                       (r.rest::json ->> 7)::timestamptz AS dead_at,
-                       (r.rest::json ->> 8)::boolean AS cancel_requested,
-                       (r.rest::json ->> 9)::timestamptz AS attempted_at,
-                       (r.rest::json ->> 10)::smallint AS progress_percent,
-                       (r.rest::json ->> 11)::text AS progress_message,
-                       (r.rest::json ->> 12)::text AS debounce_key,
-                       (r.rest::json ->> 13)::integer AS pending_parents
-    FROM unnest(:r_ids::bigint[], :r_queues::text[], :r_payloads::text[], :r_payload_types::text[],
-                :r_headers::text[], :r_attempts::int[], :r_created_ats::text[], :r_run_ats::text[],
-                :r_timeouts::bigint[], :r_workflow_ids::bigint[], :r_batch_ids::bigint[],
-                :r_fairness_keys::text[], :r_rests::text[])
-         AS r(id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms,
-              workflow_id, batch_id, fairness_key, rest)
-), counted_claim_restore AS (
-    INSERT INTO "pgqueue".queue_counter_delta (queue, ready, completed)
-    SELECT queue, -(-count(*)), -(count(*)) FROM restored GROUP BY queue
-)
-INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
-SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
-/* pgqueue:finish.restore-claim-then-fail #3 */
-/* pgqueue:fail_after_rollback */WITH failed AS (
-    UPDATE "pgqueue".job
-    SET state = CASE WHEN :dead::boolean THEN 'dead'
-                     WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
-        run_at = CASE WHEN :dead::boolean THEN run_at
-                      ELSE statement_timestamp() + :delay_ms::bigint * interval '1 millisecond' END,
-        attempts = :attempt, max_attempts = :max_attempts,
-        locked_by = NULL, lease_until = NULL, last_error = :error, debounce_key = NULL,
-        dead_at = CASE WHEN :dead::boolean THEN statement_timestamp() END
-    WHERE id = :id AND attempts = :attempt - 1 AND state = 'ready' AND locked_by IS NULL
-    RETURNING id, queue, state, workflow_id, batch_id
-), counted_fail_after_rollback AS (
-    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, dead, failed, dead_lettered)
-    SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') - count(*), count(*) FILTER (WHERE state = 'dead'), count(*), count(*) FILTER (WHERE state = 'dead') FROM failed GROUP BY queue
-)
-SELECT count(*) FROM failed;
-
--- name: finish.snooze:nodes
-/* pgqueue:finish.snooze:nodes */
+-- name: finish.snooze:cascades
+/* pgqueue:finish.snooze:cascades */
 /* pgqueue:snooze */WITH snoozed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -174,7 +52,7 @@ SELECT count(*) FROM failed;
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), -count(*) FROM snoozed GROUP BY queue
 )
 SELECT count(*) FROM snoozed;
-/* pgqueue:finish.snooze:nodes #2 */
+/* pgqueue:finish.snooze:cascades #2 */
 /* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
@@ -314,7 +192,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -375,8 +255,38 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 )
 SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
 
--- name: finish.fail:nodes
-/* pgqueue:finish.fail:nodes */
+-- name: finish.fail
+/* pgqueue:finish.fail */
+/* pgqueue:fail */WITH failed AS (
+    UPDATE "pgqueue".job
+    SET state = CASE WHEN :dead::boolean THEN 'dead'
+                     WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
+        run_at = CASE WHEN :dead::boolean THEN run_at
+                      ELSE statement_timestamp() + :delay_ms::bigint * interval '1 millisecond' END,
+        attempts = :attempt, max_attempts = :max_attempts,
+        locked_by = NULL, lease_until = NULL, last_error = :error, debounce_key = NULL,
+        dead_at = CASE WHEN :dead::boolean THEN statement_timestamp() END
+    WHERE id = :id AND attempts = :attempt AND state = 'running' AND locked_by = :node AND NOT cancel_requested
+    RETURNING id, queue, state, workflow_id, batch_id
+), counted_fail AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, running, dead, failed, dead_lettered)
+    SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), -count(*), count(*) FILTER (WHERE state = 'dead'), count(*), count(*) FILTER (WHERE state = 'dead') FROM failed GROUP BY queue
+)
+SELECT count(*) FROM failed;
+/* pgqueue:finish.fail #2 */
+/* pgqueue:cancel_running */WITH cancelled AS (
+    DELETE FROM "pgqueue".job j
+    WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
+j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), counted_cancel_running AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, running, cancelled)
+    SELECT queue, -count(*), count(*) FROM cancelled GROUP BY queue
+)
+SELECT count(*) FROM cancelled;
+
+-- name: finish.fail:cascades
+/* pgqueue:finish.fail:cascades */
 /* pgqueue:fail */WITH RECURSIVE failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
@@ -522,7 +432,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -582,7 +494,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
 )
 SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM failed;
-/* pgqueue:finish.fail:nodes #2 */
+/* pgqueue:finish.fail:cascades #2 */
 /* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
@@ -722,7 +634,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -783,8 +697,27 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 )
 SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
 
--- name: finish.fail-after-rollback:nodes
-/* pgqueue:finish.fail-after-rollback:nodes */
+-- name: finish.fail-after-rollback
+/* pgqueue:finish.fail-after-rollback */
+/* pgqueue:fail_after_rollback */WITH failed AS (
+    UPDATE "pgqueue".job
+    SET state = CASE WHEN :dead::boolean THEN 'dead'
+                     WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
+        run_at = CASE WHEN :dead::boolean THEN run_at
+                      ELSE statement_timestamp() + :delay_ms::bigint * interval '1 millisecond' END,
+        attempts = :attempt, max_attempts = :max_attempts,
+        locked_by = NULL, lease_until = NULL, last_error = :error, debounce_key = NULL,
+        dead_at = CASE WHEN :dead::boolean THEN statement_timestamp() END
+    WHERE id = :id AND attempts = :attempt - 1 AND state = 'ready' AND locked_by IS NULL
+    RETURNING id, queue, state, workflow_id, batch_id
+), counted_fail_after_rollback AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, dead, failed, dead_lettered)
+    SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') - count(*), count(*) FILTER (WHERE state = 'dead'), count(*), count(*) FILTER (WHERE state = 'dead') FROM failed GROUP BY queue
+)
+SELECT count(*) FROM failed;
+
+-- name: finish.fail-after-rollback:cascades
+/* pgqueue:finish.fail-after-rollback:cascades */
 /* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
@@ -930,7 +863,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -991,10 +926,31 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 )
 SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM failed;
 
--- name: finish.undo-claim-then-fail:nodes
-/* pgqueue:finish.undo-claim-then-fail:nodes */
+-- name: finish.undo-claim-then-fail
+/* pgqueue:finish.undo-claim-then-fail */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
-/* pgqueue:finish.undo-claim-then-fail:nodes #2 */
+/* pgqueue:finish.undo-claim-then-fail #2 */
+/* pgqueue:fail_after_rollback */WITH failed AS (
+    UPDATE "pgqueue".job
+    SET state = CASE WHEN :dead::boolean THEN 'dead'
+                     WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
+        run_at = CASE WHEN :dead::boolean THEN run_at
+                      ELSE statement_timestamp() + :delay_ms::bigint * interval '1 millisecond' END,
+        attempts = :attempt, max_attempts = :max_attempts,
+        locked_by = NULL, lease_until = NULL, last_error = :error, debounce_key = NULL,
+        dead_at = CASE WHEN :dead::boolean THEN statement_timestamp() END
+    WHERE id = :id AND attempts = :attempt - 1 AND state = 'ready' AND locked_by IS NULL
+    RETURNING id, queue, state, workflow_id, batch_id
+), counted_fail_after_rollback AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, dead, failed, dead_lettered)
+    SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') - count(*), count(*) FILTER (WHERE state = 'dead'), count(*), count(*) FILTER (WHERE state = 'dead') FROM failed GROUP BY queue
+)
+SELECT count(*) FROM failed;
+
+-- name: finish.undo-claim-then-fail:cascades
+/* pgqueue:finish.undo-claim-then-fail:cascades */
+ROLLBACK TO SAVEPOINT pgqueue_claim;
+/* pgqueue:finish.undo-claim-then-fail:cascades #2 */
 /* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
@@ -1140,7 +1096,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -1201,10 +1159,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 )
 SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM failed;
 
--- name: finish.restore-claim-then-fail:nodes
-/* pgqueue:finish.restore-claim-then-fail:nodes */
+-- name: finish.restore-claim-then-fail
+/* pgqueue:finish.restore-claim-then-fail */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
-/* pgqueue:finish.restore-claim-then-fail:nodes #2 */
+/* pgqueue:finish.restore-claim-then-fail #2 */
 /* pgqueue:claim_restore */WITH restored AS (
     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
@@ -1235,7 +1193,59 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
 )
 INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
 SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
-/* pgqueue:finish.restore-claim-then-fail:nodes #3 */
+/* pgqueue:finish.restore-claim-then-fail #3 */
+/* pgqueue:fail_after_rollback */WITH failed AS (
+    UPDATE "pgqueue".job
+    SET state = CASE WHEN :dead::boolean THEN 'dead'
+                     WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
+        run_at = CASE WHEN :dead::boolean THEN run_at
+                      ELSE statement_timestamp() + :delay_ms::bigint * interval '1 millisecond' END,
+        attempts = :attempt, max_attempts = :max_attempts,
+        locked_by = NULL, lease_until = NULL, last_error = :error, debounce_key = NULL,
+        dead_at = CASE WHEN :dead::boolean THEN statement_timestamp() END
+    WHERE id = :id AND attempts = :attempt - 1 AND state = 'ready' AND locked_by IS NULL
+    RETURNING id, queue, state, workflow_id, batch_id
+), counted_fail_after_rollback AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, dead, failed, dead_lettered)
+    SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') - count(*), count(*) FILTER (WHERE state = 'dead'), count(*), count(*) FILTER (WHERE state = 'dead') FROM failed GROUP BY queue
+)
+SELECT count(*) FROM failed;
+
+-- name: finish.restore-claim-then-fail:cascades
+/* pgqueue:finish.restore-claim-then-fail:cascades */
+ROLLBACK TO SAVEPOINT pgqueue_claim;
+/* pgqueue:finish.restore-claim-then-fail:cascades #2 */
+/* pgqueue:claim_restore */WITH restored AS (
+    SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
+           r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
+           r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
+           (r.rest::json ->> 0)::smallint AS priority,
+                       (r.rest::json ->> 1)::integer AS max_attempts,
+                       (r.rest::json ->> 2)::text AS dedup_key,
+                       (r.rest::json ->> 3)::text AS group_key,
+                       (r.rest::json ->> 4)::uuid AS locked_by,
+                       (r.rest::json ->> 5)::timestamptz AS lease_until,
+                       (r.rest::json ->> 6)::text AS last_error,
+                       (r.rest::json ->> 7)::timestamptz AS dead_at,
+                       (r.rest::json ->> 8)::boolean AS cancel_requested,
+                       (r.rest::json ->> 9)::timestamptz AS attempted_at,
+                       (r.rest::json ->> 10)::smallint AS progress_percent,
+                       (r.rest::json ->> 11)::text AS progress_message,
+                       (r.rest::json ->> 12)::text AS debounce_key,
+                       (r.rest::json ->> 13)::integer AS pending_parents
+    FROM unnest(:r_ids::bigint[], :r_queues::text[], :r_payloads::text[], :r_payload_types::text[],
+                :r_headers::text[], :r_attempts::int[], :r_created_ats::text[], :r_run_ats::text[],
+                :r_timeouts::bigint[], :r_workflow_ids::bigint[], :r_batch_ids::bigint[],
+                :r_fairness_keys::text[], :r_rests::text[])
+         AS r(id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms,
+              workflow_id, batch_id, fairness_key, rest)
+), counted_claim_restore AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, ready, completed)
+    SELECT queue, -(-count(*)), -(count(*)) FROM restored GROUP BY queue
+)
+INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
+SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
+/* pgqueue:finish.restore-claim-then-fail:cascades #3 */
 /* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
@@ -1381,7 +1391,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -1668,7 +1680,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -1812,9 +1826,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
 ), wf_counted AS (
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, completed)
     SELECT workflow_id, sum(waiting), sum(active), sum(completed)
-    FROM (SELECT workflow_id, 0 AS waiting, -1 AS active, 1 AS completed FROM wf_moved
+    FROM (SELECT workflow_id, 0, -1, 1 FROM (SELECT workflow_id FROM wf_moved) AS r
           UNION ALL
-          SELECT workflow_id, -1, 1, 0 FROM wf_released WHERE state <> 'waiting') AS m
+          SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
 ), wf_notified AS (
     SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
@@ -1877,9 +1891,9 @@ WITH RECURSIVE succeeded AS (
 ), wf_counted AS (
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, completed)
     SELECT workflow_id, sum(waiting), sum(active), sum(completed)
-    FROM (SELECT workflow_id, 0 AS waiting, -1 AS active, 1 AS completed FROM wf_moved
+    FROM (SELECT workflow_id, 0, -1, 1 FROM (SELECT workflow_id FROM wf_moved) AS r
           UNION ALL
-          SELECT workflow_id, -1, 1, 0 FROM wf_released WHERE state <> 'waiting') AS m
+          SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
 ), wf_notified AS (
     SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
@@ -1944,9 +1958,9 @@ WITH RECURSIVE succeeded AS (
 ), wf_counted AS (
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, completed)
     SELECT workflow_id, sum(waiting), sum(active), sum(completed)
-    FROM (SELECT workflow_id, 0 AS waiting, -1 AS active, 1 AS completed FROM wf_moved
+    FROM (SELECT workflow_id, 0, -1, 1 FROM (SELECT workflow_id FROM wf_moved) AS r
           UNION ALL
-          SELECT workflow_id, -1, 1, 0 FROM wf_released WHERE state <> 'waiting') AS m
+          SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
 ), wf_notified AS (
     SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
@@ -1984,7 +1998,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, completed)
-    SELECT batch_id, -count(*), count(*) FROM done WHERE batch_id IS NOT NULL GROUP BY batch_id
+    SELECT batch_id, -count(*), count(*) FROM (SELECT batch_id FROM done WHERE batch_id IS NOT NULL) AS m GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -2070,7 +2084,7 @@ WITH RECURSIVE succeeded AS (
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, completed)
-    SELECT batch_id, -count(*), count(*) FROM succeeded WHERE batch_id IS NOT NULL GROUP BY batch_id
+    SELECT batch_id, -count(*), count(*) FROM (SELECT batch_id FROM succeeded WHERE batch_id IS NOT NULL) AS m GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -2158,7 +2172,7 @@ WITH RECURSIVE succeeded AS (
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, completed)
-    SELECT batch_id, -count(*), count(*) FROM succeeded WHERE batch_id IS NOT NULL GROUP BY batch_id
+    SELECT batch_id, -count(*), count(*) FROM (SELECT batch_id FROM succeeded WHERE batch_id IS NOT NULL) AS m GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -2281,9 +2295,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
 ), wf_counted AS (
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, completed)
     SELECT workflow_id, sum(waiting), sum(active), sum(completed)
-    FROM (SELECT workflow_id, 0 AS waiting, -1 AS active, 1 AS completed FROM wf_moved
+    FROM (SELECT workflow_id, 0, -1, 1 FROM (SELECT workflow_id FROM wf_moved) AS r
           UNION ALL
-          SELECT workflow_id, -1, 1, 0 FROM wf_released WHERE state <> 'waiting') AS m
+          SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
 ), wf_notified AS (
     SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
@@ -2307,7 +2321,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, completed)
-    SELECT batch_id, -count(*), count(*) FROM done WHERE batch_id IS NOT NULL GROUP BY batch_id
+    SELECT batch_id, -count(*), count(*) FROM (SELECT batch_id FROM done WHERE batch_id IS NOT NULL) AS m GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -2424,9 +2438,9 @@ WITH RECURSIVE succeeded AS (
 ), wf_counted AS (
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, completed)
     SELECT workflow_id, sum(waiting), sum(active), sum(completed)
-    FROM (SELECT workflow_id, 0 AS waiting, -1 AS active, 1 AS completed FROM wf_moved
+    FROM (SELECT workflow_id, 0, -1, 1 FROM (SELECT workflow_id FROM wf_moved) AS r
           UNION ALL
-          SELECT workflow_id, -1, 1, 0 FROM wf_released WHERE state <> 'waiting') AS m
+          SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
 ), wf_notified AS (
     SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
@@ -2450,7 +2464,7 @@ WITH RECURSIVE succeeded AS (
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, completed)
-    SELECT batch_id, -count(*), count(*) FROM succeeded WHERE batch_id IS NOT NULL GROUP BY batch_id
+    SELECT batch_id, -count(*), count(*) FROM (SELECT batch_id FROM succeeded WHERE batch_id IS NOT NULL) AS m GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -2569,9 +2583,9 @@ WITH RECURSIVE succeeded AS (
 ), wf_counted AS (
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, completed)
     SELECT workflow_id, sum(waiting), sum(active), sum(completed)
-    FROM (SELECT workflow_id, 0 AS waiting, -1 AS active, 1 AS completed FROM wf_moved
+    FROM (SELECT workflow_id, 0, -1, 1 FROM (SELECT workflow_id FROM wf_moved) AS r
           UNION ALL
-          SELECT workflow_id, -1, 1, 0 FROM wf_released WHERE state <> 'waiting') AS m
+          SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
 ), wf_notified AS (
     SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
@@ -2595,7 +2609,7 @@ WITH RECURSIVE succeeded AS (
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, completed)
-    SELECT batch_id, -count(*), count(*) FROM succeeded WHERE batch_id IS NOT NULL GROUP BY batch_id
+    SELECT batch_id, -count(*), count(*) FROM (SELECT batch_id FROM succeeded WHERE batch_id IS NOT NULL) AS m GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -2797,7 +2811,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,

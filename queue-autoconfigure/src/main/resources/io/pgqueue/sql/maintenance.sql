@@ -12,18 +12,6 @@
 -- (name:size). Statements whose text carries values computed at run time (DDL takes no
 -- parameters) are shown with example values.
 
--- name: maintenance.statistics-outgrown
-/* pgqueue:maintenance.statistics-outgrown */
-SELECT pg_relation_size(c.oid) / current_setting('block_size')::bigint >= :min_pages
-   AND pg_relation_size(c.oid) / current_setting('block_size')::bigint > :growth * greatest(c.relpages, 1)
-   AND pg_has_role(c.relowner, 'MEMBER')
-   AND pg_try_advisory_xact_lock(hashtext(:lock))
-FROM pg_class c WHERE c.oid = to_regclass(:table);
-
--- name: maintenance.analyze
-/* pgqueue:maintenance.analyze */
-ANALYZE "pgqueue".job;
-
 -- name: maintenance.rescue
 /* pgqueue:maintenance.rescue */
 /* pgqueue:rescue */WITH RECURSIVE stale AS (
@@ -181,7 +169,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -385,7 +375,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -597,7 +589,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -806,7 +800,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -1028,7 +1024,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -1229,7 +1227,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -1309,3 +1309,15 @@ FROM "pgqueue".job
 WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job WHERE queue = :queue AND state = 'dead'
                      ORDER BY id DESC OFFSET :offset LIMIT :limit))
 ORDER BY id DESC;
+
+-- name: maintenance.statistics-outgrown
+/* pgqueue:maintenance.statistics-outgrown */
+SELECT pg_relation_size(c.oid) / current_setting('block_size')::bigint >= :min_pages
+   AND pg_relation_size(c.oid) / current_setting('block_size')::bigint > :growth * greatest(c.relpages, 1)
+   AND pg_has_role(c.relowner, 'MEMBER')
+   AND pg_try_advisory_xact_lock(hashtext(:lock))
+FROM pg_class c WHERE c.oid = to_regclass(:table);
+
+-- name: maintenance.analyze
+/* pgqueue:maintenance.analyze */
+ANALYZE "pgqueue".job;

@@ -76,10 +76,12 @@ SELECT nextval(pg_get_serial_sequence('"pgqueue".job', 'id')) FROM generate_seri
     INSERT INTO "pgqueue".job_dependency (parent_id, child_id, policy)
     SELECT * FROM unnest(:edge_parents::bigint[], :edge_children::bigint[], :edge_policies::text[])
 ), counted_workflow AS (
-    INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active)
-    SELECT :workflow_id, count(*) FILTER (WHERE state = 'waiting'),
-           count(*) FILTER (WHERE state <> 'waiting')
-    FROM inserted
+    INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
+    SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT :workflow_id::bigint AS workflow_id, 'none' AS was,
+                 CASE WHEN state = 'waiting' THEN 'waiting' ELSE 'active' END AS now_is
+          FROM inserted) AS m
+    GROUP BY workflow_id
 )
 SELECT DISTINCT queue FROM inserted WHERE state = 'ready';
 

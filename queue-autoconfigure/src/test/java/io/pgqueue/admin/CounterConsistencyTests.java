@@ -29,6 +29,7 @@ import io.pgqueue.internal.persistence.Claim;
 import io.pgqueue.internal.persistence.ClaimRequest;
 import io.pgqueue.internal.persistence.ClaimUndo;
 import io.pgqueue.internal.persistence.ClaimedJob;
+import io.pgqueue.internal.persistence.Completion;
 import io.pgqueue.internal.persistence.FailureUpdate;
 import io.pgqueue.internal.persistence.JobRepository;
 import io.pgqueue.internal.persistence.Repositories;
@@ -602,12 +603,9 @@ class CounterConsistencyTests {
                 case CLAIM_DELETE -> transactions.executeWithoutResult((status) -> {
                     List<ClaimedJob> claimed = jobs.claimAndDelete(
                             new ClaimRequest(queue, 1 + random.nextInt(5), 3, true, null, 0)).jobs();
-                    List<ClaimedJob> members = claimed.stream().filter(ClaimedJob::cascades).toList();
+                    List<ClaimedJob> members = claimed.stream().filter((job) -> job.cascades().any()).toList();
                     if (!members.isEmpty()) {
-                        jobs.membersSucceeded(members.stream().mapToLong(ClaimedJob::id).toArray(),
-                                members.stream().map(ClaimedJob::workflowId).toArray(Long[]::new),
-                                members.stream().map(ClaimedJob::batchId).toArray(Long[]::new),
-                                new String[members.size()], true);
+                        jobs.membersSucceeded(members.stream().map((job) -> Completion.of(job, null)).toList(), true);
                     }
                 });
                 case COMPLETE -> completeSome();
@@ -692,15 +690,10 @@ class CounterConsistencyTests {
                 return;
             }
             List<ClaimedJob> done = takeSome();
-            List<ClaimedJob> plain = done.stream().filter((job) -> !job.cascades()).toList();
-            List<ClaimedJob> nodes = done.stream().filter(ClaimedJob::cascades).toList();
-            jobs.complete(node.id(), plain.stream().mapToLong(ClaimedJob::id).toArray(),
-                    plain.stream().mapToInt(ClaimedJob::attempt).toArray(), new String[plain.size()]);
-            jobs.completeMembers(node.id(), nodes.stream().mapToLong(ClaimedJob::id).toArray(),
-                    nodes.stream().mapToInt(ClaimedJob::attempt).toArray(),
-                    nodes.stream().map((job) -> "\"out-" + job.id() + "\"").toArray(String[]::new),
-                    nodes.stream().map(ClaimedJob::workflowId).toArray(Long[]::new),
-                    nodes.stream().map(ClaimedJob::batchId).toArray(Long[]::new));
+            List<ClaimedJob> plain = done.stream().filter((job) -> !job.cascades().any()).toList();
+            List<ClaimedJob> nodes = done.stream().filter((job) -> job.cascades().any()).toList();
+            jobs.complete(node.id(), plain.stream().map((job) -> Completion.of(job, null)).toList());
+            jobs.complete(node.id(), nodes.stream().map((job) -> Completion.of(job, "\"out-" + job.id() + "\"")).toList());
         }
 
         /** The batch members are added to, until it is sealed (or cancelled) and another is opened. */
@@ -818,13 +811,7 @@ class CounterConsistencyTests {
                 case 1 -> jobs.snooze(node.id(), job.id(), job.attempt(), Duration.ZERO);
                 case 2 -> jobs.release(node.id(), new long[] { job.id() });
                 default -> {
-                    if (job.cascades()) {
-                        jobs.completeMembers(node.id(), new long[] { job.id() }, new int[] { job.attempt() }, new String[1],
-                                new Long[] { job.workflowId() }, new Long[] { job.batchId() });
-                    }
-                    else {
-                        jobs.complete(node.id(), new long[] { job.id() }, new int[] { job.attempt() }, new String[1]);
-                    }
+                    jobs.complete(node.id(), List.of(Completion.of(job, null)));
                 }
             }
         }

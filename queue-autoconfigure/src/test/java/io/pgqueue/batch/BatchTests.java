@@ -21,6 +21,7 @@ import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.internal.node.NodeIdentity;
 import io.pgqueue.internal.persistence.ClaimRequest;
 import io.pgqueue.internal.persistence.ClaimedJob;
+import io.pgqueue.internal.persistence.Completion;
 import io.pgqueue.internal.persistence.JobRepository;
 import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.model.BatchCallbackInfo;
@@ -339,11 +340,8 @@ class BatchTests {
                                     .toList();
                                 barrier.await();
                                 if (!mine.isEmpty()) {
-                                    engine.completeMembers(nodes[n].id(),
-                                            mine.stream().mapToLong(ClaimedJob::id).toArray(),
-                                            mine.stream().mapToInt(ClaimedJob::attempt).toArray(),
-                                            new String[mine.size()], new Long[mine.size()],
-                                            mine.stream().map(ClaimedJob::batchId).toArray(Long[]::new));
+                                    engine.complete(nodes[n].id(),
+                                            mine.stream().map((job) -> Completion.of(job, null)).toList());
                                 }
                             }
                             return null;

@@ -17,7 +17,9 @@ import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.internal.node.NodeRuntime;
+import io.pgqueue.internal.persistence.Cascades;
 import io.pgqueue.internal.persistence.ClaimRequest;
+import io.pgqueue.internal.persistence.Completion;
 import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.support.Jobs;
 import io.pgqueue.support.QueueContextRunners;
@@ -119,8 +121,8 @@ class LeaseAndRescueTests {
                 assertThat(row.get("attempts")).isEqualTo(2);
 
                 // the stale node finally tries to acknowledge attempt 1: nothing is deleted
-                assertThat(a.getBean(Repositories.class).jobs().complete(staleNode, new long[] { id }, new int[] { 1 },
-                        new String[1]))
+                assertThat(a.getBean(Repositories.class).jobs().complete(staleNode,
+                        List.of(new Completion(id, 1, null, null, null, Cascades.NONE))))
                     .isZero();
                 stale.release.countDown();
                 await().atMost(Duration.ofSeconds(5)).until(() -> stale.runs.size() == 1);

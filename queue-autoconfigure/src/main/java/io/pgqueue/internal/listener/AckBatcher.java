@@ -11,6 +11,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import io.pgqueue.internal.persistence.ClaimedJob;
+import io.pgqueue.internal.persistence.Completion;
 import io.pgqueue.internal.persistence.JobEnginePort;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -57,14 +58,6 @@ final class AckBatcher {
     /** Finished jobs whose acknowledgement has not committed yet. */
     private final Set<Long> unacknowledged = ConcurrentHashMap.newKeySet();
 
-    /**
-     * A finished job: what its acknowledgement needs (id, attempt) and what its handler returned (JSON), if
-     * anything; never the claimed job itself, whose payload would otherwise stay in memory until the flush.
-     */
-    private record Ack(long id, int attempt, @Nullable String outputJson, @Nullable Long workflowId,
-            @Nullable Long batchId) {
-    }
-
     private volatile boolean running;
 
     /** Told after acknowledgements committed (or were given up): their jobs no longer run in the database. */
@@ -75,8 +68,8 @@ final class AckBatcher {
         this.acknowledged = acknowledged;
         this.node = node;
         this.name = name;
-        this.plain = new Lane(name, false);
-        this.cascading = new Lane(name + "-cascades", true);
+        this.plain = new Lane(name);
+        this.cascading = new Lane(name + "-cascades");
     }
 
     synchronized void start() {
@@ -86,7 +79,7 @@ final class AckBatcher {
 
     /** Queues a finished job for deletion; waits while its lane's pending list is full. */
     void acknowledge(ClaimedJob job, @Nullable String outputJson) {
-        Lane lane = job.cascades() ? cascading : plain;
+        Lane lane = job.cascades().any() ? cascading : plain;
         if (lane == cascading && !cascading.started()) {
             synchronized (this) {
                 if (running && !cascading.started()) {
@@ -96,7 +89,7 @@ final class AckBatcher {
         }
         unacknowledged.add(job.id());
         try {
-            lane.pending.put(new Ack(job.id(), job.attempt(), outputJson, job.workflowId(), job.batchId()));
+            lane.pending.put(Completion.of(job, outputJson));
         }
         catch (InterruptedException ex) {
             // shutting down: the job keeps its lease and is rescued if nobody acknowledges it
@@ -126,17 +119,14 @@ final class AckBatcher {
     /** One pending list and the thread that flushes it. */
     private final class Lane {
 
-        final LinkedBlockingQueue<Ack> pending = new LinkedBlockingQueue<>(MAX_PENDING);
+        final LinkedBlockingQueue<Completion> pending = new LinkedBlockingQueue<>(MAX_PENDING);
 
         private final String threadName;
 
-        private final boolean cascades;
-
         private volatile @Nullable Thread flusher;
 
-        Lane(String threadName, boolean cascades) {
+        Lane(String threadName) {
             this.threadName = threadName;
-            this.cascades = cascades;
         }
 
         boolean started() {
@@ -164,10 +154,10 @@ final class AckBatcher {
         }
 
         private void flushLoop() {
-            List<Ack> batch = new ArrayList<>();
+            List<Completion> batch = new ArrayList<>();
             while (running || !pending.isEmpty()) {
                 try {
-                    Ack first = pending.poll(100, TimeUnit.MILLISECONDS);
+                    Completion first = pending.poll(100, TimeUnit.MILLISECONDS);
                     if (first == null) {
                         continue;
                     }
@@ -183,7 +173,7 @@ final class AckBatcher {
             }
         }
 
-        private void flush(List<Ack> batch) throws InterruptedException {
+        private void flush(List<Completion> batch) throws InterruptedException {
             long backoff = 100;
             while (true) {
                 try {
@@ -210,7 +200,7 @@ final class AckBatcher {
         }
 
         /** The database refused the batch: halve it until the refused rows are found; the rest is deleted. */
-        private void refused(List<Ack> batch, Throwable error) throws InterruptedException {
+        private void refused(List<Completion> batch, Throwable error) throws InterruptedException {
             if (batch.size() == 1) {
                 logger.warn("Job " + batch.get(0).id() + " could not be acknowledged and is left to its lease: "
                         + error.getMessage());
@@ -223,31 +213,17 @@ final class AckBatcher {
         }
 
         /**
-         * Deletes the batch's jobs: plain jobs by the plain statement, workflow nodes and batch members by its
-         * variant with their cascades (which releases dependants and counts batches in the same statement).
+         * Deletes the batch's jobs, by the statement of the cascades their claims decided: plain jobs' without
+         * any, workflow nodes' and batch members' with theirs (which releases dependants and counts batches in
+         * the same statement).
          */
-        private void complete(List<Ack> batch) {
-            long[] ids = new long[batch.size()];
-            int[] attempts = new int[batch.size()];
-            String[] outputs = new String[batch.size()];
-            for (int i = 0; i < ids.length; i++) {
-                ids[i] = batch.get(i).id();
-                attempts[i] = batch.get(i).attempt();
-                outputs[i] = batch.get(i).outputJson();
-            }
-            if (cascades) {
-                jobs.completeMembers(node, ids, attempts, outputs,
-                        batch.stream().map(Ack::workflowId).toArray(Long[]::new),
-                        batch.stream().map(Ack::batchId).toArray(Long[]::new));
-            }
-            else {
-                jobs.complete(node, ids, attempts, outputs);
-            }
+        private void complete(List<Completion> batch) {
+            jobs.complete(node, batch);
         }
     }
 
     /** Their acknowledgement committed, or was given up: their leases are no longer renewed from here. */
-    private void done(List<Ack> batch) {
+    private void done(List<Completion> batch) {
         batch.forEach((ack) -> unacknowledged.remove(ack.id()));
         acknowledged.run();
     }

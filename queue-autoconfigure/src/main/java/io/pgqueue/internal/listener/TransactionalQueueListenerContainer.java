@@ -10,6 +10,7 @@ import io.pgqueue.internal.persistence.Claim;
 import io.pgqueue.internal.persistence.ClaimRequest;
 import io.pgqueue.internal.persistence.ClaimUndo;
 import io.pgqueue.internal.persistence.ClaimedJob;
+import io.pgqueue.internal.persistence.Completion;
 import io.pgqueue.internal.persistence.HistoryRepository;
 import io.pgqueue.internal.persistence.JobEnginePort;
 import io.pgqueue.listener.ContainerOptions;
@@ -267,7 +268,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
             }
             List<LateFinish> late = new ArrayList<>();
             jobs.forEach((job) -> LateFinish.add(late, job, claimedAt));
-            return new Handled(List.of(), List.of(), jobs.stream().filter(ClaimedJob::cascades)
+            return new Handled(List.of(), List.of(), jobs.stream().filter((job) -> job.cascades().any())
                 .map((job) -> new JobExecutor.Succeeded(job, null)).toList(), true, late);
         }
         List<JobExecutor.Succeeded> nodes = new ArrayList<>();
@@ -285,7 +286,7 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                 if (succeeded.outputJson() != null) {
                     withOutputs.add(succeeded);
                 }
-                if (job.cascades()) {
+                if (job.cascades().any()) {
                     nodes.add(succeeded);
                 }
             }
@@ -324,10 +325,9 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
         if (members.isEmpty()) {
             return;
         }
-        jobs.membersSucceeded(members.stream().mapToLong((member) -> member.job().id()).toArray(),
-                members.stream().map((member) -> member.job().workflowId()).toArray(Long[]::new),
-                members.stream().map((member) -> member.job().batchId()).toArray(Long[]::new),
-                members.stream().map(JobExecutor.Succeeded::outputJson).toArray(String[]::new), releaseClaimSavepoint);
+        jobs.membersSucceeded(members.stream()
+            .map((member) -> Completion.of(member.job(), member.outputJson()))
+            .toList(), releaseClaimSavepoint);
     }
 
     /**

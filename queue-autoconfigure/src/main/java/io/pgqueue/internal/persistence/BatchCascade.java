@@ -21,9 +21,6 @@ import java.util.List;
  */
 final class BatchCascade {
 
-    /** A batch's counted standings, the columns of {@link Counters.Aggregate#BATCH}. */
-    static final List<String> STANDINGS = List.of("active", "dead", "completed", "cancelled");
-
     /** The column a statement's final select must carry, so that the notification CTE is evaluated. */
     static final String NOTIFIED = ", (SELECT count(*) FROM b_notified) AS b_notified";
 
@@ -72,11 +69,11 @@ final class BatchCascade {
                     SELECT batch_id, (id %% %2$d)::smallint AS slot, -count(*) AS unfinished, -count(*) AS uncompleted,
                            0 AS deaths, 0 AS failures
                     FROM %1$s WHERE batch_id IS NOT NULL GROUP BY 1, 2
-                )""".formatted(changed, SLOTS) + shardCtes() + """
-                , b_counted AS (
-                    INSERT INTO {schema}.batch_counter_delta (batch_id, active, completed)
-                    SELECT batch_id, -count(*), count(*) FROM %s WHERE batch_id IS NOT NULL GROUP BY batch_id
-                )""".formatted(changed) + decideCtes();
+                )""".formatted(changed, SLOTS) + shardCtes()
+                + Counters.Aggregate.BATCH.deltaCte("b_counted",
+                        new Counters.Move("SELECT batch_id FROM " + changed + " WHERE batch_id IS NOT NULL", "active",
+                                "completed"))
+                + decideCtes();
     }
 
     /**
@@ -138,11 +135,7 @@ final class BatchCascade {
 
     /** The per-batch count deltas of {@code b_moved}'s rows. */
     private static String counted() {
-        return """
-                , b_counted AS (
-                    INSERT INTO {schema}.batch_counter_delta (batch_id, %1$s)
-                    SELECT batch_id, %2$s FROM b_moved WHERE was <> now_is GROUP BY batch_id
-                )""".formatted(String.join(", ", STANDINGS), Counters.Aggregate.BATCH.standingDeltas());
+        return Counters.Aggregate.BATCH.deltaCte("b_counted", "SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is");
     }
 
     /** The updates of the shards {@code b_changes} names, locked in order. */

@@ -21,22 +21,16 @@ import org.jspecify.annotations.Nullable;
  * @param workflowId the workflow the job is a node of, or null
  * @param batchId the batch the job is a member of, or null
  * @param fairnessKey the fairness key the job is charged to, or null
+ * @param cascades what the statements that finish the job must carry beside its row (a workflow's node, a
+ * batch's member), decided here, at claim, from the row
  */
 public record ClaimedJob(long id, String queue, String payloadJson, @Nullable String payloadType,
         @Nullable String headersJson, int attempt, int maxAttempts, Instant enqueuedAt, Instant dueAt, Instant claimedAt,
         @Nullable Long timeoutMillis, @Nullable Long workflowId, @Nullable Long batchId,
-        @Nullable String fairnessKey) {
+        @Nullable String fairnessKey, Cascades cascades) {
 
     /** Whether the job is a workflow's node. */
     public boolean inWorkflow() {
         return workflowId != null;
-    }
-
-    /**
-     * Whether the statements that finish the job must carry the workflow and batch cascades: it is a workflow's
-     * node or a batch's member (a plain job's acknowledgement and failure do without them).
-     */
-    public boolean cascades() {
-        return workflowId != null || batchId != null;
     }
 }

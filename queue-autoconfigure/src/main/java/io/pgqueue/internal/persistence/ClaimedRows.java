@@ -114,10 +114,12 @@ final class ClaimedRows {
         if (claimTime == null) {
             claimTime = instant(rows, claimedAt);
         }
+        Long workflow = rows.getObject(workflowId, Long.class);
+        Long batch = rows.getObject(batchId, Long.class);
         return new ClaimedJob(rows.getLong(id), rows.getString(queue), rows.getString(payload),
                 rows.getString(payloadType), rows.getString(headers), rows.getInt(attempts), rows.getInt(maxAttempts),
-                instant(rows, createdAt), runAt, claimTime, rows.getObject(timeoutMs, Long.class),
-                rows.getObject(workflowId, Long.class), rows.getObject(batchId, Long.class), rows.getString(fairnessKey));
+                instant(rows, createdAt), runAt, claimTime, rows.getObject(timeoutMs, Long.class), workflow, batch,
+                rows.getString(fairnessKey), Cascades.of(workflow, batch));
     }
 
     /**

@@ -35,14 +35,14 @@ final class Counters {
          * them), dead, completed and cancelled; appended by {@link WorkflowCascade}'s statements.
          */
         static final Aggregate WORKFLOW = new Aggregate("workflow_counter", "workflow_counter_delta", "workflow_id",
-                WorkflowCascade.STANDINGS);
+                List.of("waiting", "active", "dead", "completed", "cancelled"));
 
         /**
          * The counts per batch: members active (waiting, scheduled, ready or running), dead, completed and
          * cancelled; appended by {@link BatchCascade}'s statements.
          */
         static final Aggregate BATCH = new Aggregate("batch_counter", "batch_counter_delta", "batch_id",
-                BatchCascade.STANDINGS);
+                List.of("active", "dead", "completed", "cancelled"));
 
         /**
          * The delta of each column, as sums over rows that carry the standing they had ({@code was}) and have
@@ -54,6 +54,71 @@ final class Counters {
                 sums.add("sum((now_is = '" + standing + "')::int - (was = '" + standing + "')::int)");
             }
             return sums.toString();
+        }
+
+        /**
+         * The CTE {@code name} (after a comma) that appends this aggregate's deltas, per key, of the rows of
+         * {@code moves}: a query of (key, was, now_is), each a standing this aggregate counts ({@code 'none'} for
+         * a row that was not counted before).
+         */
+        String deltaCte(String name, String moves) {
+            return """
+                    , %1$s AS (
+                        INSERT INTO {schema}.%2$s (%3$s, %4$s)
+                        SELECT %3$s, %5$s
+                        FROM (%6$s) AS m
+                        GROUP BY %3$s
+                    )""".formatted(name, deltaTable, key, String.join(", ", columns), standingDeltas(), moves);
+        }
+
+        /**
+         * As {@link #deltaCte(String, String)} for moves known when the statement is composed: each of
+         * {@code moves} moves every row of its query (returning the key) from one standing to another, so the
+         * deltas are plain counts, without a comparison per row (the acknowledgement of a thousand members is a
+         * hot path).
+         */
+        String deltaCte(String name, Move... moves) {
+            List<String> touched = columns.stream()
+                .filter((column) -> java.util.Arrays.stream(moves).anyMatch((move) -> move.touches(column)))
+                .toList();
+            if (moves.length == 1) {
+                StringJoiner counts = new StringJoiner(", ");
+                touched.forEach((column) -> counts.add(moves[0].from().equals(column) ? "-count(*)" : "count(*)"));
+                return """
+                        , %1$s AS (
+                            INSERT INTO {schema}.%2$s (%3$s, %4$s)
+                            SELECT %3$s, %5$s FROM (%6$s) AS m GROUP BY %3$s
+                        )""".formatted(name, deltaTable, key, String.join(", ", touched), counts, moves[0].rows());
+            }
+            StringJoiner branches = new StringJoiner("\n          UNION ALL\n          ");
+            for (Move move : moves) {
+                StringJoiner values = new StringJoiner(", ");
+                touched.forEach((column) -> values.add(Integer.toString(move.delta(column))));
+                branches.add("SELECT " + key + ", " + values + " FROM (" + move.rows() + ") AS r");
+            }
+            return """
+                    , %1$s AS (
+                        INSERT INTO {schema}.%2$s (%3$s, %4$s)
+                        SELECT %3$s, %5$s
+                        FROM (%6$s) AS m (%3$s, %4$s)
+                        GROUP BY %3$s
+                    )""".formatted(name, deltaTable, key, String.join(", ", touched),
+                    String.join(", ", touched.stream().map((column) -> "sum(" + column + ")").toList()), branches);
+        }
+    }
+
+    /**
+     * Every row of {@code rows} (a query returning an aggregate's key) moves from standing {@code from} to
+     * standing {@code to} ({@code 'none'}: not counted).
+     */
+    record Move(String rows, String from, String to) {
+
+        boolean touches(String column) {
+            return from.equals(column) || to.equals(column);
+        }
+
+        int delta(String column) {
+            return (to.equals(column) ? 1 : 0) - (from.equals(column) ? 1 : 0);
         }
     }
 

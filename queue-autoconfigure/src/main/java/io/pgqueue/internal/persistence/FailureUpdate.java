@@ -12,15 +12,15 @@ import org.jspecify.annotations.Nullable;
  * @param maxAttempts the job's attempts as resolved when it was claimed
  * @param retryDelay delay before the next attempt, or null when the job goes dead
  * @param error message and bounded stack trace to keep in {@code last_error}
- * @param member whether the job may be a workflow's node or a batch's member: then the statement carries their
- * cascades (a plain job's failure does without them)
+ * @param cascades the cascades the job's claim decided: a workflow's node's or a batch's member's failure
+ * carries them (a plain job's does without them)
  */
 public record FailureUpdate(long jobId, int attempt, int maxAttempts, @Nullable Duration retryDelay, String error,
-        boolean member) {
+        Cascades cascades) {
 
     /** A failure whose statement carries the cascades, whatever the job is. */
     public FailureUpdate(long jobId, int attempt, int maxAttempts, @Nullable Duration retryDelay, String error) {
-        this(jobId, attempt, maxAttempts, retryDelay, error, true);
+        this(jobId, attempt, maxAttempts, retryDelay, error, Cascades.NODES_AND_MEMBERS);
     }
 
     public boolean dead() {

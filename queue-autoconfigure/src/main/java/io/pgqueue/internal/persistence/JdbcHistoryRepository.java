@@ -44,19 +44,6 @@ final class JdbcHistoryRepository implements HistoryRepository {
                   WHERE i.inhparent = to_regclass(:parent)) AS p
             ORDER BY to_bound NULLS LAST, name""";
 
-    /**
-     * The finished jobs' columns as a lookup reads them; the same shape as the live ones of the job table. Its
-     * places: the payload, the headers, the error and the output ({@code JobLookups} fills them).
-     */
-    static final String FINISHED_COLUMNS = """
-            SELECT id, queue, state, %1$s AS payload, payload_type, %2$s, attempts, NULL::int AS max_attempts,
-                   0::smallint AS priority, coalesce(run_at, created_at) AS run_at, created_at, attempted_at,
-                   finished_at, %3$s AS last_error, %4$s AS output, NULL::smallint AS progress_percent,
-                   NULL::text AS progress_message, false AS cancel_requested, group_key, dedup_key,
-                   NULL::bigint AS timeout_ms, NULL::uuid AS locked_by, NULL::timestamptz AS lease_until, workflow_id,
-                   batch_id, NULL::text AS fairness_key
-            FROM {schema}.job_history""";
-
     private final Jdbc jdbc;
 
     private final Schema schema;
@@ -92,7 +79,7 @@ final class JdbcHistoryRepository implements HistoryRepository {
         this.enabled = enabled;
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
         // the rows finished at this transaction's start (the claim archived them): one partition is read
-        this.recordOutputs = schema.sql("history.record-outputs", JdbcJobRepository.RELEASE_CLAIM_SAVEPOINT, """
+        this.recordOutputs = schema.sql("history.record-outputs", ClaimSavepoint.RELEASE, """
                 UPDATE {schema}.job_history h SET output = o.output::jsonb
                 FROM unnest(:ids::bigint[], :outputs::text[]) AS o(id, output)
                 WHERE h.id = o.id AND h.finished_at = now()""");

@@ -59,7 +59,7 @@ final class JdbcScheduleRepository implements ScheduleRepository {
 
     private final Sql redefine;
 
-    JdbcScheduleRepository(Jdbc jdbc, Schema schema, JdbcJobRepository jobs) {
+    JdbcScheduleRepository(Jdbc jdbc, Schema schema, InsertStatements inserts) {
         this.jdbc = jdbc;
         this.schema = schema;
         this.declare = schema.sql("schedule.declare", """
@@ -95,8 +95,8 @@ final class JdbcScheduleRepository implements ScheduleRepository {
                                              overridden = true, updated_at = now()
                 WHERE name = :name""");
         this.now = schema.sql("schedule.now", "SELECT now()");
-        this.fire = new Sql[] { fireStatement(jobs, false, false), fireStatement(jobs, true, false),
-                fireStatement(jobs, false, true), fireStatement(jobs, true, true) };
+        this.fire = new Sql[] { fireStatement(inserts, false, false), fireStatement(inserts, true, false),
+                fireStatement(inserts, false, true), fireStatement(inserts, true, true) };
         this.delete = schema.sql("schedule.delete", "DELETE FROM {schema}.schedule WHERE name = :name");
     }
 
@@ -104,8 +104,8 @@ final class JdbcScheduleRepository implements ScheduleRepository {
      * A tick (or, {@code triggered}, a run-time trigger, whose job holds the trigger's dedup key for a window);
      * returns how many jobs it enqueued, or, for a tick that skips its job, whether it advanced.
      */
-    private Sql fireStatement(JdbcJobRepository jobs, boolean notify, boolean triggered) {
-        return schema.sql("schedule.fire" + (notify ? "+notify" : "") + (triggered ? "+triggered" : ""), FIRE + jobs.insertCtes(Counters.Rows.ONE, notify, triggered)
+    private Sql fireStatement(InsertStatements inserts, boolean notify, boolean triggered) {
+        return schema.sql("schedule.fire" + (notify ? "+notify" : "") + (triggered ? "+triggered" : ""), FIRE + inserts.insertCtes(Counters.Rows.ONE, notify, triggered)
                 + "\nSELECT CASE WHEN :enqueue::boolean THEN (SELECT count(*) FROM inserted) ELSE (SELECT count(*) FROM advanced) END"
                 + (notify ? " + 0 * (SELECT count(*) FROM notified)" : "") + " AS fired");
     }

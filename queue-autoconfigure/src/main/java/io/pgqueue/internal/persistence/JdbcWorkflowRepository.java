@@ -112,12 +112,11 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
                 ), edges AS (
                     INSERT INTO {schema}.job_dependency (parent_id, child_id, policy)
                     SELECT * FROM unnest(:edge_parents::bigint[], :edge_children::bigint[], :edge_policies::text[])
-                ), counted_workflow AS (
-                    INSERT INTO {schema}.workflow_counter_delta (workflow_id, waiting, active)
-                    SELECT :workflow_id, count(*) FILTER (WHERE state = 'waiting'),
-                           count(*) FILTER (WHERE state <> 'waiting')
-                    FROM inserted
-                )
+                )""" + Counters.Aggregate.WORKFLOW.deltaCte("counted_workflow", """
+                SELECT :workflow_id::bigint AS workflow_id, 'none' AS was,
+                                 CASE WHEN state = 'waiting' THEN 'waiting' ELSE 'active' END AS now_is
+                          FROM inserted""") + """
+
                 SELECT DISTINCT queue FROM inserted WHERE state = 'ready'""");
         this.lock = schema.sql("workflow.lock", "SELECT name, default_policy FROM {schema}.workflow WHERE id = :id FOR UPDATE");
         this.nodes = schema.sql("workflow.nodes", """

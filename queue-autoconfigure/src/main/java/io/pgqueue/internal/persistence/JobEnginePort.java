@@ -90,30 +90,21 @@ public interface JobEnginePort {
     /**
      * {@link Transition#COMPLETE} of the LEASE jobs this node still owns in the attempts given, as completed or,
      * when their cancellation was requested, as cancelled; with history on, each job's output (JSON text, or
-     * null) is kept. Returns how many.
-     */
-    int complete(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs);
-
-    /**
-     * As {@link #complete} for jobs that are workflow nodes or batch members, with the
-     * {@link Transition.Cascade#WORKFLOW} and {@link Transition.Cascade#BATCH} cascades in the same statement:
+     * null) is kept. Returns how many. The statement carries the cascades the jobs' claims decided (none for
+     * plain jobs): with the {@link Transition.Cascade#WORKFLOW} and {@link Transition.Cascade#BATCH} cascades,
      * nodes' outputs are kept for their dependants (whatever history says), dependants whose last parent this was
      * become ready, batches count their members and fire the callbacks this decides, and the queues of the jobs
-     * made ready are notified at commit. {@code workflowIds} and {@code batchIds} are the jobs' (null where none):
-     * the statement carries only the cascades they need.
+     * made ready are notified at commit.
      */
-    int completeMembers(UUID node, long[] ids, int[] attempts, @Nullable String[] outputs,
-            @Nullable Long[] workflowIds, @Nullable Long[] batchIds);
+    int complete(UUID node, List<Completion> jobs);
 
     /**
      * The cascades of TRANSACTIONAL nodes and members whose handlers succeeded, in their transaction (the claim
-     * already deleted their rows), as by {@link #completeMembers}: committed or rolled back with the handlers'
-     * writes. {@code workflowIds} and {@code batchIds} are the jobs' (null where none). With
-     * {@code releaseClaimSavepoint}, the same round trip first releases the claim's savepoint, so that the
-     * cascades are written by the transaction itself rather than by a subtransaction.
+     * already deleted their rows), as by {@link #complete}: committed or rolled back with the handlers' writes
+     * (nothing for plain jobs). With {@code releaseClaimSavepoint}, the same round trip first releases the claim's
+     * savepoint, so that the cascades are written by the transaction itself rather than by a subtransaction.
      */
-    void membersSucceeded(long[] ids, @Nullable Long[] workflowIds, @Nullable Long[] batchIds,
-            @Nullable String[] outputs, boolean releaseClaimSavepoint);
+    void membersSucceeded(List<Completion> jobs, boolean releaseClaimSavepoint);
 
     /**
      * {@link Transition#FAIL} of a LEASE attempt, if the node still owns the job in that attempt; a job whose
@@ -135,15 +126,14 @@ public interface JobEnginePort {
      * runs again after the delay and the attempt does not count. A cancel-requested job finishes as cancelled.
      */
     default boolean snooze(UUID node, long id, int attempt, Duration delay) {
-        return snooze(node, id, attempt, delay, true);
+        return snooze(node, id, attempt, delay, Cascades.NODES_AND_MEMBERS);
     }
 
     /**
-     * As {@link #snooze(UUID, long, int, Duration)}; a job that is neither a workflow's node nor a batch's
-     * member ({@code member} false) is snoozed by a statement without their cascades (for the cancel-requested
-     * case).
+     * As {@link #snooze(UUID, long, int, Duration)}, by a statement with the cascades the job's claim decided
+     * (for the cancel-requested case: a plain job's does without them).
      */
-    boolean snooze(UUID node, long id, int attempt, Duration delay, boolean member);
+    boolean snooze(UUID node, long id, int attempt, Duration delay, Cascades cascades);
 
     /**
      * {@link Transition#SNOOZE_AFTER_ROLLBACK}: a TRANSACTIONAL attempt rolled back and put off, uncounted; with

@@ -34,6 +34,19 @@ final class JobLookups {
                    timeout_ms, locked_by, lease_until, workflow_id, batch_id, fairness_key
             FROM {schema}.job""";
 
+    /**
+     * The finished jobs' columns as a lookup reads them; the same shape as the live ones of the job table. Its
+     * places: the payload, the headers, the error and the output ({@link #columns} fills them).
+     */
+    private static final String FINISHED_COLUMNS = """
+            SELECT id, queue, state, %1$s AS payload, payload_type, %2$s, attempts, NULL::int AS max_attempts,
+                   0::smallint AS priority, coalesce(run_at, created_at) AS run_at, created_at, attempted_at,
+                   finished_at, %3$s AS last_error, %4$s AS output, NULL::smallint AS progress_percent,
+                   NULL::text AS progress_message, false AS cancel_requested, group_key, dedup_key,
+                   NULL::bigint AS timeout_ms, NULL::uuid AS locked_by, NULL::timestamptz AS lease_until, workflow_id,
+                   batch_id, NULL::text AS fairness_key
+            FROM {schema}.job_history""";
+
     /** Headers as two arrays ordered by name: no JSON parsing needed to read them. */
     private static final String HEADERS = """
             ARRAY(SELECT key FROM jsonb_each_text(headers) ORDER BY key) AS header_names,
@@ -68,17 +81,49 @@ final class JobLookups {
 
     private final Sql byId;
 
+    private final Sql deadIds;
+
+    private final Sql deadJobs;
+
+    private final Sql deadJobSummaries;
+
     /** The page statements by the bit sets of the states and filters they have. */
     private final Map<Integer, Sql> pages = new ConcurrentHashMap<>();
 
     JobLookups(Schema schema) {
         this.schema = schema;
         this.byId = schema.sql("lookup.by-id", "(" + columns(LIVE_COLUMNS, true) + " WHERE id = :id)\nUNION ALL\n("
-                + columns(JdbcHistoryRepository.FINISHED_COLUMNS, true) + " WHERE id = :id)\nLIMIT 1");
+                + columns(FINISHED_COLUMNS, true) + " WHERE id = :id)\nLIMIT 1");
+        this.deadIds = schema.sql("maintenance.dead-ids",
+                "SELECT id FROM {schema}.job WHERE queue = :queue AND state = 'dead' ORDER BY id");
+        this.deadJobs = schema.sql("maintenance.dead-jobs", deadJobsStatement(true));
+        this.deadJobSummaries = schema.sql("maintenance.dead-job-summaries", deadJobsStatement(false));
     }
 
     Sql byId() {
         return byId;
+    }
+
+    /** A queue's dead jobs' ids, in id order. */
+    Sql deadIds() {
+        return deadIds;
+    }
+
+    /** A page of a queue's dead jobs, newest first, with or without their content. */
+    Sql deadJobs(boolean content) {
+        return content ? deadJobs : deadJobSummaries;
+    }
+
+    /** A page of dead jobs; without content, payloads are not read and errors keep their first line. */
+    private static String deadJobsStatement(boolean content) {
+        return """
+                SELECT id, queue, attempts, %s AS last_error, %s AS payload, payload_type, created_at
+                FROM {schema}.job
+                WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job WHERE queue = :queue AND state = 'dead'
+                                     ORDER BY id DESC OFFSET :offset LIMIT :limit))
+                ORDER BY id DESC
+                """.formatted(content ? "last_error" : "split_part(left(last_error, 1000), chr(10), 1)",
+                        content ? "payload::text" : "NULL::text");
     }
 
     /** The statement for the query's states and filters, generated on first use. */
@@ -140,7 +185,7 @@ final class JobLookups {
         List<String> branches = new ArrayList<>();
         for (JobState state : JobState.all()) {
             if (states.contains(state)) {
-                String columns = columns(state.isFinished() ? JdbcHistoryRepository.FINISHED_COLUMNS : LIVE_COLUMNS, content);
+                String columns = columns(state.isFinished() ? FINISHED_COLUMNS : LIVE_COLUMNS, content);
                 String value = "'" + state.value() + "'";
                 String conditions = this.conditions(state, filters, base);
                 if (state.isFinished()) {

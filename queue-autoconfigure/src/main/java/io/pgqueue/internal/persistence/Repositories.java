@@ -69,7 +69,7 @@ public final class Repositories {
         this.history = new JdbcHistoryRepository(jdbc, schema, history);
         this.jobs = new JdbcJobRepository(jdbc, schema, counterDeltas, this.history, durableClaims);
         this.nodes = new JdbcNodeRepository(jdbc, schema);
-        this.schedules = new JdbcScheduleRepository(jdbc, schema, jobs);
+        this.schedules = new JdbcScheduleRepository(jdbc, schema, jobs.inserts());
         this.stats = new JdbcQueueStatsRepository(jdbc, schema, counterDeltas);
         this.schemaInfo = new JdbcSchemaRepository(jdbc, schema, historyTable);
         this.notifications = new JdbcNotificationRepository(jdbc, schema);

@@ -24,9 +24,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class WorkflowCascade {
 
-    /** A workflow's counted standings, the columns of {@link Counters.Aggregate#WORKFLOW}. */
-    static final List<String> STANDINGS = List.of("waiting", "active", "dead", "completed", "cancelled");
-
     /** The column a statement's final select must carry, so that the notification CTE is evaluated. */
     static final String NOTIFIED = ", (SELECT count(*) FROM wf_notified) AS wf_notified";
 
@@ -89,14 +86,10 @@ final class WorkflowCascade {
                     UPDATE {schema}.workflow_node n SET state = 'completed', finished_at = now(), output = o.output::jsonb
                     FROM wf_moved m LEFT JOIN unnest(:ids::bigint[], :outputs::text[]) AS o(id, output) ON o.id = m.id
                     WHERE n.job_id = m.id
-                ), wf_counted AS (
-                    INSERT INTO {schema}.workflow_counter_delta (workflow_id, waiting, active, completed)
-                    SELECT workflow_id, sum(waiting), sum(active), sum(completed)
-                    FROM (SELECT workflow_id, 0 AS waiting, -1 AS active, 1 AS completed FROM wf_moved
-                          UNION ALL
-                          SELECT workflow_id, -1, 1, 0 FROM wf_released WHERE state <> 'waiting') AS m
-                    GROUP BY workflow_id
-                )""" + NOTIFICATION;
+                )""" + Counters.Aggregate.WORKFLOW.deltaCte("wf_counted",
+                        new Counters.Move("SELECT workflow_id FROM wf_moved", "active", "completed"),
+                        new Counters.Move("SELECT workflow_id FROM wf_released WHERE state <> 'waiting'", "waiting", "active"))
+                + NOTIFICATION;
     }
 
     /** Notifies, at commit, the queues of the jobs the cascade made ready. */
@@ -170,7 +163,7 @@ final class WorkflowCascade {
                     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND %4$s
                     RETURNING %6$s, 'cancelled' AS state
                 )""".formatted(standing(from), standing(to), changed, Transition.CANCEL_DEPENDANTS.guard("j"),
-                Transition.CANCEL_DEPENDANTS.tag(), JdbcJobRepository.FINISHED_COLUMNS)
+                Transition.CANCEL_DEPENDANTS.tag(), JobColumns.FINISHED_COLUMNS)
                 + history.archiveCte("wf_cancelled", false, "wf_archived")
                 + counters.deltaCte(Transition.CANCEL_DEPENDANTS, "wf_cancelled", Counters.Rows.MANY) + releasedCte()
                 + """
@@ -192,17 +185,24 @@ final class WorkflowCascade {
                                LEFT JOIN {schema}.workflow_node r ON r.job_id = x.root
                           ORDER BY c.id, (x.parent = x.root) DESC)) AS f
                     WHERE n.job_id = f.id
-                ), wf_counted AS (
-                    INSERT INTO {schema}.workflow_counter_delta (workflow_id, %2$s)
-                    SELECT workflow_id, %3$s
-                    FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
+                )""".formatted(literal(cause)) + Counters.Aggregate.WORKFLOW.deltaCte("wf_counted", """
+                SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
                           UNION ALL
                           SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
                           UNION ALL
-                          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
-                    GROUP BY workflow_id
-                )""".formatted((cause != null) ? "'" + cause.replace("'", "''") + "'" : "NULL::text",
-                String.join(", ", STANDINGS), Counters.Aggregate.WORKFLOW.standingDeltas()) + NOTIFICATION;
+                          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting'""")
+                + NOTIFICATION;
+    }
+
+    /** Why nodes ended, as a literal: one of the causes written in this package, never input. */
+    private static String literal(@Nullable String cause) {
+        if (cause == null) {
+            return "NULL::text";
+        }
+        if (cause.indexOf('\'') >= 0) {
+            throw new IllegalArgumentException("A cause with a quote: " + cause);
+        }
+        return "'" + cause + "'";
     }
 
     /** A state's standing in its workflow's counts: scheduled, ready and running are all 'active'. */

@@ -150,7 +150,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,
@@ -346,7 +348,9 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), b_crossed AS (
     SELECT batch_id,
            sum((unfinished > 0)::int - (unfinished - d_unfinished > 0)::int) AS unfinished_slots,

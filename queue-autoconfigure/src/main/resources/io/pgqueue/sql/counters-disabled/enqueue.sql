@@ -27,84 +27,6 @@ WITH input AS (
 )
 SELECT id FROM inserted;
 
--- name: enqueue.single+notify
-/* pgqueue:enqueue.single+notify */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
-    FROM input i
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
-
--- name: enqueue.single+window
-/* pgqueue:enqueue.single+window */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
-    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
-    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
-    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
-                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
-    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
-    RETURNING queue, dedup_key
-), inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
-    FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state
-)
-SELECT id FROM inserted;
-
--- name: enqueue.single+notify+window
-/* pgqueue:enqueue.single+notify+window */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
-    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
-    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
-    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
-                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
-    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
-    RETURNING queue, dedup_key
-), inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
-    FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
-
 -- name: enqueue.single+keyed
 /* pgqueue:enqueue.single+keyed */
 WITH input AS (
@@ -144,8 +66,55 @@ WITH input AS (
 )
 SELECT id FROM inserted;
 
--- name: enqueue.single+notify+keyed
-/* pgqueue:enqueue.single+notify+keyed */
+-- name: enqueue.to-batch:single
+/* pgqueue:enqueue.to-batch:single */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
+    FROM input i
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, batch_id
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
+    FROM inserted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
+)
+SELECT id FROM inserted;
+
+-- name: enqueue.to-batch:single+keyed
+/* pgqueue:enqueue.to-batch:single+keyed */
 WITH input AS (
     SELECT :queue::text AS queue, i.*,
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
@@ -153,12 +122,41 @@ WITH input AS (
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
 )/* pgqueue:enqueue */, inserted AS (
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
+                              max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
     FROM input i
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, fairness_key
+    RETURNING id, queue, state, batch_id, fairness_key
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
+    FROM inserted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), fair_held AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
@@ -180,10 +178,36 @@ WITH input AS (
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
 )
-SELECT id FROM inserted LEFT JOIN notified ON true;
+SELECT id FROM inserted;
+
+-- name: enqueue.single+window
+/* pgqueue:enqueue.single+window */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, windowed AS (
+    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
+    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
+    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
+                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
+    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
+    RETURNING queue, dedup_key
+), inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
+    FROM input i
+WHERE i.dedup_for_ms IS NULL
+   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state
+)
+SELECT id FROM inserted;
 
 -- name: enqueue.single+window+keyed
 /* pgqueue:enqueue.single+window+keyed */
@@ -233,149 +257,6 @@ WHERE i.dedup_for_ms IS NULL
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
 )
 SELECT id FROM inserted;
-
--- name: enqueue.single+notify+window+keyed
-/* pgqueue:enqueue.single+notify+window+keyed */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
-    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
-    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
-    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
-                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
-    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
-    RETURNING queue, dedup_key
-), inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
-    FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, fairness_key
-), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
-      AND k.active
-    FOR KEY SHARE OF k
-), fair_refill AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
-    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
-), fair_refilled AS (
-    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
-    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
-), fair_activated AS (
-    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
-    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
-    FROM inserted r
-    WHERE r.fairness_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
-    ORDER BY r.queue, r.fairness_key
-    ON CONFLICT (queue, key) DO UPDATE
-        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
-
--- name: enqueue.to-batch:single
-/* pgqueue:enqueue.to-batch:single */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
-    FROM input i
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, batch_id
-), b_moved AS (
-    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
-    FROM inserted WHERE batch_id IS NOT NULL
-), b_changes AS (
-    SELECT batch_id, slot,
-           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
-           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
-           sum((now_is = 'dead')::int) AS deaths,
-           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
-    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
-), b_locked AS (
-    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
-      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
-    ORDER BY s.batch_id, s.slot FOR UPDATE
-), b_slots AS (
-    UPDATE "pgqueue".batch_slot s
-    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
-        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
-    FROM b_changes c
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
-      AND s.slot = c.slot
-    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
-              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
-), b_counted AS (
-    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
-)
-SELECT id FROM inserted;
-
--- name: enqueue.to-batch:single+notify
-/* pgqueue:enqueue.to-batch:single+notify */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
-    FROM input i
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, batch_id
-), b_moved AS (
-    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
-    FROM inserted WHERE batch_id IS NOT NULL
-), b_changes AS (
-    SELECT batch_id, slot,
-           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
-           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
-           sum((now_is = 'dead')::int) AS deaths,
-           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
-    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
-), b_locked AS (
-    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
-      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
-    ORDER BY s.batch_id, s.slot FOR UPDATE
-), b_slots AS (
-    UPDATE "pgqueue".batch_slot s
-    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
-        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
-    FROM b_changes c
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
-      AND s.slot = c.slot
-    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
-              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
-), b_counted AS (
-    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
 
 -- name: enqueue.to-batch:single+window
 /* pgqueue:enqueue.to-batch:single+window */
@@ -428,200 +309,11 @@ WHERE i.dedup_for_ms IS NULL
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 )
 SELECT id FROM inserted;
-
--- name: enqueue.to-batch:single+notify+window
-/* pgqueue:enqueue.to-batch:single+notify+window */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
-    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
-    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
-    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
-                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
-    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
-    RETURNING queue, dedup_key
-), inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
-    FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, batch_id
-), b_moved AS (
-    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
-    FROM inserted WHERE batch_id IS NOT NULL
-), b_changes AS (
-    SELECT batch_id, slot,
-           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
-           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
-           sum((now_is = 'dead')::int) AS deaths,
-           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
-    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
-), b_locked AS (
-    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
-      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
-    ORDER BY s.batch_id, s.slot FOR UPDATE
-), b_slots AS (
-    UPDATE "pgqueue".batch_slot s
-    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
-        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
-    FROM b_changes c
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
-      AND s.slot = c.slot
-    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
-              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
-), b_counted AS (
-    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
-
--- name: enqueue.to-batch:single+keyed
-/* pgqueue:enqueue.to-batch:single+keyed */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
-    FROM input i
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, batch_id, fairness_key
-), b_moved AS (
-    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
-    FROM inserted WHERE batch_id IS NOT NULL
-), b_changes AS (
-    SELECT batch_id, slot,
-           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
-           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
-           sum((now_is = 'dead')::int) AS deaths,
-           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
-    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
-), b_locked AS (
-    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
-      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
-    ORDER BY s.batch_id, s.slot FOR UPDATE
-), b_slots AS (
-    UPDATE "pgqueue".batch_slot s
-    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
-        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
-    FROM b_changes c
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
-      AND s.slot = c.slot
-    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
-              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
-), b_counted AS (
-    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
-), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
-      AND k.active
-    FOR KEY SHARE OF k
-), fair_refill AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
-    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
-), fair_refilled AS (
-    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
-    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
-), fair_activated AS (
-    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
-    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
-    FROM inserted r
-    WHERE r.fairness_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
-    ORDER BY r.queue, r.fairness_key
-    ON CONFLICT (queue, key) DO UPDATE
-        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
-)
-SELECT id FROM inserted;
-
--- name: enqueue.to-batch:single+notify+keyed
-/* pgqueue:enqueue.to-batch:single+notify+keyed */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
-    FROM input i
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, batch_id, fairness_key
-), b_moved AS (
-    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
-    FROM inserted WHERE batch_id IS NOT NULL
-), b_changes AS (
-    SELECT batch_id, slot,
-           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
-           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
-           sum((now_is = 'dead')::int) AS deaths,
-           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
-    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
-), b_locked AS (
-    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
-      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
-    ORDER BY s.batch_id, s.slot FOR UPDATE
-), b_slots AS (
-    UPDATE "pgqueue".batch_slot s
-    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
-        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
-    FROM b_changes c
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
-      AND s.slot = c.slot
-    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
-              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
-), b_counted AS (
-    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
-), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
-      AND k.active
-    FOR KEY SHARE OF k
-), fair_refill AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
-    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
-), fair_refilled AS (
-    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
-    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
-), fair_activated AS (
-    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
-    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
-    FROM inserted r
-    WHERE r.fairness_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
-    ORDER BY r.queue, r.fairness_key
-    ON CONFLICT (queue, key) DO UPDATE
-        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
 
 -- name: enqueue.to-batch:single+window+keyed
 /* pgqueue:enqueue.to-batch:single+window+keyed */
@@ -674,7 +366,9 @@ WHERE i.dedup_for_ms IS NULL
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), fair_held AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
@@ -698,6 +392,326 @@ WHERE i.dedup_for_ms IS NULL
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
 )
 SELECT id FROM inserted;
+
+-- name: enqueue.single+notify
+/* pgqueue:enqueue.single+notify */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
+    FROM input i
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.single+notify+keyed
+/* pgqueue:enqueue.single+notify+keyed */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms, fairness_key)
+)/* pgqueue:enqueue */, inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
+    FROM input i
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, fairness_key
+), fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
+      AND k.active
+    FOR KEY SHARE OF k
+), fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM inserted r
+    WHERE r.fairness_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.to-batch:single+notify
+/* pgqueue:enqueue.to-batch:single+notify */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
+    FROM input i
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, batch_id
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
+    FROM inserted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.to-batch:single+notify+keyed
+/* pgqueue:enqueue.to-batch:single+notify+keyed */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms, fairness_key)
+)/* pgqueue:enqueue */, inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
+    FROM input i
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, batch_id, fairness_key
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
+    FROM inserted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
+), fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
+      AND k.active
+    FOR KEY SHARE OF k
+), fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM inserted r
+    WHERE r.fairness_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.single+notify+window
+/* pgqueue:enqueue.single+notify+window */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, windowed AS (
+    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
+    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
+    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
+                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
+    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
+    RETURNING queue, dedup_key
+), inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
+    FROM input i
+WHERE i.dedup_for_ms IS NULL
+   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.single+notify+window+keyed
+/* pgqueue:enqueue.single+notify+window+keyed */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms, fairness_key)
+)/* pgqueue:enqueue */, windowed AS (
+    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
+    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
+    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
+                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
+    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
+    RETURNING queue, dedup_key
+), inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
+    FROM input i
+WHERE i.dedup_for_ms IS NULL
+   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, fairness_key
+), fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
+      AND k.active
+    FOR KEY SHARE OF k
+), fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM inserted r
+    WHERE r.fairness_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.to-batch:single+notify+window
+/* pgqueue:enqueue.to-batch:single+notify+window */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, windowed AS (
+    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
+    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
+    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
+                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
+    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
+    RETURNING queue, dedup_key
+), inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
+    FROM input i
+WHERE i.dedup_for_ms IS NULL
+   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, batch_id
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
+    FROM inserted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
 
 -- name: enqueue.to-batch:single+notify+window+keyed
 /* pgqueue:enqueue.to-batch:single+notify+window+keyed */
@@ -750,7 +764,9 @@ WHERE i.dedup_for_ms IS NULL
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), fair_held AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
@@ -795,84 +811,6 @@ WITH input AS (
 )
 SELECT id FROM inserted;
 
--- name: enqueue.uniform+notify
-/* pgqueue:enqueue.uniform+notify */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
-    FROM input i
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
-
--- name: enqueue.uniform+window
-/* pgqueue:enqueue.uniform+window */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
-    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
-    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
-    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
-                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
-    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
-    RETURNING queue, dedup_key
-), inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
-    FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state
-)
-SELECT id FROM inserted;
-
--- name: enqueue.uniform+notify+window
-/* pgqueue:enqueue.uniform+notify+window */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
-    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
-    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
-    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
-                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
-    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
-    RETURNING queue, dedup_key
-), inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
-    FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
-
 -- name: enqueue.uniform+keyed
 /* pgqueue:enqueue.uniform+keyed */
 WITH input AS (
@@ -912,8 +850,55 @@ WITH input AS (
 )
 SELECT id FROM inserted;
 
--- name: enqueue.uniform+notify+keyed
-/* pgqueue:enqueue.uniform+notify+keyed */
+-- name: enqueue.to-batch:uniform
+/* pgqueue:enqueue.to-batch:uniform */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
+    FROM input i
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, batch_id
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
+    FROM inserted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
+)
+SELECT id FROM inserted;
+
+-- name: enqueue.to-batch:uniform+keyed
+/* pgqueue:enqueue.to-batch:uniform+keyed */
 WITH input AS (
     SELECT :queue::text AS queue, i.*,
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
@@ -921,12 +906,41 @@ WITH input AS (
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
 )/* pgqueue:enqueue */, inserted AS (
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
+                              max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
     FROM input i
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, fairness_key
+    RETURNING id, queue, state, batch_id, fairness_key
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
+    FROM inserted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), fair_held AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
@@ -948,10 +962,36 @@ WITH input AS (
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
 )
-SELECT id FROM inserted LEFT JOIN notified ON true;
+SELECT id FROM inserted;
+
+-- name: enqueue.uniform+window
+/* pgqueue:enqueue.uniform+window */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, windowed AS (
+    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
+    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
+    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
+                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
+    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
+    RETURNING queue, dedup_key
+), inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
+    FROM input i
+WHERE i.dedup_for_ms IS NULL
+   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state
+)
+SELECT id FROM inserted;
 
 -- name: enqueue.uniform+window+keyed
 /* pgqueue:enqueue.uniform+window+keyed */
@@ -1001,149 +1041,6 @@ WHERE i.dedup_for_ms IS NULL
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
 )
 SELECT id FROM inserted;
-
--- name: enqueue.uniform+notify+window+keyed
-/* pgqueue:enqueue.uniform+notify+window+keyed */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
-    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
-    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
-    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
-                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
-    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
-    RETURNING queue, dedup_key
-), inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
-    FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, fairness_key
-), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
-      AND k.active
-    FOR KEY SHARE OF k
-), fair_refill AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
-    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
-), fair_refilled AS (
-    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
-    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
-), fair_activated AS (
-    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
-    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
-    FROM inserted r
-    WHERE r.fairness_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
-    ORDER BY r.queue, r.fairness_key
-    ON CONFLICT (queue, key) DO UPDATE
-        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
-
--- name: enqueue.to-batch:uniform
-/* pgqueue:enqueue.to-batch:uniform */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
-    FROM input i
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, batch_id
-), b_moved AS (
-    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
-    FROM inserted WHERE batch_id IS NOT NULL
-), b_changes AS (
-    SELECT batch_id, slot,
-           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
-           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
-           sum((now_is = 'dead')::int) AS deaths,
-           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
-    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
-), b_locked AS (
-    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
-      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
-    ORDER BY s.batch_id, s.slot FOR UPDATE
-), b_slots AS (
-    UPDATE "pgqueue".batch_slot s
-    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
-        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
-    FROM b_changes c
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
-      AND s.slot = c.slot
-    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
-              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
-), b_counted AS (
-    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
-)
-SELECT id FROM inserted;
-
--- name: enqueue.to-batch:uniform+notify
-/* pgqueue:enqueue.to-batch:uniform+notify */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
-    FROM input i
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, batch_id
-), b_moved AS (
-    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
-    FROM inserted WHERE batch_id IS NOT NULL
-), b_changes AS (
-    SELECT batch_id, slot,
-           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
-           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
-           sum((now_is = 'dead')::int) AS deaths,
-           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
-    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
-), b_locked AS (
-    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
-      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
-    ORDER BY s.batch_id, s.slot FOR UPDATE
-), b_slots AS (
-    UPDATE "pgqueue".batch_slot s
-    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
-        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
-    FROM b_changes c
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
-      AND s.slot = c.slot
-    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
-              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
-), b_counted AS (
-    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
 
 -- name: enqueue.to-batch:uniform+window
 /* pgqueue:enqueue.to-batch:uniform+window */
@@ -1196,200 +1093,11 @@ WHERE i.dedup_for_ms IS NULL
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 )
 SELECT id FROM inserted;
-
--- name: enqueue.to-batch:uniform+notify+window
-/* pgqueue:enqueue.to-batch:uniform+notify+window */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
-    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
-    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
-    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
-                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
-    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
-    RETURNING queue, dedup_key
-), inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
-    FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, batch_id
-), b_moved AS (
-    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
-    FROM inserted WHERE batch_id IS NOT NULL
-), b_changes AS (
-    SELECT batch_id, slot,
-           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
-           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
-           sum((now_is = 'dead')::int) AS deaths,
-           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
-    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
-), b_locked AS (
-    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
-      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
-    ORDER BY s.batch_id, s.slot FOR UPDATE
-), b_slots AS (
-    UPDATE "pgqueue".batch_slot s
-    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
-        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
-    FROM b_changes c
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
-      AND s.slot = c.slot
-    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
-              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
-), b_counted AS (
-    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
-
--- name: enqueue.to-batch:uniform+keyed
-/* pgqueue:enqueue.to-batch:uniform+keyed */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
-    FROM input i
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, batch_id, fairness_key
-), b_moved AS (
-    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
-    FROM inserted WHERE batch_id IS NOT NULL
-), b_changes AS (
-    SELECT batch_id, slot,
-           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
-           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
-           sum((now_is = 'dead')::int) AS deaths,
-           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
-    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
-), b_locked AS (
-    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
-      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
-    ORDER BY s.batch_id, s.slot FOR UPDATE
-), b_slots AS (
-    UPDATE "pgqueue".batch_slot s
-    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
-        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
-    FROM b_changes c
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
-      AND s.slot = c.slot
-    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
-              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
-), b_counted AS (
-    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
-), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
-      AND k.active
-    FOR KEY SHARE OF k
-), fair_refill AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
-    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
-), fair_refilled AS (
-    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
-    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
-), fair_activated AS (
-    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
-    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
-    FROM inserted r
-    WHERE r.fairness_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
-    ORDER BY r.queue, r.fairness_key
-    ON CONFLICT (queue, key) DO UPDATE
-        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
-)
-SELECT id FROM inserted;
-
--- name: enqueue.to-batch:uniform+notify+keyed
-/* pgqueue:enqueue.to-batch:uniform+notify+keyed */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
-    FROM input i
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, batch_id, fairness_key
-), b_moved AS (
-    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
-    FROM inserted WHERE batch_id IS NOT NULL
-), b_changes AS (
-    SELECT batch_id, slot,
-           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
-           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
-           sum((now_is = 'dead')::int) AS deaths,
-           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
-    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
-), b_locked AS (
-    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
-      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
-    ORDER BY s.batch_id, s.slot FOR UPDATE
-), b_slots AS (
-    UPDATE "pgqueue".batch_slot s
-    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
-        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
-    FROM b_changes c
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
-      AND s.slot = c.slot
-    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
-              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
-), b_counted AS (
-    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
-), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
-      AND k.active
-    FOR KEY SHARE OF k
-), fair_refill AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
-    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
-), fair_refilled AS (
-    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
-    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
-), fair_activated AS (
-    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
-    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
-    FROM inserted r
-    WHERE r.fairness_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
-    ORDER BY r.queue, r.fairness_key
-    ON CONFLICT (queue, key) DO UPDATE
-        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
 
 -- name: enqueue.to-batch:uniform+window+keyed
 /* pgqueue:enqueue.to-batch:uniform+window+keyed */
@@ -1442,7 +1150,9 @@ WHERE i.dedup_for_ms IS NULL
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), fair_held AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
@@ -1466,6 +1176,326 @@ WHERE i.dedup_for_ms IS NULL
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
 )
 SELECT id FROM inserted;
+
+-- name: enqueue.uniform+notify
+/* pgqueue:enqueue.uniform+notify */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
+    FROM input i
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.uniform+notify+keyed
+/* pgqueue:enqueue.uniform+notify+keyed */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms, fairness_key)
+)/* pgqueue:enqueue */, inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
+    FROM input i
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, fairness_key
+), fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
+      AND k.active
+    FOR KEY SHARE OF k
+), fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM inserted r
+    WHERE r.fairness_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.to-batch:uniform+notify
+/* pgqueue:enqueue.to-batch:uniform+notify */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
+    FROM input i
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, batch_id
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
+    FROM inserted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.to-batch:uniform+notify+keyed
+/* pgqueue:enqueue.to-batch:uniform+notify+keyed */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms, fairness_key)
+)/* pgqueue:enqueue */, inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
+    FROM input i
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, batch_id, fairness_key
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
+    FROM inserted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
+), fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
+      AND k.active
+    FOR KEY SHARE OF k
+), fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM inserted r
+    WHERE r.fairness_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.uniform+notify+window
+/* pgqueue:enqueue.uniform+notify+window */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, windowed AS (
+    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
+    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
+    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
+                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
+    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
+    RETURNING queue, dedup_key
+), inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
+    FROM input i
+WHERE i.dedup_for_ms IS NULL
+   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.uniform+notify+window+keyed
+/* pgqueue:enqueue.uniform+notify+window+keyed */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms, fairness_key)
+)/* pgqueue:enqueue */, windowed AS (
+    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
+    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
+    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
+                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
+    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
+    RETURNING queue, dedup_key
+), inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
+    FROM input i
+WHERE i.dedup_for_ms IS NULL
+   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, fairness_key
+), fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
+      AND k.active
+    FOR KEY SHARE OF k
+), fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM inserted r
+    WHERE r.fairness_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.to-batch:uniform+notify+window
+/* pgqueue:enqueue.to-batch:uniform+notify+window */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, windowed AS (
+    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
+    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
+    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
+                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
+    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
+    RETURNING queue, dedup_key
+), inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
+    FROM input i
+WHERE i.dedup_for_ms IS NULL
+   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, batch_id
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
+    FROM inserted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
 
 -- name: enqueue.to-batch:uniform+notify+window+keyed
 /* pgqueue:enqueue.to-batch:uniform+notify+window+keyed */
@@ -1518,7 +1548,9 @@ WHERE i.dedup_for_ms IS NULL
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), fair_held AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
@@ -1563,84 +1595,6 @@ WITH input AS (
 )
 SELECT id FROM inserted;
 
--- name: enqueue.mixed+notify
-/* pgqueue:enqueue.mixed+notify */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
-    FROM input i
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
-
--- name: enqueue.mixed+window
-/* pgqueue:enqueue.mixed+window */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
-    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
-    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
-    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
-                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
-    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
-    RETURNING queue, dedup_key
-), inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
-    FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state
-)
-SELECT id FROM inserted;
-
--- name: enqueue.mixed+notify+window
-/* pgqueue:enqueue.mixed+notify+window */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
-    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
-    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
-    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
-                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
-    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
-    RETURNING queue, dedup_key
-), inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
-    FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
-
 -- name: enqueue.mixed+keyed
 /* pgqueue:enqueue.mixed+keyed */
 WITH input AS (
@@ -1680,8 +1634,55 @@ WITH input AS (
 )
 SELECT id FROM inserted;
 
--- name: enqueue.mixed+notify+keyed
-/* pgqueue:enqueue.mixed+notify+keyed */
+-- name: enqueue.to-batch:mixed
+/* pgqueue:enqueue.to-batch:mixed */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
+    FROM input i
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, batch_id
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
+    FROM inserted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
+)
+SELECT id FROM inserted;
+
+-- name: enqueue.to-batch:mixed+keyed
+/* pgqueue:enqueue.to-batch:mixed+keyed */
 WITH input AS (
     SELECT :queue::text AS queue, i.*,
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
@@ -1689,12 +1690,41 @@ WITH input AS (
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
 )/* pgqueue:enqueue */, inserted AS (
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
+                              max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
     FROM input i
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, fairness_key
+    RETURNING id, queue, state, batch_id, fairness_key
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
+    FROM inserted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), fair_held AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
@@ -1716,10 +1746,36 @@ WITH input AS (
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
 )
-SELECT id FROM inserted LEFT JOIN notified ON true;
+SELECT id FROM inserted;
+
+-- name: enqueue.mixed+window
+/* pgqueue:enqueue.mixed+window */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, windowed AS (
+    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
+    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
+    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
+                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
+    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
+    RETURNING queue, dedup_key
+), inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
+    FROM input i
+WHERE i.dedup_for_ms IS NULL
+   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state
+)
+SELECT id FROM inserted;
 
 -- name: enqueue.mixed+window+keyed
 /* pgqueue:enqueue.mixed+window+keyed */
@@ -1769,149 +1825,6 @@ WHERE i.dedup_for_ms IS NULL
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
 )
 SELECT id FROM inserted;
-
--- name: enqueue.mixed+notify+window+keyed
-/* pgqueue:enqueue.mixed+notify+window+keyed */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
-    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
-    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
-    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
-                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
-    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
-    RETURNING queue, dedup_key
-), inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
-    FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, fairness_key
-), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
-      AND k.active
-    FOR KEY SHARE OF k
-), fair_refill AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
-    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
-), fair_refilled AS (
-    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
-    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
-), fair_activated AS (
-    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
-    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
-    FROM inserted r
-    WHERE r.fairness_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
-    ORDER BY r.queue, r.fairness_key
-    ON CONFLICT (queue, key) DO UPDATE
-        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
-
--- name: enqueue.to-batch:mixed
-/* pgqueue:enqueue.to-batch:mixed */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
-    FROM input i
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, batch_id
-), b_moved AS (
-    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
-    FROM inserted WHERE batch_id IS NOT NULL
-), b_changes AS (
-    SELECT batch_id, slot,
-           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
-           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
-           sum((now_is = 'dead')::int) AS deaths,
-           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
-    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
-), b_locked AS (
-    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
-      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
-    ORDER BY s.batch_id, s.slot FOR UPDATE
-), b_slots AS (
-    UPDATE "pgqueue".batch_slot s
-    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
-        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
-    FROM b_changes c
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
-      AND s.slot = c.slot
-    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
-              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
-), b_counted AS (
-    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
-)
-SELECT id FROM inserted;
-
--- name: enqueue.to-batch:mixed+notify
-/* pgqueue:enqueue.to-batch:mixed+notify */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
-    FROM input i
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, batch_id
-), b_moved AS (
-    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
-    FROM inserted WHERE batch_id IS NOT NULL
-), b_changes AS (
-    SELECT batch_id, slot,
-           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
-           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
-           sum((now_is = 'dead')::int) AS deaths,
-           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
-    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
-), b_locked AS (
-    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
-      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
-    ORDER BY s.batch_id, s.slot FOR UPDATE
-), b_slots AS (
-    UPDATE "pgqueue".batch_slot s
-    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
-        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
-    FROM b_changes c
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
-      AND s.slot = c.slot
-    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
-              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
-), b_counted AS (
-    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
 
 -- name: enqueue.to-batch:mixed+window
 /* pgqueue:enqueue.to-batch:mixed+window */
@@ -1964,200 +1877,11 @@ WHERE i.dedup_for_ms IS NULL
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 )
 SELECT id FROM inserted;
-
--- name: enqueue.to-batch:mixed+notify+window
-/* pgqueue:enqueue.to-batch:mixed+notify+window */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
-    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
-    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
-    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
-                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
-    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
-    RETURNING queue, dedup_key
-), inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
-    FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, batch_id
-), b_moved AS (
-    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
-    FROM inserted WHERE batch_id IS NOT NULL
-), b_changes AS (
-    SELECT batch_id, slot,
-           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
-           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
-           sum((now_is = 'dead')::int) AS deaths,
-           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
-    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
-), b_locked AS (
-    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
-      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
-    ORDER BY s.batch_id, s.slot FOR UPDATE
-), b_slots AS (
-    UPDATE "pgqueue".batch_slot s
-    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
-        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
-    FROM b_changes c
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
-      AND s.slot = c.slot
-    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
-              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
-), b_counted AS (
-    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
-
--- name: enqueue.to-batch:mixed+keyed
-/* pgqueue:enqueue.to-batch:mixed+keyed */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
-    FROM input i
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, batch_id, fairness_key
-), b_moved AS (
-    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
-    FROM inserted WHERE batch_id IS NOT NULL
-), b_changes AS (
-    SELECT batch_id, slot,
-           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
-           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
-           sum((now_is = 'dead')::int) AS deaths,
-           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
-    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
-), b_locked AS (
-    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
-      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
-    ORDER BY s.batch_id, s.slot FOR UPDATE
-), b_slots AS (
-    UPDATE "pgqueue".batch_slot s
-    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
-        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
-    FROM b_changes c
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
-      AND s.slot = c.slot
-    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
-              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
-), b_counted AS (
-    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
-), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
-      AND k.active
-    FOR KEY SHARE OF k
-), fair_refill AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
-    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
-), fair_refilled AS (
-    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
-    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
-), fair_activated AS (
-    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
-    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
-    FROM inserted r
-    WHERE r.fairness_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
-    ORDER BY r.queue, r.fairness_key
-    ON CONFLICT (queue, key) DO UPDATE
-        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
-)
-SELECT id FROM inserted;
-
--- name: enqueue.to-batch:mixed+notify+keyed
-/* pgqueue:enqueue.to-batch:mixed+notify+keyed */
-WITH input AS (
-    SELECT :queue::text AS queue, i.*,
-           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                 group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
-    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
-                              max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
-    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
-    FROM input i
-    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-    RETURNING id, queue, state, batch_id, fairness_key
-), b_moved AS (
-    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
-    FROM inserted WHERE batch_id IS NOT NULL
-), b_changes AS (
-    SELECT batch_id, slot,
-           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
-           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
-           sum((now_is = 'dead')::int) AS deaths,
-           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
-    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
-), b_locked AS (
-    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
-      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
-    ORDER BY s.batch_id, s.slot FOR UPDATE
-), b_slots AS (
-    UPDATE "pgqueue".batch_slot s
-    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
-        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
-    FROM b_changes c
-    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
-      AND s.slot = c.slot
-    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
-              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
-), b_counted AS (
-    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
-), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
-      AND k.active
-    FOR KEY SHARE OF k
-), fair_refill AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
-    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
-), fair_refilled AS (
-    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
-    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
-), fair_activated AS (
-    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
-    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
-    FROM inserted r
-    WHERE r.fairness_key IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
-    ORDER BY r.queue, r.fairness_key
-    ON CONFLICT (queue, key) DO UPDATE
-        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
-), notified AS (
-    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-)
-SELECT id FROM inserted LEFT JOIN notified ON true;
 
 -- name: enqueue.to-batch:mixed+window+keyed
 /* pgqueue:enqueue.to-batch:mixed+window+keyed */
@@ -2210,7 +1934,9 @@ WHERE i.dedup_for_ms IS NULL
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), fair_held AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
@@ -2234,6 +1960,326 @@ WHERE i.dedup_for_ms IS NULL
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
 )
 SELECT id FROM inserted;
+
+-- name: enqueue.mixed+notify
+/* pgqueue:enqueue.mixed+notify */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
+    FROM input i
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.mixed+notify+keyed
+/* pgqueue:enqueue.mixed+notify+keyed */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms, fairness_key)
+)/* pgqueue:enqueue */, inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
+    FROM input i
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, fairness_key
+), fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
+      AND k.active
+    FOR KEY SHARE OF k
+), fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM inserted r
+    WHERE r.fairness_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.to-batch:mixed+notify
+/* pgqueue:enqueue.to-batch:mixed+notify */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
+    FROM input i
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, batch_id
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
+    FROM inserted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.to-batch:mixed+notify+keyed
+/* pgqueue:enqueue.to-batch:mixed+notify+keyed */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms, fairness_key)
+)/* pgqueue:enqueue */, inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
+    FROM input i
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, batch_id, fairness_key
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
+    FROM inserted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
+), fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
+      AND k.active
+    FOR KEY SHARE OF k
+), fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM inserted r
+    WHERE r.fairness_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.mixed+notify+window
+/* pgqueue:enqueue.mixed+notify+window */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, windowed AS (
+    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
+    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
+    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
+                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
+    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
+    RETURNING queue, dedup_key
+), inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
+    FROM input i
+WHERE i.dedup_for_ms IS NULL
+   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.mixed+notify+window+keyed
+/* pgqueue:enqueue.mixed+notify+window+keyed */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms, fairness_key)
+)/* pgqueue:enqueue */, windowed AS (
+    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
+    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
+    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
+                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
+    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
+    RETURNING queue, dedup_key
+), inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
+    FROM input i
+WHERE i.dedup_for_ms IS NULL
+   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, fairness_key
+), fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
+      AND k.active
+    FOR KEY SHARE OF k
+), fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM inserted r
+    WHERE r.fairness_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
+
+-- name: enqueue.to-batch:mixed+notify+window
+/* pgqueue:enqueue.to-batch:mixed+notify+window */
+WITH input AS (
+    SELECT :queue::text AS queue, i.*,
+           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                 group_key, timeout_ms, dedup_for_ms)
+)/* pgqueue:enqueue */, windowed AS (
+    INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
+    SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
+    FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".job live
+                      WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
+    ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
+    RETURNING queue, dedup_key
+), inserted AS (
+    INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
+                              max_attempts, dedup_key, group_key, timeout_ms, batch_id)
+    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
+    FROM input i
+WHERE i.dedup_for_ms IS NULL
+   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+    RETURNING id, queue, state, batch_id
+), b_moved AS (
+    SELECT batch_id, (id % 16)::smallint AS slot, 'none' AS was, 'active' AS now_is
+    FROM inserted WHERE batch_id IS NOT NULL
+), b_changes AS (
+    SELECT batch_id, slot,
+           sum((now_is = 'active')::int - (was = 'active')::int) AS unfinished,
+           sum((now_is <> 'completed')::int - (was NOT IN ('completed', 'none'))::int) AS uncompleted,
+           sum((now_is = 'dead')::int) AS deaths,
+           sum((now_is IN ('dead', 'cancelled') AND was NOT IN ('dead', 'cancelled'))::int) AS failures
+    FROM b_moved WHERE was <> now_is GROUP BY batch_id, slot
+), b_locked AS (
+    SELECT s.batch_id, s.slot FROM "pgqueue".batch_slot s
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_changes))
+      AND (s.batch_id, s.slot) IN (SELECT batch_id, slot FROM b_changes)
+    ORDER BY s.batch_id, s.slot FOR UPDATE
+), b_slots AS (
+    UPDATE "pgqueue".batch_slot s
+    SET unfinished = s.unfinished + c.unfinished, uncompleted = s.uncompleted + c.uncompleted,
+        deaths = s.deaths + c.deaths, failures = s.failures + c.failures
+    FROM b_changes c
+    WHERE s.batch_id = ANY(ARRAY(SELECT batch_id FROM b_locked)) AND s.batch_id = c.batch_id
+      AND s.slot = c.slot
+    RETURNING s.batch_id, s.sealed, s.unfinished, s.uncompleted, c.unfinished AS d_unfinished,
+              c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
+), b_counted AS (
+    INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
+), notified AS (
+    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
+)
+SELECT id FROM inserted LEFT JOIN notified ON true;
 
 -- name: enqueue.to-batch:mixed+notify+window+keyed
 /* pgqueue:enqueue.to-batch:mixed+notify+window+keyed */
@@ -2286,7 +2332,9 @@ WHERE i.dedup_for_ms IS NULL
               c.uncompleted AS d_uncompleted, c.deaths AS d_deaths, c.failures AS d_failures
 ), b_counted AS (
     INSERT INTO "pgqueue".batch_counter_delta (batch_id, active, dead, completed, cancelled)
-    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int) FROM b_moved WHERE was <> now_is GROUP BY batch_id
+    SELECT batch_id, sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
+    FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
+    GROUP BY batch_id
 ), fair_held AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)

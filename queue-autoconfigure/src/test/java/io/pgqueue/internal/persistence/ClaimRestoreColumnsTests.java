@@ -25,15 +25,15 @@ class ClaimRestoreColumnsTests {
     void theRestoreWritesEveryColumnOfTheJobTableWithItsType() {
         QueueContextRunners.on(database).run((context) -> {
             JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
-            Set<String> restored = new HashSet<>(JdbcJobRepository.RESTORED_FROM_JOB);
+            Set<String> restored = new HashSet<>(JobColumns.RESTORED_FROM_JOB);
             restored.add("state");
-            restored.addAll(JdbcJobRepository.RESTORED_FROM_REST.keySet());
-            assertThat(restored).hasSize(JdbcJobRepository.RESTORED_FROM_JOB.size() + 1
-                    + JdbcJobRepository.RESTORED_FROM_REST.size());
+            restored.addAll(JobColumns.RESTORED_FROM_REST.keySet());
+            assertThat(restored).hasSize(JobColumns.RESTORED_FROM_JOB.size() + 1
+                    + JobColumns.RESTORED_FROM_REST.size());
             assertThat(jdbc.queryForList("SELECT column_name FROM information_schema.columns "
                     + "WHERE table_schema = 'pgqueue' AND table_name = 'job'", String.class))
                 .containsExactlyInAnyOrderElementsOf(restored);
-            JdbcJobRepository.RESTORED_FROM_REST.forEach((column, type) -> assertThat(jdbc.queryForObject(
+            JobColumns.RESTORED_FROM_REST.forEach((column, type) -> assertThat(jdbc.queryForObject(
                     "SELECT format_type(atttypid, atttypmod) = format_type(?::regtype, NULL) FROM pg_attribute "
                             + "WHERE attrelid = 'pgqueue.job'::regclass AND attname = ?",
                     Boolean.class, type, column))

@@ -208,7 +208,8 @@ class StatementCatalogueTests {
         String[] parts = file.split("(?m)^-- name: ");
         for (int i = 1; i < parts.length; i++) {
             int end = parts[i].indexOf('\n');
-            blocks.put(parts[i].substring(0, end), parts[i].substring(end + 1));
+            // the blank line between blocks is not part of the statement
+            blocks.put(parts[i].substring(0, end), parts[i].substring(end + 1).strip());
         }
         return blocks;
     }
