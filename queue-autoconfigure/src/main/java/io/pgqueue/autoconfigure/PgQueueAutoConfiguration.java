@@ -128,6 +128,14 @@ public final class PgQueueAutoConfiguration {
      * of leaving every wake-up to the poll interval.
      */
     static Wakeups wakeups(Repositories repositories, PgQueueProperties properties, @Nullable ListenConnection direct) {
+        Wakeups wakeups = listening(repositories, properties, direct);
+        // jobs that a statement makes ready beside the ones it finishes wake listeners as a send does
+        repositories.onJobsReady(wakeups::jobsReady);
+        return wakeups;
+    }
+
+    private static Wakeups listening(Repositories repositories, PgQueueProperties properties,
+            @Nullable ListenConnection direct) {
         PgQueueProperties.Listener listener = properties.getListener();
         if (direct == null) {
             return new Wakeups(repositories.notifications(), listener.isNotify(), listener.getNotifyDebounce());

@@ -95,11 +95,11 @@ WITH b_target AS (
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
 SELECT coalesce((SELECT state FROM b_batches), (SELECT state FROM "pgqueue".batch WHERE id = :id)) AS state,
-       (SELECT count(*) FROM b_notified) AS notified;
+       ARRAY(SELECT queue FROM b_woken) AS b_woken;
 
 -- name: batch.mark-cancelled
 /* pgqueue:batch.mark-cancelled */
@@ -174,11 +174,11 @@ WITH b_target AS (
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
 SELECT coalesce((SELECT state FROM b_batches), (SELECT state FROM "pgqueue".batch WHERE id = :id)) AS state,
-       (SELECT count(*) FROM b_notified) AS notified;
+       ARRAY(SELECT queue FROM b_woken) AS b_woken;
 
 -- name: batch.batch
 /* pgqueue:batch.batch */

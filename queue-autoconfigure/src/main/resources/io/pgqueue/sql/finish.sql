@@ -164,8 +164,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
     FROM cancelled WHERE batch_id IS NOT NULL
@@ -250,10 +250,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;
 
 -- name: finish.fail
 /* pgqueue:finish.fail */
@@ -404,8 +404,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, CASE WHEN state IN ('waiting', 'scheduled', 'ready', 'running') THEN 'active' ELSE state END AS now_is
     FROM failed WHERE batch_id IS NOT NULL
@@ -490,10 +490,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM failed;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 /* pgqueue:finish.fail:cascades #2 */
 /* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
@@ -606,8 +606,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
     FROM cancelled WHERE batch_id IS NOT NULL
@@ -692,10 +692,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;
 
 -- name: finish.fail-after-rollback
 /* pgqueue:finish.fail-after-rollback */
@@ -835,8 +835,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, CASE WHEN state IN ('waiting', 'scheduled', 'ready', 'running') THEN 'active' ELSE state END AS now_is
     FROM failed WHERE batch_id IS NOT NULL
@@ -921,10 +921,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM failed;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 
 -- name: finish.undo-claim-then-fail
 /* pgqueue:finish.undo-claim-then-fail */
@@ -1068,8 +1068,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, CASE WHEN state IN ('waiting', 'scheduled', 'ready', 'running') THEN 'active' ELSE state END AS now_is
     FROM failed WHERE batch_id IS NOT NULL
@@ -1154,10 +1154,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM failed;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 
 -- name: finish.restore-claim-then-fail
 /* pgqueue:finish.restore-claim-then-fail */
@@ -1363,8 +1363,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, CASE WHEN state IN ('waiting', 'scheduled', 'ready', 'running') THEN 'active' ELSE state END AS now_is
     FROM failed WHERE batch_id IS NOT NULL
@@ -1449,10 +1449,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM failed;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 
 -- name: finish.snooze-after-rollback
 /* pgqueue:finish.snooze-after-rollback */
@@ -1652,8 +1652,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
     FROM cancelled WHERE batch_id IS NOT NULL
@@ -1738,10 +1738,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;
 
 -- name: finish.progress
 /* pgqueue:finish.progress */
@@ -1830,10 +1830,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
           UNION ALL
           SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified FROM done;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM done;
 
 -- name: finish.succeeded:nodes
 /* pgqueue:finish.succeeded:nodes */
@@ -1895,10 +1895,10 @@ WITH RECURSIVE succeeded AS (
           UNION ALL
           SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified FROM succeeded;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM succeeded;
 
 -- name: finish.release-claim-then-succeeded:nodes
 /* pgqueue:finish.release-claim-then-succeeded:nodes */
@@ -1962,10 +1962,10 @@ WITH RECURSIVE succeeded AS (
           UNION ALL
           SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified FROM succeeded;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM succeeded;
 
 -- name: finish.complete:members
 /* pgqueue:finish.complete:members */
@@ -2054,10 +2054,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM b_notified) AS b_notified FROM done;
+SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
 
 -- name: finish.succeeded:members
 /* pgqueue:finish.succeeded:members */
@@ -2140,10 +2140,10 @@ WITH RECURSIVE succeeded AS (
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM b_notified) AS b_notified FROM succeeded;
+SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 
 -- name: finish.release-claim-then-succeeded:members
 /* pgqueue:finish.release-claim-then-succeeded:members */
@@ -2228,10 +2228,10 @@ WITH RECURSIVE succeeded AS (
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM b_notified) AS b_notified FROM succeeded;
+SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 
 -- name: finish.complete:nodes+members
 /* pgqueue:finish.complete:nodes+members */
@@ -2299,8 +2299,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
           UNION ALL
           SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_changes AS (
     SELECT batch_id, (id % 16)::smallint AS slot, -count(*) AS unfinished, -count(*) AS uncompleted,
            0 AS deaths, 0 AS failures
@@ -2377,10 +2377,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM done;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
 
 -- name: finish.succeeded:nodes+members
 /* pgqueue:finish.succeeded:nodes+members */
@@ -2442,8 +2442,8 @@ WITH RECURSIVE succeeded AS (
           UNION ALL
           SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_changes AS (
     SELECT batch_id, (id % 16)::smallint AS slot, -count(*) AS unfinished, -count(*) AS uncompleted,
            0 AS deaths, 0 AS failures
@@ -2520,10 +2520,10 @@ WITH RECURSIVE succeeded AS (
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM succeeded;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 
 -- name: finish.release-claim-then-succeeded:nodes+members
 /* pgqueue:finish.release-claim-then-succeeded:nodes+members */
@@ -2587,8 +2587,8 @@ WITH RECURSIVE succeeded AS (
           UNION ALL
           SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_changes AS (
     SELECT batch_id, (id % 16)::smallint AS slot, -count(*) AS unfinished, -count(*) AS uncompleted,
            0 AS deaths, 0 AS failures
@@ -2665,10 +2665,10 @@ WITH RECURSIVE succeeded AS (
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM succeeded;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 
 -- name: finish.cancel-running-nodes
 /* pgqueue:finish.cancel-running-nodes */
@@ -2783,8 +2783,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
     FROM cancelled WHERE batch_id IS NOT NULL
@@ -2869,10 +2869,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;
 
 -- name: finish.extend-lease
 /* pgqueue:finish.extend-lease */

@@ -17,12 +17,13 @@ import java.util.List;
  *
  * <p>Before the seal, shards are counted but decide nothing (the seal decides what already happened); members are
  * added under a {@code FOR KEY SHARE} lock of the batch row, which the seal's {@code FOR UPDATE} waits for, so no
- * member is added after it. The statement's final select must carry {@link #NOTIFIED}.
+ * member is added after it. The statement's final select must carry {@link #WOKEN}: the queues of the callbacks it
+ * made ready, which {@code Wakeups} wakes once it committed.
  */
 final class BatchCascade {
 
-    /** The column a statement's final select must carry, so that the notification CTE is evaluated. */
-    static final String NOTIFIED = ", (SELECT count(*) FROM b_notified) AS b_notified";
+    /** The column a statement's final select must carry: the queues of the callbacks it made ready. */
+    static final String WOKEN = ", ARRAY(SELECT queue FROM b_woken) AS b_woken";
 
     /** Shards per batch: a member's is its id modulo this. */
     static final int SLOTS = 16;
@@ -225,8 +226,8 @@ final class BatchCascade {
                     RETURNING id, queue, state
                 )""".formatted(Transition.ENQUEUE.tag(), EVENT_TYPE)
                 + counters.deltaCte(Transition.ENQUEUE, "b_enqueued", Counters.Rows.MANY) + """
-                , b_notified AS (
-                    SELECT pg_notify({channel}, queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+                , b_woken AS (
+                    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
                 )""";
     }
 

@@ -24,7 +24,7 @@ final class FinishStatements {
     }
 
     /** The columns a statement with both cascades must select, so that both notifications are evaluated. */
-    private static final String NOTIFIED = WorkflowCascade.NOTIFIED + BatchCascade.NOTIFIED;
+    private static final String WOKEN = WorkflowCascade.WOKEN + BatchCascade.WOKEN;
 
     private final Counters counters;
 
@@ -228,9 +228,9 @@ final class FinishStatements {
     private String completedCascades(String statement, String changed, Cascades cascades) {
         String ctes = (cascades.workflow() ? cascade.completedCtes(changed) : "")
                 + (cascades.batch() ? batches.completedCtes(changed) : "");
-        String notified = (cascades.workflow() ? WorkflowCascade.NOTIFIED : "")
-                + (cascades.batch() ? BatchCascade.NOTIFIED : "");
-        return statement + ctes + "\nSELECT count(*)" + notified + " FROM " + changed;
+        String woken = (cascades.workflow() ? WorkflowCascade.WOKEN : "")
+                + (cascades.batch() ? BatchCascade.WOKEN : "");
+        return statement + ctes + "\nSELECT count(*)" + woken + " FROM " + changed;
     }
 
     /**
@@ -253,7 +253,7 @@ final class FinishStatements {
                 )""".formatted(filter, Transition.CANCEL_RUNNING.guard("j"), JobColumns.FINISHED_COLUMNS) + history.archiveCte("cancelled", false)
                 + counters.deltaCte(Transition.CANCEL_RUNNING, "cancelled", Counters.Rows.MANY);
         return workflows ? statement + cascades(Transition.CANCEL_RUNNING, "cancelled", null)
-                + "\nSELECT count(*)" + NOTIFIED + " FROM cancelled"
+                + "\nSELECT count(*)" + WOKEN + " FROM cancelled"
                 : statement + "\nSELECT count(*) FROM cancelled";
     }
 
@@ -283,8 +283,8 @@ final class FinishStatements {
                 + counters.deltaCte(Transition.CANCEL, "cancelled", Counters.Rows.MANY)
                 + cascades(Transition.CANCEL, "cancelled", null) + """
 
-                SELECT id, true AS finished%s FROM cancelled""".formatted(NOTIFIED)
-                + (requestRunning ? "\nUNION ALL SELECT id, false, 0, 0 FROM requested" : "");
+                SELECT id, true AS finished%s FROM cancelled""".formatted(WOKEN)
+                + (requestRunning ? "\nUNION ALL SELECT id, false, NULL::text[], NULL::text[] FROM requested" : "");
     }
 
     /**
@@ -364,7 +364,7 @@ final class FinishStatements {
                 )""".formatted(transition.guard(""))
                 + counters.deltaCte(transition, "failed", Counters.Rows.MANY);
         return workflows ? statement + cascades(transition, "failed", null)
-                + "\nSELECT count(*)" + NOTIFIED + " FROM failed"
+                + "\nSELECT count(*)" + WOKEN + " FROM failed"
                 : statement + "\nSELECT count(*) FROM failed";
     }
 
@@ -399,7 +399,7 @@ final class FinishStatements {
                     RETURNING j.id, j.queue, j.state, j.workflow_id, j.batch_id
                 )""".formatted(Transition.RESCUE.guard("r")) + counters.deltaCte(Transition.RESCUE, "rescued", Counters.Rows.MANY)
                 + cascades(Transition.RESCUE, "rescued", null)
-                + "\nSELECT count(*)" + NOTIFIED + " FROM rescued";
+                + "\nSELECT count(*)" + WOKEN + " FROM rescued";
     }
 
 
@@ -434,7 +434,7 @@ final class FinishStatements {
                     RETURNING j.id, j.queue, j.workflow_id, j.batch_id, j.fairness_key
                 )""" + counters.deltaCte(Transition.RETRY_DEAD, "retried", Counters.Rows.MANY)
                 + cascades(Transition.RETRY_DEAD, "retried", null) + fairness.activateCte("retried", "", false)
-                + "\nSELECT count(*)" + NOTIFIED + " FROM retried";
+                + "\nSELECT count(*)" + WOKEN + " FROM retried";
     }
 
     /** Deletes up to a batch of dead jobs matching a filter (admin purge, retention). */
@@ -447,7 +447,7 @@ final class FinishStatements {
                 )""".formatted(filter) + counters.deltaCte(transition, "deleted", Counters.Rows.MANY)
                 + cascades(transition, "deleted", (transition == Transition.PURGE) ? "purged while dead"
                         : "expired while dead")
-                + "\nSELECT count(*)" + NOTIFIED + " FROM deleted";
+                + "\nSELECT count(*)" + WOKEN + " FROM deleted";
     }
 
     /** The workflow and batch cascades of a transition's statement (see {@link WorkflowCascade#ctes}). */

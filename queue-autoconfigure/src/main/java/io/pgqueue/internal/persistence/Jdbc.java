@@ -6,7 +6,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
@@ -72,6 +76,10 @@ final class Jdbc {
     /** What a failure names: pgqueue's statement, and its database where there are several. */
     private final String task;
 
+    /** Told of the queues whose jobs a statement made ready beside its own rows ({@link Sql#wakes()}). */
+    private volatile Consumer<String> jobsReady = (queue) -> {
+    };
+
     /**
      * @param statementTimeout bound of every pgqueue statement, lock waits included (zero for none); enforced by
      * cancelling the statement ({@link StatementDeadlines}), so it needs no session setting and no extra statement
@@ -89,6 +97,15 @@ final class Jdbc {
         this.template = new JdbcTemplate(dataSource);
         this.timeoutSeconds = (int) Math.min(Integer.MAX_VALUE,
                 (statementTimeout.toMillis() + 999) / 1000);
+    }
+
+    /**
+     * Who is told of the queues whose jobs a statement made ready beside the rows it changed (a workflow's
+     * dependants, a batch's callbacks): {@code Wakeups}, which wakes them once the caller's transaction committed.
+     * Told after the statement's work committed, or, inside a caller's transaction, once the statement returned.
+     */
+    void onJobsReady(Consumer<String> sink) {
+        this.jobsReady = sink;
     }
 
     DataSource dataSource() {
@@ -109,15 +126,34 @@ final class Jdbc {
     }
 
     private <T> List<T> query(Sql sql, Binder binder, RowReader<T> reader, int timeoutSeconds) {
-        return execute((connection) -> run(connection, sql, binder, timeoutSeconds, (statement) -> {
+        Set<String> woken = sql.wakes() ? new LinkedHashSet<>() : Set.of();
+        List<T> found = execute((connection) -> run(connection, sql, binder, timeoutSeconds, (statement) -> {
             try (ResultSet rows = statement.executeQuery()) {
                 List<T> result = new ArrayList<>();
                 while (rows.next()) {
                     result.add(reader.read(rows));
+                    if (sql.wakes()) {
+                        readWoken(rows, woken);
+                    }
                 }
                 return result;
             }
         }));
+        woken.forEach(jobsReady);
+        return found;
+    }
+
+    /** Adds the queues of a row's {@code …_woken} columns (arrays of queue names, or null). */
+    private static void readWoken(ResultSet row, Set<String> woken) throws SQLException {
+        java.sql.ResultSetMetaData columns = row.getMetaData();
+        for (int column = 1; column <= columns.getColumnCount(); column++) {
+            if (columns.getColumnLabel(column).endsWith("_woken")) {
+                java.sql.Array queues = row.getArray(column);
+                if (queues != null) {
+                    woken.addAll(Arrays.asList((String[]) queues.getArray()));
+                }
+            }
+        }
     }
 
     /** Runs a statement that returns one row with one number (e.g. {@code SELECT count(*) FROM changed}). */
@@ -131,19 +167,27 @@ final class Jdbc {
      * number, and adds those numbers up.
      */
     long countAll(Sql sql, Binder binder) {
-        return execute((connection) -> run(connection, sql, binder, (statement) -> {
+        Set<String> woken = sql.wakes() ? new LinkedHashSet<>() : Set.of();
+        long counted = execute((connection) -> run(connection, sql, binder, (statement) -> {
             long total = 0;
             boolean rows = statement.execute();
             while (rows || statement.getUpdateCount() != -1) {
                 if (rows) {
                     try (ResultSet result = statement.getResultSet()) {
-                        total += result.next() ? result.getLong(1) : 0;
+                        if (result.next()) {
+                            total += result.getLong(1);
+                            if (sql.wakes()) {
+                                readWoken(result, woken);
+                            }
+                        }
                     }
                 }
                 rows = statement.getMoreResults();
             }
             return total;
         }));
+        woken.forEach(jobsReady);
+        return counted;
     }
 
     /** Runs a statement without a result set; returns the number of rows it changed. */

@@ -156,7 +156,7 @@ final class JdbcBatchRepository implements BatchRepository {
                 )""".formatted(state) + cascade.sealCtes() + """
 
                 SELECT coalesce((SELECT state FROM b_batches), (SELECT state FROM {schema}.batch WHERE id = :id)) AS state,
-                       (SELECT count(*) FROM b_notified) AS notified""";
+                       ARRAY(SELECT queue FROM b_woken) AS b_woken""";
     }
 
     @Override

@@ -94,7 +94,7 @@ public interface JobEnginePort {
      * plain jobs): with the {@link Transition.Cascade#WORKFLOW} and {@link Transition.Cascade#BATCH} cascades,
      * nodes' outputs are kept for their dependants (whatever history says), dependants whose last parent this was
      * become ready, batches count their members and fire the callbacks this decides, and the queues of the jobs
-     * made ready are notified at commit.
+     * made ready are woken once it committed (by {@code Wakeups}, as for a send).
      */
     int complete(UUID node, List<Completion> jobs);
 

@@ -2,6 +2,7 @@ package io.pgqueue.internal.persistence;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
@@ -11,6 +12,8 @@ import javax.sql.DataSource;
 public final class Repositories {
 
     private final Schema schema;
+
+    private final Jdbc jdbc;
 
     private final JdbcJobRepository jobs;
 
@@ -63,7 +66,7 @@ public final class Repositories {
      */
     public Repositories(DataSource dataSource, Schema schema, String historyTable, boolean counters, boolean history,
             Duration statementTimeout, @org.jspecify.annotations.Nullable String database, boolean durableClaims) {
-        Jdbc jdbc = new Jdbc(dataSource, statementTimeout, database);
+        this.jdbc = new Jdbc(dataSource, statementTimeout, database);
         Counters counterDeltas = new Counters(counters);
         this.schema = schema;
         this.history = new JdbcHistoryRepository(jdbc, schema, history);
@@ -78,6 +81,14 @@ public final class Repositories {
         this.batches = new JdbcBatchRepository(jdbc, schema, counterDeltas);
         this.fairness = new JdbcFairnessRepository(jdbc, schema);
         this.replica = new JdbcReplicaRepository(jdbc, schema);
+    }
+
+    /**
+     * Who wakes the queues whose jobs a statement made ready beside the rows it changed (a workflow's dependants,
+     * a batch's callbacks): {@code Wakeups.jobsReady}, as for any jobs made claimable without a send.
+     */
+    public void onJobsReady(Consumer<String> wakeQueue) {
+        jdbc.onJobsReady(wakeQueue);
     }
 
     /** The server's replica state (meaningful on a read replica's DataSource). */

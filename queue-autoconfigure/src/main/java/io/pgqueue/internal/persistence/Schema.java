@@ -56,7 +56,7 @@ public final class Schema {
 
     /** Replaces every {@code {schema}} of a SQL text by the quoted schema name. */
     String qualify(String sql) {
-        return sql.replace("{schema}", quoted).replace("{channel}", "'" + notifyChannel().replace("'", "''") + "'");
+        return sql.replace("{schema}", quoted);
     }
 
     /**

@@ -24,6 +24,12 @@ final class Sql {
 
     private final boolean plannedPerExecution;
 
+    /**
+     * Whether the statement returns the queues whose jobs it made ready beside its own rows ({@code wf_woken},
+     * {@code b_woken}), which the caller wakes.
+     */
+    private final boolean wakes;
+
     /** The statement's name in the catalogue; null for the few statements on no table of pgqueue's. */
     private final @Nullable String name;
 
@@ -38,6 +44,11 @@ final class Sql {
         this.plannedPerExecution = plannedPerExecution;
         this.name = name;
         this.text = text;
+        this.wakes = jdbcSql.contains(" AS wf_woken") || jdbcSql.contains(" AS b_woken");
+    }
+
+    boolean wakes() {
+        return wakes;
     }
 
     /**

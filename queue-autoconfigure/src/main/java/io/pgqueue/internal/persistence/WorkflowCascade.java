@@ -10,10 +10,11 @@ import org.jspecify.annotations.Nullable;
  * in the same transaction as a LEASE acknowledgement, or in a TRANSACTIONAL handler's), its dependants are
  * released ({@link Transition#UNBLOCK}), cancelled ({@link Transition#CANCEL_DEPENDANTS}, transitively) or held
  * by the policy of each edge, the edges it consumed are deleted, finished nodes record how they ended (and
- * their output), the workflow's counts get their deltas, and the queues of released jobs are notified at
- * commit. Every CTE runs on the statement's changed rows that have a workflow: for plain jobs it reads an
- * empty set. The statement must start with {@code WITH RECURSIVE} ({@link #with}) and its final select
- * must carry {@link #NOTIFIED}, without which PostgreSQL would not evaluate the notification.
+ * their output), the workflow's counts get their deltas, and the statement returns the queues of the jobs it
+ * made ready, which {@code Wakeups} wakes once it committed (as for a send: this node's listeners at once, others
+ * by a debounced NOTIFY, none by NOTIFY when notifications are off). Every CTE runs on the statement's changed
+ * rows that have a workflow: for plain jobs it reads an empty set. The statement must start with
+ * {@code WITH RECURSIVE} ({@link #with}) and its final select must carry {@link #WOKEN}.
  *
  * <p>Policies of an edge whose parent did not complete: {@code cancel} cancels the child; {@code run}
  * counts the edge as satisfied (the child runs and can see which parent failed); {@code hold} keeps the
@@ -24,8 +25,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class WorkflowCascade {
 
-    /** The column a statement's final select must carry, so that the notification CTE is evaluated. */
-    static final String NOTIFIED = ", (SELECT count(*) FROM wf_notified) AS wf_notified";
+    /** The column a statement's final select must carry: the queues of the dependants it made ready. */
+    static final String WOKEN = ", ARRAY(SELECT queue FROM wf_woken) AS wf_woken";
 
     private final Counters counters;
 
@@ -89,13 +90,13 @@ final class WorkflowCascade {
                 )""" + Counters.Aggregate.WORKFLOW.deltaCte("wf_counted",
                         new Counters.Move("SELECT workflow_id FROM wf_moved", "active", "completed"),
                         new Counters.Move("SELECT workflow_id FROM wf_released WHERE state <> 'waiting'", "waiting", "active"))
-                + NOTIFICATION;
+                + WOKEN_QUEUES;
     }
 
-    /** Notifies, at commit, the queues of the jobs the cascade made ready. */
-    private static final String NOTIFICATION = """
-            , wf_notified AS (
-                SELECT pg_notify({channel}, queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+    /** The queues of the jobs the cascade made ready, for the statement's final select ({@link #WOKEN}). */
+    private static final String WOKEN_QUEUES = """
+            , wf_woken AS (
+                SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
             )""";
 
     /**
@@ -191,7 +192,7 @@ final class WorkflowCascade {
                           SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
                           UNION ALL
                           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting'""")
-                + NOTIFICATION;
+                + WOKEN_QUEUES;
     }
 
     /** Why nodes ended, as a literal: one of the causes written in this package, never input. */

@@ -64,11 +64,11 @@ WITH b_target AS (
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
 SELECT coalesce((SELECT state FROM b_batches), (SELECT state FROM "pgqueue".batch WHERE id = :id)) AS state,
-       (SELECT count(*) FROM b_notified) AS notified;
+       ARRAY(SELECT queue FROM b_woken) AS b_woken;
 
 -- name: batch.seal-cancelled
 /* pgqueue:batch.seal-cancelled */
@@ -125,8 +125,8 @@ WITH b_target AS (
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
 SELECT coalesce((SELECT state FROM b_batches), (SELECT state FROM "pgqueue".batch WHERE id = :id)) AS state,
-       (SELECT count(*) FROM b_notified) AS notified;
+       ARRAY(SELECT queue FROM b_woken) AS b_woken;

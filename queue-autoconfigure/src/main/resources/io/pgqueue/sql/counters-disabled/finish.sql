@@ -143,8 +143,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
     FROM cancelled WHERE batch_id IS NOT NULL
@@ -226,10 +226,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;
 
 -- name: finish.fail
 /* pgqueue:finish.fail */
@@ -365,8 +365,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, CASE WHEN state IN ('waiting', 'scheduled', 'ready', 'running') THEN 'active' ELSE state END AS now_is
     FROM failed WHERE batch_id IS NOT NULL
@@ -448,10 +448,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM failed;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 /* pgqueue:finish.fail:cascades #2 */
 /* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
@@ -555,8 +555,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
     FROM cancelled WHERE batch_id IS NOT NULL
@@ -638,10 +638,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;
 
 -- name: finish.fail-after-rollback
 /* pgqueue:finish.fail-after-rollback */
@@ -769,8 +769,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, CASE WHEN state IN ('waiting', 'scheduled', 'ready', 'running') THEN 'active' ELSE state END AS now_is
     FROM failed WHERE batch_id IS NOT NULL
@@ -852,10 +852,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM failed;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 
 -- name: finish.undo-claim-then-fail
 /* pgqueue:finish.undo-claim-then-fail */
@@ -987,8 +987,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, CASE WHEN state IN ('waiting', 'scheduled', 'ready', 'running') THEN 'active' ELSE state END AS now_is
     FROM failed WHERE batch_id IS NOT NULL
@@ -1070,10 +1070,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM failed;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 
 -- name: finish.restore-claim-then-fail
 /* pgqueue:finish.restore-claim-then-fail */
@@ -1261,8 +1261,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, CASE WHEN state IN ('waiting', 'scheduled', 'ready', 'running') THEN 'active' ELSE state END AS now_is
     FROM failed WHERE batch_id IS NOT NULL
@@ -1344,10 +1344,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM failed;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 
 -- name: finish.snooze-after-rollback
 /* pgqueue:finish.snooze-after-rollback */
@@ -1521,8 +1521,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
     FROM cancelled WHERE batch_id IS NOT NULL
@@ -1604,10 +1604,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;
 
 -- name: finish.complete
 /* pgqueue:finish.complete */
@@ -1680,10 +1680,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
           UNION ALL
           SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified FROM done;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM done;
 
 -- name: finish.succeeded:nodes
 /* pgqueue:finish.succeeded:nodes */
@@ -1742,10 +1742,10 @@ WITH RECURSIVE succeeded AS (
           UNION ALL
           SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified FROM succeeded;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM succeeded;
 
 -- name: finish.release-claim-then-succeeded:nodes
 /* pgqueue:finish.release-claim-then-succeeded:nodes */
@@ -1806,10 +1806,10 @@ WITH RECURSIVE succeeded AS (
           UNION ALL
           SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified FROM succeeded;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM succeeded;
 
 -- name: finish.complete:members
 /* pgqueue:finish.complete:members */
@@ -1892,10 +1892,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM b_notified) AS b_notified FROM done;
+SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
 
 -- name: finish.succeeded:members
 /* pgqueue:finish.succeeded:members */
@@ -1975,10 +1975,10 @@ WITH RECURSIVE succeeded AS (
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM b_notified) AS b_notified FROM succeeded;
+SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 
 -- name: finish.release-claim-then-succeeded:members
 /* pgqueue:finish.release-claim-then-succeeded:members */
@@ -2060,10 +2060,10 @@ WITH RECURSIVE succeeded AS (
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM b_notified) AS b_notified FROM succeeded;
+SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 
 -- name: finish.complete:nodes+members
 /* pgqueue:finish.complete:nodes+members */
@@ -2125,8 +2125,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
           UNION ALL
           SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_changes AS (
     SELECT batch_id, (id % 16)::smallint AS slot, -count(*) AS unfinished, -count(*) AS uncompleted,
            0 AS deaths, 0 AS failures
@@ -2200,10 +2200,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM done;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
 
 -- name: finish.succeeded:nodes+members
 /* pgqueue:finish.succeeded:nodes+members */
@@ -2262,8 +2262,8 @@ WITH RECURSIVE succeeded AS (
           UNION ALL
           SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_changes AS (
     SELECT batch_id, (id % 16)::smallint AS slot, -count(*) AS unfinished, -count(*) AS uncompleted,
            0 AS deaths, 0 AS failures
@@ -2337,10 +2337,10 @@ WITH RECURSIVE succeeded AS (
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM succeeded;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 
 -- name: finish.release-claim-then-succeeded:nodes+members
 /* pgqueue:finish.release-claim-then-succeeded:nodes+members */
@@ -2401,8 +2401,8 @@ WITH RECURSIVE succeeded AS (
           UNION ALL
           SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_changes AS (
     SELECT batch_id, (id % 16)::smallint AS slot, -count(*) AS unfinished, -count(*) AS uncompleted,
            0 AS deaths, 0 AS failures
@@ -2476,10 +2476,10 @@ WITH RECURSIVE succeeded AS (
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM succeeded;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 
 -- name: finish.cancel-running-nodes
 /* pgqueue:finish.cancel-running-nodes */
@@ -2585,8 +2585,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
     FROM cancelled WHERE batch_id IS NOT NULL
@@ -2668,7 +2668,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;

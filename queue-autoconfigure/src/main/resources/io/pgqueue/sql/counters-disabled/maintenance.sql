@@ -129,8 +129,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, CASE WHEN state IN ('waiting', 'scheduled', 'ready', 'running') THEN 'active' ELSE state END AS now_is
     FROM rescued WHERE batch_id IS NOT NULL
@@ -212,10 +212,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM rescued;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM rescued;
 /* pgqueue:maintenance.rescue #2 */
 /* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
@@ -323,8 +323,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
     FROM cancelled WHERE batch_id IS NOT NULL
@@ -406,10 +406,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;
 
 -- name: maintenance.release
 /* pgqueue:maintenance.release */
@@ -522,8 +522,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
     FROM cancelled WHERE batch_id IS NOT NULL
@@ -605,10 +605,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;
 
 -- name: maintenance.retry-dead
 /* pgqueue:maintenance.retry-dead */
@@ -721,8 +721,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'dead' AS was, 'active' AS now_is
     FROM retried WHERE batch_id IS NOT NULL
@@ -804,8 +804,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 ), fair_held AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM retried WHERE fairness_key IS NOT NULL)
@@ -828,7 +828,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM retried;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM retried;
 
 -- name: maintenance.purge-dead
 /* pgqueue:maintenance.purge-dead */
@@ -933,8 +933,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'dead' AS was, 'dead' AS now_is
     FROM deleted WHERE batch_id IS NOT NULL
@@ -1016,10 +1016,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM deleted;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM deleted;
 
 -- name: maintenance.expire-dead
 /* pgqueue:maintenance.expire-dead */
@@ -1124,8 +1124,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'dead' AS was, 'dead' AS now_is
     FROM deleted WHERE batch_id IS NOT NULL
@@ -1207,7 +1207,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
            'io.pgqueue.batch.BatchEvent', f.headers, f.max_attempts, f.group_key, f.timeout_ms
     FROM b_fired f JOIN "pgqueue".batch b ON b.id = f.batch_id
     RETURNING id, queue, state
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM deleted;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM deleted;

@@ -185,8 +185,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
     FROM cancelled WHERE batch_id IS NOT NULL
@@ -271,10 +271,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;
 
 -- name: finish.fail
 /* pgqueue:finish.fail */
@@ -441,8 +441,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, CASE WHEN state IN ('waiting', 'scheduled', 'ready', 'running') THEN 'active' ELSE state END AS now_is
     FROM failed WHERE batch_id IS NOT NULL
@@ -527,10 +527,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM failed;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 /* pgqueue:finish.fail:cascades #2 */
 /* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
@@ -659,8 +659,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
     FROM cancelled WHERE batch_id IS NOT NULL
@@ -745,10 +745,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;
 
 -- name: finish.fail-after-rollback:cascades
 /* pgqueue:finish.fail-after-rollback:cascades */
@@ -877,8 +877,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, CASE WHEN state IN ('waiting', 'scheduled', 'ready', 'running') THEN 'active' ELSE state END AS now_is
     FROM failed WHERE batch_id IS NOT NULL
@@ -963,10 +963,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM failed;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 
 -- name: finish.undo-claim-then-fail:cascades
 /* pgqueue:finish.undo-claim-then-fail:cascades */
@@ -1097,8 +1097,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, CASE WHEN state IN ('waiting', 'scheduled', 'ready', 'running') THEN 'active' ELSE state END AS now_is
     FROM failed WHERE batch_id IS NOT NULL
@@ -1183,10 +1183,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM failed;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 
 -- name: finish.restore-claim-then-fail
 /* pgqueue:finish.restore-claim-then-fail */
@@ -1406,8 +1406,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, CASE WHEN state IN ('waiting', 'scheduled', 'ready', 'running') THEN 'active' ELSE state END AS now_is
     FROM failed WHERE batch_id IS NOT NULL
@@ -1492,10 +1492,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM failed;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 
 -- name: finish.restore-claim-then-snooze
 /* pgqueue:finish.restore-claim-then-snooze */
@@ -1677,8 +1677,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
     FROM cancelled WHERE batch_id IS NOT NULL
@@ -1763,10 +1763,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;
 
 -- name: finish.complete
 /* pgqueue:finish.complete */
@@ -1864,10 +1864,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
           UNION ALL
           SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified FROM done;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM done;
 
 -- name: finish.complete:members
 /* pgqueue:finish.complete:members */
@@ -1964,10 +1964,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM b_notified) AS b_notified FROM done;
+SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
 
 -- name: finish.complete:nodes+members
 /* pgqueue:finish.complete:nodes+members */
@@ -2043,8 +2043,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
           UNION ALL
           SELECT workflow_id, -1, 1, 0 FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS r) AS m (workflow_id, waiting, active, completed)
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_changes AS (
     SELECT batch_id, (id % 16)::smallint AS slot, -count(*) AS unfinished, -count(*) AS uncompleted,
            0 AS deaths, 0 AS failures
@@ -2121,10 +2121,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM done;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
 
 -- name: finish.cancel-running-nodes
 /* pgqueue:finish.cancel-running-nodes */
@@ -2255,8 +2255,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
     FROM cancelled WHERE batch_id IS NOT NULL
@@ -2341,7 +2341,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;

@@ -146,8 +146,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, CASE WHEN state IN ('waiting', 'scheduled', 'ready', 'running') THEN 'active' ELSE state END AS now_is
     FROM rescued WHERE batch_id IS NOT NULL
@@ -232,10 +232,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM rescued;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM rescued;
 /* pgqueue:maintenance.rescue #2 */
 /* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
@@ -368,8 +368,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
     FROM cancelled WHERE batch_id IS NOT NULL
@@ -454,10 +454,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;
 
 -- name: maintenance.release
 /* pgqueue:maintenance.release */
@@ -598,8 +598,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'active' AS was, 'cancelled' AS now_is
     FROM cancelled WHERE batch_id IS NOT NULL
@@ -684,10 +684,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM cancelled;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;
 
 -- name: maintenance.retry-dead
 /* pgqueue:maintenance.retry-dead */
@@ -817,8 +817,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'dead' AS was, 'active' AS now_is
     FROM retried WHERE batch_id IS NOT NULL
@@ -903,8 +903,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 ), fair_held AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM retried WHERE fairness_key IS NOT NULL)
@@ -927,7 +927,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM retried;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM retried;
 
 -- name: maintenance.purge-dead
 /* pgqueue:maintenance.purge-dead */
@@ -1049,8 +1049,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'dead' AS was, 'dead' AS now_is
     FROM deleted WHERE batch_id IS NOT NULL
@@ -1135,10 +1135,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM deleted;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM deleted;
 
 -- name: maintenance.expire-dead
 /* pgqueue:maintenance.expire-dead */
@@ -1260,8 +1260,8 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
           UNION ALL
           SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
-), wf_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM wf_released WHERE state = 'ready') AS q
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 ), b_moved AS (
     SELECT batch_id, (id % 16)::smallint AS slot, 'dead' AS was, 'dead' AS now_is
     FROM deleted WHERE batch_id IS NOT NULL
@@ -1346,7 +1346,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 ), counted_enqueue AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready, enqueued)
     SELECT queue, count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready'), count(*) FROM b_enqueued GROUP BY queue
-), b_notified AS (
-    SELECT pg_notify('pgqueue_pgqueue', queue) FROM (SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready') AS q
+), b_woken AS (
+    SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), (SELECT count(*) FROM wf_notified) AS wf_notified, (SELECT count(*) FROM b_notified) AS b_notified FROM deleted;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM deleted;

@@ -78,14 +78,14 @@ class TransitionTableTests {
                             .startsWith(transition.tag() + "WITH RECURSIVE")
                             .contains("DELETE FROM \"pgqueue\".job_dependency")
                             .contains("INSERT INTO \"pgqueue\".workflow_counter_delta")
-                            .contains("(SELECT count(*) FROM wf_notified)");
+                            .contains("ARRAY(SELECT queue FROM wf_woken) AS wf_woken");
                     }
                     if (transition.cascades().contains(Transition.Cascade.BATCH)) {
                         assertThat(statement).as("batch cascade of %s in %s", transition, statement)
                             .contains("UPDATE \"pgqueue\".batch_slot s")
                             .contains("INSERT INTO \"pgqueue\".batch_counter_delta")
                             .contains("UPDATE \"pgqueue\".batch_callback k")
-                            .contains("(SELECT count(*) FROM b_notified)");
+                            .contains("ARRAY(SELECT queue FROM b_woken) AS b_woken");
                     }
                     if (transition.cascades().contains(Transition.Cascade.WORKFLOW_GRAPH)) {
                         assertThat(statement).as("workflow graph of %s in %s", transition, statement)
