@@ -38,7 +38,7 @@ record ListenConnection(DataSource dataSource, String property, String descripti
         }
         String property = configured.property(prefix);
         if (configured.dataSource() != null) {
-            return new ListenConnection(PgQueueDatabases.dataSourceBean(beanFactory, property, configured.dataSource()),
+            return new ListenConnection(DataSourceBeans.named(beanFactory, property, configured.dataSource()),
                     property, configured.describe());
         }
         String url = configured.url();

@@ -1,6 +1,5 @@
 package io.pgqueue.autoconfigure;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -23,9 +22,7 @@ import io.pgqueue.internal.node.NodeIdentity;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.observe.SendObserver;
-import io.pgqueue.internal.persistence.HistoryRepository;
 import io.pgqueue.internal.persistence.Repositories;
-import io.pgqueue.internal.persistence.Schema;
 import io.pgqueue.internal.publish.JdbcBatches;
 import io.pgqueue.internal.publish.JdbcQueueTemplate;
 import io.pgqueue.internal.routing.RoutingBatches;
@@ -45,9 +42,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -94,25 +89,13 @@ public final class PgQueueAutoConfiguration {
 
     @Bean
     Repositories pgqueueRepositories(DataSource dataSource, PgQueueProperties properties) {
-        return repositories(dataSource, properties, PgQueueProperties.Database.DEFAULT);
-    }
-
-    /**
-     * One database's repositories (the application's, one of {@code pgqueue.databases}, or a replica); where
-     * several databases are configured, their errors name the database.
-     */
-    static Repositories repositories(DataSource dataSource, PgQueueProperties properties, String database) {
-        PgQueueProperties.Schema schema = properties.getSchema();
-        return new Repositories(dataSource, new Schema(schema.getName()), schema.getHistoryTable(),
-                properties.getCounters().isEnabled(), properties.getHistory().isEnabled(),
-                properties.getStatementTimeout(), properties.getDatabases().isEmpty() ? null : database,
-                properties.getListener().isDurableClaims());
+        return DatabaseParts.repositories(dataSource, properties, PgQueueProperties.Database.DEFAULT);
     }
 
     @Bean
     Wakeups pgqueueWakeups(Repositories repositories, PgQueueProperties properties, DataSource dataSource,
             BeanFactory beanFactory, Environment environment, ResourceLoader resourceLoader) {
-        return wakeups(repositories, properties, ListenConnection.of(properties.getListener().notifyConnection(),
+        return DatabaseParts.wakeups(repositories, properties, ListenConnection.of(properties.getListener().notifyConnection(),
                 "pgqueue.listener", beanFactory, () -> {
                     ListenConnection.Credentials pool = ListenConnection.credentialsOf(dataSource,
                             resourceLoader.getClassLoader());
@@ -121,40 +104,6 @@ public final class PgQueueAutoConfiguration {
                             environment.getProperty("spring.datasource.password"));
                 }));
     }
-
-    /**
-     * One database's wake-ups, listening on the direct connection when one is configured: it is checked now (a
-     * NOTIFY sent through the database's DataSource must arrive on it), so that a wrong one fails startup instead
-     * of leaving every wake-up to the poll interval.
-     */
-    static Wakeups wakeups(Repositories repositories, PgQueueProperties properties, @Nullable ListenConnection direct) {
-        Wakeups wakeups = listening(repositories, properties, direct);
-        // jobs that a statement makes ready beside the ones it finishes wake listeners as a send does
-        repositories.onJobsReady(wakeups::jobsReady);
-        return wakeups;
-    }
-
-    private static Wakeups listening(Repositories repositories, PgQueueProperties properties,
-            @Nullable ListenConnection direct) {
-        PgQueueProperties.Listener listener = properties.getListener();
-        if (direct == null) {
-            return new Wakeups(repositories.notifications(), listener.isNotify(), listener.getNotifyDebounce());
-        }
-        Wakeups wakeups = new Wakeups(repositories.notificationsListeningOn(direct.dataSource(), direct.description()),
-                true, listener.getNotifyDebounce());
-        try {
-            wakeups.verifyListening(LISTEN_CHECK_TIMEOUT);
-        }
-        catch (IllegalStateException ex) {
-            wakeups.destroy();
-            throw new InvalidConfigurationPropertyValueException(direct.property(), direct.description(),
-                    ex.getMessage());
-        }
-        return wakeups;
-    }
-
-    /** How long the startup check of a direct LISTEN connection waits for its probe. */
-    private static final Duration LISTEN_CHECK_TIMEOUT = Duration.ofSeconds(5);
 
     @Bean
     @ConditionalOnMissingBean
@@ -170,28 +119,10 @@ public final class PgQueueAutoConfiguration {
     @DependsOnDatabaseInitialization
     QueueTemplate queueTemplate(Repositories repositories, JobPayloadCodec codec, Wakeups wakeups,
             PgQueueProperties properties, ObjectProvider<SendObserver> sendObserver, PgQueueDatabases databases) {
-        JdbcQueueTemplate template = template(repositories, codec, wakeups, properties);
+        JdbcQueueTemplate template = DatabaseParts.template(repositories, codec, wakeups, properties);
         sendObserver.ifAvailable((observer) -> template.setObserver(databases.observingDefault(observer)));
         return databases.isEmpty() ? template
                 : new RoutingQueueTemplate(databases.router((QueueTemplate) template, PgQueueDatabases.Unit::template));
-    }
-
-    /**
-     * One database's template, without an observer. The queues configured fair: it gives their jobs sent
-     * without a fairness key the default key.
-     */
-    static JdbcQueueTemplate template(Repositories repositories, JobPayloadCodec codec, Wakeups wakeups,
-            PgQueueProperties properties) {
-        JdbcQueueTemplate template = new JdbcQueueTemplate(repositories.publishing(), repositories.admin(), codec, wakeups,
-                properties.getTemplate().getBatchChunkSize());
-        java.util.Set<String> fair = new java.util.HashSet<>();
-        properties.getQueues().forEach((queue, settings) -> {
-            if (settings.getFairness().isFair()) {
-                fair.add(queue);
-            }
-        });
-        template.setFairQueues(fair::contains);
-        return template;
     }
 
     /**
@@ -244,7 +175,7 @@ public final class PgQueueAutoConfiguration {
             Wakeups wakeups, PgQueueProperties properties, ObjectProvider<QueueListenerContainerRegistry> registry,
             PgQueueDatabases databases) {
         JdbcQueueTemplate members = (template.getIfUnique() instanceof JdbcQueueTemplate jdbcTemplate) ? jdbcTemplate
-                : template(repositories, codec, wakeups, properties);
+                : DatabaseParts.template(repositories, codec, wakeups, properties);
         JdbcBatches batches = databases.placed(new JdbcBatches(repositories.batches(), members, codec,
                 (queue) -> properties.getQueues().containsKey(queue)
                 || registry.stream().anyMatch((containers) -> containers.getListenerContainers().stream()
@@ -270,14 +201,7 @@ public final class PgQueueAutoConfiguration {
     @Bean
     @DependsOnDatabaseInitialization
     VacuumHorizonWatch pgqueueVacuumHorizonWatch(Repositories repositories, PgQueueProperties properties) {
-        return vacuumHorizonWatch(repositories, properties);
-    }
-
-    /** One database's watch of what holds back its vacuum. */
-    static VacuumHorizonWatch vacuumHorizonWatch(Repositories repositories, PgQueueProperties properties) {
-        PgQueueProperties.Health health = properties.getHealth();
-        return new VacuumHorizonWatch(repositories.vacuumHorizon(), health.getVacuumCheckInterval(),
-                health.getVacuumHoldWarning());
+        return DatabaseParts.vacuumHorizonWatch(repositories, properties);
     }
 
     @Bean
@@ -287,24 +211,9 @@ public final class PgQueueAutoConfiguration {
     QueueMaintenance queueMaintenance(Repositories repositories, QueueAdmin queueAdmin, PgQueueProperties properties,
             Wakeups wakeups) {
         // the default database's maintenance reconciles its own counters: each configured database's unit its own
-        return maintenance(repositories, (queueAdmin instanceof RoutingQueueAdmin
+        return DatabaseParts.maintenance(repositories, (queueAdmin instanceof RoutingQueueAdmin
                 || queueAdmin instanceof ReplicaReadingQueueAdmin) ? new JdbcQueueAdmin(repositories, wakeups) : queueAdmin,
                 properties);
-    }
-
-    /** One database's maintenance. */
-    static QueueMaintenance maintenance(Repositories repositories, QueueAdmin queueAdmin, PgQueueProperties properties) {
-        PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
-        PgQueueProperties.Retention retention = properties.getRetention();
-        PgQueueProperties.History history = properties.getHistory();
-        return new QueueMaintenance(repositories, queueAdmin, maintenance.getInterval(),
-                maintenance.getReconcileInterval(),
-                new QueueMaintenance.RetentionSettings(retention.getDead(),
-                        history.isEnabled() ? history.getRetention() : null, retention.getWorkflows(), retention.getBatches(),
-                        retention.getInterval(), retention.getBatchSize()),
-                history.isEnabled() ? new HistoryRepository.PartitionPlan(history.getPartitionInterval(),
-                        history.getPartitionsAhead(), history.getRetention(), QueueMaintenance.ANALYZE_HISTORY_EVERY)
-                        : null);
     }
 
     @Bean
@@ -337,17 +246,10 @@ public final class PgQueueAutoConfiguration {
         @ConditionalOnMissingBean
         QueueSchemaInitializer queueSchemaInitializer(DataSource dataSource, ResourceLoader resourceLoader,
                 PgQueueProperties properties, ObjectProvider<QueueFlywayConfigurationCustomizer> customizers) {
-            return schemaInitializer(dataSource, resourceLoader.getClassLoader(), properties,
+            return DatabaseParts.schemaInitializer(dataSource, resourceLoader.getClassLoader(), properties,
                     customizers.orderedStream().toList());
         }
 
-        /** The migration of one database's schema. */
-        static QueueSchemaInitializer schemaInitializer(DataSource dataSource, ClassLoader classLoader,
-                PgQueueProperties properties, List<QueueFlywayConfigurationCustomizer> customizers) {
-            PgQueueProperties.Schema schema = properties.getSchema();
-            return new QueueSchemaInitializer(dataSource, classLoader, schema.getName(), schema.getHistoryTable(),
-                    customizers, schema.getLockTimeout(), schema.getLockAttempts());
-        }
     }
 
     @Configuration(proxyBeanMethods = false)

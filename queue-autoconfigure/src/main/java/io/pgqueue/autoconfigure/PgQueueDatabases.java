@@ -17,7 +17,6 @@ import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.internal.admin.JdbcQueueAdmin;
 import io.pgqueue.internal.admin.ReplicaReadingQueueAdmin;
 import io.pgqueue.internal.listener.DefaultListenerContainerRegistry;
-import io.pgqueue.internal.maintenance.QueueMaintenance;
 import io.pgqueue.internal.node.NodeIdentity;
 import io.pgqueue.internal.node.NodeRuntime;
 import io.pgqueue.internal.node.VacuumHorizonWatch;
@@ -205,7 +204,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
         List<HikariDataSource> ownPools = new ArrayList<>();
         DataSource dataSource;
         if (database.getDataSource() != null) {
-            dataSource = dataSourceBean(shared.beanFactory(), "pgqueue.databases." + name + ".data-source",
+            dataSource = DataSourceBeans.named(shared.beanFactory(), "pgqueue.databases." + name + ".data-source",
                     database.getDataSource());
         }
         else {
@@ -219,10 +218,10 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
         }
         try {
             if (shared.migrate()) {
-                PgQueueAutoConfiguration.SchemaMigrationConfiguration.schemaInitializer(dataSource, shared.classLoader(),
+                DatabaseParts.schemaInitializer(dataSource, shared.classLoader(),
                         properties, shared.flywayCustomizers()).afterPropertiesSet();
             }
-            Repositories repositories = PgQueueAutoConfiguration.repositories(dataSource, properties, name);
+            Repositories repositories = DatabaseParts.repositories(dataSource, properties, name);
             if (!shared.migrate()) {
                 new QueueSchemaValidator(repositories.schemaInfo(), repositories.schema().name()).afterPropertiesSet();
             }
@@ -235,7 +234,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
                         database.getIdBlock(), ex.getMessage());
             }
             DataSource databaseSource = dataSource;
-            Wakeups wakeups = PgQueueAutoConfiguration.wakeups(repositories, properties,
+            Wakeups wakeups = DatabaseParts.wakeups(repositories, properties,
                     ListenConnection.of(database.notifyConnection(), "pgqueue.databases." + name, shared.beanFactory(),
                             () -> {
                                 if (database.getUrl() != null) {
@@ -245,11 +244,11 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
                                         shared.classLoader());
                                 return (pool != null) ? pool : ListenConnection.Credentials.NONE;
                             }));
-            JdbcQueueTemplate template = PgQueueAutoConfiguration.template(repositories, shared.codec(), wakeups, properties);
+            JdbcQueueTemplate template = DatabaseParts.template(repositories, shared.codec(), wakeups, properties);
             if (shared.sendObserver() != null) {
                 template.setObserver(shared.sendObserver().withDatabase(name));
             }
-            VacuumHorizonWatch vacuumHorizon = PgQueueAutoConfiguration.vacuumHorizonWatch(repositories, properties);
+            VacuumHorizonWatch vacuumHorizon = DatabaseParts.vacuumHorizonWatch(repositories, properties);
             JdbcQueueAdmin primaryAdmin = new JdbcQueueAdmin(repositories, wakeups, vacuumHorizon);
             QueueAdmin admin = readingFromReplica(name, "pgqueue.databases." + name + ".replica", database.getReplica(),
                     primaryAdmin, wakeups, properties, shared.beanFactory(), shared.classLoader(), ownPools);
@@ -257,7 +256,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
             background.add(vacuumHorizon);
             PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
             if (maintenance.isEnabled()) {
-                background.add(PgQueueAutoConfiguration.maintenance(repositories, primaryAdmin, properties));
+                background.add(DatabaseParts.maintenance(repositories, primaryAdmin, properties));
             }
             List<RecurringJob> recurringJobs = shared.recurringJobs().stream()
                 .filter((job) -> database.getQueues().contains(job.queue()))
@@ -268,7 +267,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
                         properties.getScheduler().getPollInterval(), recurringJobs);
                 background.add(scheduler);
             }
-            NodeRuntime node = QueueListenerConfiguration.nodeRuntime(repositories, identity, properties);
+            NodeRuntime node = DatabaseParts.nodeRuntime(repositories, identity, properties);
             JdbcWorkflows workflows = new JdbcWorkflows(repositories.workflows(), shared.codec(), wakeups);
             workflows.setQueuePlacement(elsewhere);
             JdbcBatches batches = new JdbcBatches(repositories.batches(), template, shared.codec(),
@@ -296,20 +295,6 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
     }
 
     /** The DataSource bean a property names; a name that is no such bean fails startup naming the property. */
-    static DataSource dataSourceBean(BeanFactory beanFactory, String property, String beanName) {
-        if (!beanFactory.containsBean(beanName)) {
-            throw new InvalidConfigurationPropertyValueException(property, beanName,
-                    "there is no bean of that name; name a DataSource bean, or give a url instead");
-        }
-        try {
-            return beanFactory.getBean(beanName, DataSource.class);
-        }
-        catch (org.springframework.beans.factory.BeanNotOfRequiredTypeException ex) {
-            throw new InvalidConfigurationPropertyValueException(property, beanName,
-                    "that bean is a " + ex.getActualType().getName() + ", not a DataSource");
-        }
-    }
-
     private static HikariDataSource pool(String prefix, String poolName, @Nullable String url, @Nullable String username,
             @Nullable String password, int maximumPoolSize, Duration connectionTimeout, ClassLoader classLoader) {
         if (!ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", classLoader)) {
@@ -340,7 +325,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
         }
         DataSource dataSource;
         if (replica.getDataSource() != null) {
-            dataSource = dataSourceBean(beanFactory, prefix + ".data-source", replica.getDataSource());
+            dataSource = DataSourceBeans.named(beanFactory, prefix + ".data-source", replica.getDataSource());
         }
         else {
             HikariDataSource pool = pool(prefix, "pgqueue-" + database + "-replica", replica.getUrl(),
@@ -351,7 +336,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
             ownPools.add(pool);
             dataSource = pool;
         }
-        Repositories repositories = PgQueueAutoConfiguration.repositories(dataSource, properties, database + " (replica)");
+        Repositories repositories = DatabaseParts.repositories(dataSource, properties, database + " (replica)");
         return new ReplicaReadingQueueAdmin(database, primary, new JdbcQueueAdmin(repositories, wakeups),
                 repositories.replica());
     }

@@ -105,7 +105,7 @@ public class PgQueueProperties implements InitializingBean, EnvironmentAware {
     public void afterPropertiesSet() {
         validate();
         if (environment instanceof ConfigurableEnvironment configurable) {
-            List<String> unknown = UnknownProperties.find(configurable);
+            List<String> unknown = UnknownProperties.find(configurable, PgQueueProperties.class);
             if (!unknown.isEmpty()) {
                 String message = "Unknown pgqueue propert" + ((unknown.size() == 1) ? "y " : "ies ")
                         + String.join("; ", unknown) + ". No setting of pgqueue reads "

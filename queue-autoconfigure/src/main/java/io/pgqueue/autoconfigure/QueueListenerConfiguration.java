@@ -10,7 +10,6 @@ import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.internal.listener.DefaultListenerContainerRegistry;
 import io.pgqueue.internal.node.NodeIdentity;
 import io.pgqueue.internal.node.NodeRuntime;
-import io.pgqueue.internal.node.NodeSettings;
 import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.persistence.Repositories;
@@ -46,14 +45,7 @@ class QueueListenerConfiguration {
 
     @Bean
     NodeRuntime pgqueueNodeRuntime(Repositories repositories, PgQueueProperties properties) {
-        return nodeRuntime(repositories, NodeIdentity.create(), properties);
-    }
-
-    static NodeRuntime nodeRuntime(Repositories repositories, NodeIdentity identity, PgQueueProperties properties) {
-        PgQueueProperties.Listener listener = properties.getListener();
-        return new NodeRuntime(repositories.nodes(), repositories.engine(), identity,
-                new NodeSettings(listener.getLeaseDuration(), listener.getHeartbeatInterval(), listener.getNodeTimeout(),
-                        listener.getShutdownTimeout(), listener.getInterruptGrace()));
+        return DatabaseParts.nodeRuntime(repositories, NodeIdentity.create(), properties);
     }
 
     @Bean

@@ -53,8 +53,12 @@ final class UnknownProperties {
     private UnknownProperties() {
     }
 
-    /** Each unknown key under {@code pgqueue}, with where it was set and the closest known property. */
-    static List<String> find(ConfigurableEnvironment environment) {
+    /**
+     * Each unknown key under {@code pgqueue}, with where it was set and the closest known property.
+     *
+     * @param properties the class the keys bind to
+     */
+    static List<String> find(ConfigurableEnvironment environment, Class<?> properties) {
         List<PropertySource<?>> own = new ArrayList<>();
         for (PropertySource<?> source : environment.getPropertySources()) {
             String name = source.getName();
@@ -68,7 +72,7 @@ final class UnknownProperties {
             sources.add(source.filter((name) -> !DASHBOARD.equals(name) && !DASHBOARD.isAncestorOf(name)));
         }
         try {
-            new Binder(sources).bind(ROOT, Bindable.of(PgQueueProperties.class), new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
+            new Binder(sources).bind(ROOT, Bindable.of(properties), new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
             return List.of();
         }
         catch (BindException ex) {

@@ -70,17 +70,9 @@ class ReadyFromCascadesTests {
         Handlers handlers = new Handlers();
         runner.withPropertyValues("pgqueue.listener.notify=false")
             .withBean(Handlers.class, () -> handlers)
-            .run((context) -> {
-                try (Connection listening = database.connect(); Statement statement = listening.createStatement()) {
-                    statement.execute("LISTEN pgqueue_pgqueue");
-                    context.getBean(WorkflowOperations.class).submit(Workflow.builder("order")
-                        .node(WorkflowNode.of("charge", "rc-parent", "o-1"))
-                        .node(WorkflowNode.of("ship", "rc-child", "o-1").after("charge"))
-                        .build());
-                    assertThat(handlers.childStarted.await(10, TimeUnit.SECONDS)).isTrue();
-                    assertThat(notificationsBeforeMarker(listening)).isEmpty();
-                }
-            });
+            .run((context) -> assertThat(notificationsUntil(handlers.childStarted,
+                    () -> submitOrder(context.getBean(WorkflowOperations.class), "o-1")))
+                .isEmpty());
     }
 
     @Test
@@ -88,33 +80,41 @@ class ReadyFromCascadesTests {
         Handlers handlers = new Handlers();
         runner.withPropertyValues("pgqueue.listener.notify=false")
             .withBean(Handlers.class, () -> handlers)
-            .run((context) -> {
-                try (Connection listening = database.connect(); Statement statement = listening.createStatement()) {
-                    statement.execute("LISTEN pgqueue_pgqueue");
-                    BatchOperations batches = context.getBean(BatchOperations.class);
-                    long id = batches.open(Batch.builder("import").onSuccess("rc-done").build());
-                    batches.addAll(id, "rc-member", List.of("row-1", "row-2"));
-                    batches.seal(id);
-                    assertThat(handlers.callbackStarted.await(10, TimeUnit.SECONDS)).isTrue();
-                    assertThat(notificationsBeforeMarker(listening)).isEmpty();
-                }
-            });
+            .run((context) -> assertThat(notificationsUntil(handlers.callbackStarted, () -> {
+                BatchOperations batches = context.getBean(BatchOperations.class);
+                long id = batches.open(Batch.builder("import").onSuccess("rc-done").build());
+                batches.addAll(id, "rc-member", List.of("row-1", "row-2"));
+                batches.seal(id);
+            })).isEmpty());
     }
 
     @Test
     void withNotificationsOnOtherNodesAreToldOfTheReleasedDependantsQueue() {
         Handlers handlers = new Handlers();
-        runner.withBean(Handlers.class, () -> handlers).run((context) -> {
-            try (Connection listening = database.connect(); Statement statement = listening.createStatement()) {
-                statement.execute("LISTEN pgqueue_pgqueue");
-                context.getBean(WorkflowOperations.class).submit(Workflow.builder("order")
-                    .node(WorkflowNode.of("charge", "rc-parent", "o-2"))
-                    .node(WorkflowNode.of("ship", "rc-child", "o-2").after("charge"))
-                    .build());
-                assertThat(handlers.childStarted.await(10, TimeUnit.SECONDS)).isTrue();
-                assertThat(notificationsBeforeMarker(listening)).contains("rc-parent", "rc-child");
-            }
-        });
+        runner.withBean(Handlers.class, () -> handlers)
+            .run((context) -> assertThat(notificationsUntil(handlers.childStarted,
+                    () -> submitOrder(context.getBean(WorkflowOperations.class), "o-2")))
+                .contains("rc-parent", "rc-child"));
+    }
+
+    private static void submitOrder(WorkflowOperations workflows, String order) {
+        workflows.submit(Workflow.builder("order")
+            .node(WorkflowNode.of("charge", "rc-parent", order))
+            .node(WorkflowNode.of("ship", "rc-child", order).after("charge"))
+            .build());
+    }
+
+    /**
+     * Listens to the schema's channel while {@code action} runs and until {@code started} opens (within ten
+     * seconds, where the listeners poll every thirty), then returns what arrived.
+     */
+    private static List<String> notificationsUntil(CountDownLatch started, Runnable action) throws Exception {
+        try (Connection listening = database.connect(); Statement statement = listening.createStatement()) {
+            statement.execute("LISTEN pgqueue_pgqueue");
+            action.run();
+            assertThat(started.await(10, TimeUnit.SECONDS)).as("started within 10 s").isTrue();
+            return notificationsBeforeMarker(listening);
+        }
     }
 
     /**

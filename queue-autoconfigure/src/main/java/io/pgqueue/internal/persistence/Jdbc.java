@@ -35,6 +35,8 @@ import org.springframework.util.ClassUtils;
  */
 final class Jdbc {
 
+    private static final org.apache.commons.logging.Log logger = org.apache.commons.logging.LogFactory.getLog(Jdbc.class);
+
     /** Binds a statement's parameters. */
     @FunctionalInterface
     interface Binder {
@@ -139,8 +141,25 @@ final class Jdbc {
                 return result;
             }
         }));
-        woken.forEach(jobsReady);
+        wake(woken);
         return found;
+    }
+
+    /**
+     * Tells of the queues a statement made jobs ready in. The statement's work stands whatever happens here: a
+     * wake-up that cannot be sent (the database gone right after the commit) is logged, and the listeners find
+     * the jobs at their next poll.
+     */
+    private void wake(Set<String> woken) {
+        for (String queue : woken) {
+            try {
+                jobsReady.accept(queue);
+            }
+            catch (RuntimeException ex) {
+                logger.warn("Could not wake the listeners of queue '" + queue + "' (they find its jobs at their next "
+                        + "poll): " + ex.getMessage());
+            }
+        }
     }
 
     /** Adds the queues of a row's {@code …_woken} columns (arrays of queue names, or null). */
@@ -186,7 +205,7 @@ final class Jdbc {
             }
             return total;
         }));
-        woken.forEach(jobsReady);
+        wake(woken);
         return counted;
     }
 
