@@ -194,8 +194,8 @@ final class FinishStatements {
      * predicate would invite the partial lease index.
      */
     private String completeStatement(Cascades cascades) {
-        // a node or member whose cancellation was requested is left to CANCEL_RUNNING (completeMembers runs it):
-        // these variants' cascades are the light ones of jobs that completed
+        // a node or member whose cancellation was requested is left to CANCEL_RUNNING (the repository runs it after
+        // this one): these variants' cascades are the light ones of jobs that completed
         boolean workflows = cascades.any();
         String statement = Transition.COMPLETE.tag() + WorkflowCascade.with(workflows) + """
                  done AS (
