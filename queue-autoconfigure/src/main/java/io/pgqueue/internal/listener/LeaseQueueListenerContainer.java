@@ -18,6 +18,7 @@ import io.pgqueue.internal.persistence.Claim;
 import io.pgqueue.internal.persistence.ClaimRequest;
 import io.pgqueue.internal.persistence.ClaimedJob;
 import io.pgqueue.internal.persistence.JobEnginePort;
+import io.pgqueue.internal.persistence.ProgressReport;
 import io.pgqueue.listener.ContainerOptions;
 import io.pgqueue.listener.GroupFailurePolicy;
 import io.pgqueue.listener.WorkerThreads;

@@ -14,6 +14,7 @@ import java.util.function.Supplier;
 
 import io.pgqueue.internal.persistence.JobEnginePort;
 import io.pgqueue.internal.persistence.NodeRepository;
+import io.pgqueue.internal.persistence.ProgressReport;
 import io.pgqueue.model.NodeContainer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -268,23 +269,8 @@ public class NodeRuntime {
 
     /** One statement for the progress every handler of this node reported since the last heartbeat. */
     private void writeProgress() {
-        List<TrackedJobs.ProgressReport> reports = new ArrayList<>();
+        List<ProgressReport> reports = new ArrayList<>();
         running.values().forEach((jobs) -> reports.addAll(jobs.takeProgress()));
-        if (reports.isEmpty()) {
-            return;
-        }
-        int size = reports.size();
-        long[] ids = new long[size];
-        int[] attempts = new int[size];
-        short[] percents = new short[size];
-        String[] messages = new String[size];
-        for (int i = 0; i < size; i++) {
-            TrackedJobs.ProgressReport report = reports.get(i);
-            ids[i] = report.jobId();
-            attempts[i] = report.attempt();
-            percents[i] = report.percent();
-            messages[i] = report.message();
-        }
-        jobs.progress(identity.id(), ids, attempts, percents, messages);
+        jobs.progress(identity.id(), reports);
     }
 }

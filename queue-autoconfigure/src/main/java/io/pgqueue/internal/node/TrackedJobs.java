@@ -3,7 +3,8 @@ package io.pgqueue.internal.node;
 import java.util.Collection;
 import java.util.List;
 
-import org.jspecify.annotations.Nullable;
+import io.pgqueue.internal.persistence.ProgressReport;
+
 
 /**
  * The jobs one LEASE container is running, as its node's heartbeat sees them: their leases are renewed,
@@ -19,15 +20,4 @@ public interface TrackedJobs {
 
     /** Progress reported since the last call, one report per job at most. */
     List<ProgressReport> takeProgress();
-
-    /**
-     * The latest progress a handler reported.
-     *
-     * @param jobId the job
-     * @param attempt the attempt that reported it
-     * @param percent 0 to 100
-     * @param message what the handler is doing, or null
-     */
-    record ProgressReport(long jobId, int attempt, short percent, @Nullable String message) {
-    }
 }

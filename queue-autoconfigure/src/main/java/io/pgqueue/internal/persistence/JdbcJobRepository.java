@@ -528,18 +528,15 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
-    public void progress(UUID node, long[] ids, int[] attempts, short[] percents, @Nullable String[] messages) {
-        if (ids.length == 0) {
+    public void progress(UUID node, List<ProgressReport> reports) {
+        if (reports.isEmpty()) {
             return;
         }
-        Short[] boxed = new Short[percents.length];
-        for (int i = 0; i < percents.length; i++) {
-            boxed[i] = percents[i];
-        }
-        jdbc.update(finishes.progress, (params) -> params.int8Array("ids", ids)
-            .int4Array("attempts", attempts)
-            .array("percents", "int2", boxed)
-            .array("messages", "text", messages)
+        jdbc.update(finishes.progress, (params) -> params
+            .int8Array("ids", reports.stream().mapToLong(ProgressReport::jobId).toArray())
+            .int4Array("attempts", reports.stream().mapToInt(ProgressReport::attempt).toArray())
+            .array("percents", "int2", reports.stream().map(ProgressReport::percent).toArray())
+            .array("messages", "text", reports.stream().map(ProgressReport::message).toArray())
             .uuid("node", node));
     }
 

@@ -148,7 +148,7 @@ public interface JobEnginePort {
     List<Long> cancelRequested(UUID node, long[] ids);
 
     /** Records the progress of LEASE jobs this node runs in those attempts. */
-    void progress(UUID node, long[] ids, int[] attempts, short[] percents, @Nullable String[] messages);
+    void progress(UUID node, List<ProgressReport> reports);
 
     /**
      * {@link Transition#RELEASE} of unfinished jobs of the node at shutdown, uncounting the attempt; the
