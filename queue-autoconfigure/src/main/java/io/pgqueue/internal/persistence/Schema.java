@@ -70,10 +70,7 @@ public final class Schema {
      * @param texts the statement, or several sent in one round trip, in order
      */
     Sql sql(String name, String... texts) {
-        if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("Invalid statement name '" + name + "'");
-        }
-        Sql parsed = Sql.named(name, java.util.Arrays.stream(texts).map(this::qualify).toList());
+        Sql parsed = ddl(name, texts);
         statements.add(parsed);
         return parsed;
     }
@@ -84,6 +81,9 @@ public final class Schema {
      * each with example values.
      */
     Sql ddl(String name, String... texts) {
+        if (!NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("Invalid statement name '" + name + "'");
+        }
         return Sql.named(name, java.util.Arrays.stream(texts).map(this::qualify).toList());
     }
 

@@ -30,7 +30,7 @@ final class Sql {
      */
     private final boolean wakes;
 
-    /** The statement's name in the catalogue; null for the few statements on no table of pgqueue's. */
+    /** The statement's name in the catalogue; null only while {@link #parse} makes it, before it is named. */
     private final @Nullable String name;
 
     /** The statement as composed, with its named parameters (what the catalogue shows). */
