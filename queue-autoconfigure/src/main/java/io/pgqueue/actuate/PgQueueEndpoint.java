@@ -145,30 +145,10 @@ public class PgQueueEndpoint {
         if (!"schedules".equals(scope)) {
             return refused(name, action, "Unknown scope '" + scope + "': use /schedules/{name}");
         }
-        return operation(securityContext, "schedule " + name, action, () -> switch (AdminAction.of(Target.SCHEDULE, action)) {
-            case PAUSE_SCHEDULE -> {
-                admin.pauseSchedule(name);
-                yield new OperationResult(name, "pause", 1);
-            }
-            case RESUME_SCHEDULE -> {
-                admin.resumeSchedule(name);
-                yield new OperationResult(name, "resume", 1);
-            }
-            case TRIGGER -> new OperationResult(name, "trigger", admin.triggerSchedule(name) ? 1 : 0);
-            case RESCHEDULE -> {
-                if ((cron == null) == (fixedRate == null)) {
-                    throw new IllegalArgumentException("reschedule needs exactly one of cron and fixedRate");
-                }
-                if (cron != null) {
-                    admin.rescheduleCron(name, cron);
-                }
-                else {
-                    admin.rescheduleFixedRate(name, DurationStyle.detectAndParse(fixedRate));
-                }
-                yield new OperationResult(name, "reschedule", 1);
-            }
-            case REMOVE -> new OperationResult(name, "remove", admin.removeSchedule(name) ? 1 : 0);
-            default -> throw new IllegalStateException("Not a schedule action: " + action);
+        return operation(securityContext, "schedule " + name, action, () -> {
+            AdminAction asked = AdminAction.of(Target.SCHEDULE, action);
+            return new OperationResult(name, asked.verb(), asked.onSchedule(admin, name, cron,
+                    (fixedRate != null) ? DurationStyle.detectAndParse(fixedRate) : null));
         });
     }
 
@@ -184,27 +164,10 @@ public class PgQueueEndpoint {
         if (!"keys".equals(scope)) {
             return refused(target, action, "Unknown scope '" + scope + "': use /{queue}/keys/{key}");
         }
-        return operation(securityContext, target, action, () -> switch (AdminAction.of(Target.FAIRNESS_KEY, action)) {
-            case PAUSE_KEY -> {
-                admin.pauseFairnessKey(queue, key);
-                yield new OperationResult(queue, "pause", 1);
-            }
-            case RESUME_KEY -> {
-                admin.resumeFairnessKey(queue, key);
-                yield new OperationResult(queue, "resume", 1);
-            }
-            case WEIGHT -> {
-                if (weight == null) {
-                    throw new IllegalArgumentException("weight needs a weight: a number above zero");
-                }
-                admin.setFairnessWeight(queue, key, weight);
-                yield new OperationResult(queue, "weight", 1);
-            }
-            case CLEAR_WEIGHT -> {
-                admin.clearFairnessWeight(queue, key);
-                yield new OperationResult(queue, "clear-weight", 1);
-            }
-            default -> throw new IllegalStateException("Not a fairness key action: " + action);
+        return operation(securityContext, target, action, () -> {
+            AdminAction asked = AdminAction.of(Target.FAIRNESS_KEY, action);
+            asked.onKey(admin, queue, key, weight);
+            return new OperationResult(queue, asked.verb(), 1);
         });
     }
 
@@ -281,28 +244,22 @@ public class PgQueueEndpoint {
                     wholeQueue(all, "cancel", "groupKey, dedupKey or header");
                 }
                 if (jobId != null) {
-                    if (!admin.job(jobId).queue().equals(queue)) {
-                        throw new IllegalArgumentException("Job " + jobId + " is not in queue '" + queue + "'");
-                    }
-                    yield new OperationResult(queue, admin.cancel(jobId).name().toLowerCase(Locale.ROOT), 1);
+                    AdminAction.Outcome outcome = AdminAction.CANCEL.onJob(admin, queue, jobId);
+                    yield new OperationResult(queue, outcome.result(), outcome.affected());
                 }
                 BulkCancelResult result = admin.cancel(
                         query(queue, state, groupKey, dedupKey, header, null, null, JobQuery.MAX_LIMIT, null));
                 yield new OperationResult(queue, "cancel", result.cancelled() + result.cancelRequested());
             }
-            case PAUSE -> {
-                admin.pause(queue);
-                yield new OperationResult(queue, "pause", 1);
-            }
-            case RESUME -> {
-                admin.resume(queue);
-                yield new OperationResult(queue, "resume", 1);
+            case PAUSE, RESUME -> {
+                AdminAction.of(Target.QUEUE, action).onQueue(admin, queue);
+                yield new OperationResult(queue, asked, 1);
             }
             case RETRY -> new OperationResult(queue, asked,
-                    (jobId != null) ? (admin.retryDead(queue, jobId) ? 1 : 0)
+                    (jobId != null) ? AdminAction.RETRY.onJob(admin, queue, jobId).affected()
                             : wholeQueue(all, asked, null) ? admin.retryAllDead(queue) : 0);
             case PURGE -> new OperationResult(queue, asked,
-                    (jobId != null) ? (admin.purgeDead(queue, jobId) ? 1 : 0)
+                    (jobId != null) ? AdminAction.PURGE.onJob(admin, queue, jobId).affected()
                             : wholeQueue(all, asked, null) ? admin.purgeDead(queue) : 0);
             default -> throw new IllegalStateException("Not a queue action: " + action);
         });

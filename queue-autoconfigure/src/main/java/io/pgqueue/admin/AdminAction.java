@@ -1,5 +1,6 @@
 package io.pgqueue.admin;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
@@ -121,6 +122,104 @@ public enum AdminAction {
     /** The actions that apply to a job in this state, in catalogue order. */
     public static List<AdminAction> forJob(JobState state) {
         return Arrays.stream(values()).filter((action) -> action.appliesTo.contains(state)).toList();
+    }
+
+    /**
+     * Carries out a queue action ({@link #PAUSE}, {@link #RESUME}) on a queue: what both front doors do for the verb.
+     * @throws IllegalStateException for an action on another target
+     */
+    public void onQueue(QueuesAdmin admin, String queue) {
+        switch (this) {
+            case PAUSE -> admin.pause(queue);
+            case RESUME -> admin.resume(queue);
+            default -> throw notOn(Target.QUEUE);
+        }
+    }
+
+    /**
+     * Carries out a job action on one job of a queue; returns how many jobs it changed (0 when a retry or
+     * purge found no dead job of that id) and, for a cancel, what became of the job.
+     * @throws IllegalArgumentException when the job is in another queue
+     * @throws IllegalStateException for an action on another target
+     */
+    public Outcome onJob(JobsAdmin admin, String queue, long jobId) {
+        return switch (this) {
+            case CANCEL -> {
+                if (!admin.job(jobId).queue().equals(queue)) {
+                    throw new IllegalArgumentException("Job " + jobId + " is not in queue '" + queue + "'");
+                }
+                yield new Outcome(1, admin.cancel(jobId).name().toLowerCase(Locale.ROOT));
+            }
+            case RETRY -> new Outcome(admin.retryDead(queue, jobId) ? 1 : 0, null);
+            case PURGE -> new Outcome(admin.purgeDead(queue, jobId) ? 1 : 0, null);
+            default -> throw notOn(Target.JOB);
+        };
+    }
+
+    /**
+     * Carries out a schedule action on a recurring job; returns how many it changed (a trigger or remove that
+     * found nothing: 0). {@link #RESCHEDULE} takes exactly one of a cron expression and a fixed rate.
+     * @throws IllegalArgumentException for a reschedule without exactly one of them
+     * @throws IllegalStateException for an action on another target
+     */
+    public long onSchedule(SchedulesAdmin admin, String name, @Nullable String cron, @Nullable Duration fixedRate) {
+        return switch (this) {
+            case PAUSE_SCHEDULE -> {
+                admin.pauseSchedule(name);
+                yield 1;
+            }
+            case RESUME_SCHEDULE -> {
+                admin.resumeSchedule(name);
+                yield 1;
+            }
+            case TRIGGER -> admin.triggerSchedule(name) ? 1 : 0;
+            case RESCHEDULE -> {
+                if ((cron == null) == (fixedRate == null)) {
+                    throw new IllegalArgumentException("reschedule needs exactly one of cron and fixedRate");
+                }
+                if (cron != null) {
+                    admin.rescheduleCron(name, cron);
+                }
+                else {
+                    admin.rescheduleFixedRate(name, fixedRate);
+                }
+                yield 1;
+            }
+            case REMOVE -> admin.removeSchedule(name) ? 1 : 0;
+            default -> throw notOn(Target.SCHEDULE);
+        };
+    }
+
+    /**
+     * Carries out a fairness key action on one key of a fair queue; {@link #WEIGHT} takes a weight above zero.
+     * @throws IllegalArgumentException for a weight action without a weight
+     * @throws IllegalStateException for an action on another target
+     */
+    public void onKey(FairnessAdmin admin, String queue, String key, @Nullable Double weight) {
+        switch (this) {
+            case PAUSE_KEY -> admin.pauseFairnessKey(queue, key);
+            case RESUME_KEY -> admin.resumeFairnessKey(queue, key);
+            case WEIGHT -> {
+                if (weight == null) {
+                    throw new IllegalArgumentException("weight needs a weight: a number above zero");
+                }
+                admin.setFairnessWeight(queue, key, weight);
+            }
+            case CLEAR_WEIGHT -> admin.clearFairnessWeight(queue, key);
+            default -> throw notOn(Target.FAIRNESS_KEY);
+        }
+    }
+
+    private IllegalStateException notOn(Target asked) {
+        return new IllegalStateException("'" + verb + "' is an action on a " + target.name().toLowerCase(Locale.ROOT)
+                .replace('_', ' ') + ", not on a " + asked.name().toLowerCase(Locale.ROOT).replace('_', ' '));
+    }
+
+    /**
+     * What an action on one job did: how many jobs it changed and, for a cancel, what became of the job
+     * ({@code cancelled}, {@code cancel_requested}, ...), else null.
+     */
+    public record Outcome(long affected, @Nullable String result) {
     }
 
     /**

@@ -6,6 +6,7 @@ import javax.sql.DataSource;
 
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.admin.QueuesAdmin;
 import io.pgqueue.internal.maintenance.QueueMaintenance;
 import io.pgqueue.internal.node.NodeIdentity;
 import io.pgqueue.internal.node.NodeRuntime;
@@ -105,7 +106,7 @@ final class DatabaseParts {
     }
 
     /** One database's maintenance. */
-    static QueueMaintenance maintenance(Repositories repositories, QueueAdmin queueAdmin, PgQueueProperties properties) {
+    static QueueMaintenance maintenance(Repositories repositories, QueuesAdmin queueAdmin, PgQueueProperties properties) {
         PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
         PgQueueProperties.Retention retention = properties.getRetention();
         PgQueueProperties.History history = properties.getHistory();

@@ -16,7 +16,6 @@ import io.pgqueue.batch.BatchOperations;
 import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.autoconfigure.aot.PgQueueRuntimeHints;
 import io.pgqueue.internal.admin.JdbcQueueAdmin;
-import io.pgqueue.internal.admin.ReplicaReadingQueueAdmin;
 import io.pgqueue.internal.maintenance.QueueMaintenance;
 import io.pgqueue.internal.node.NodeIdentity;
 import io.pgqueue.internal.node.NodeRuntime;
@@ -193,9 +192,9 @@ public final class PgQueueAutoConfiguration {
     QueueAdmin queueAdmin(Repositories repositories, Wakeups wakeups, VacuumHorizonWatch vacuumHorizon,
             PgQueueDatabases databases, PgQueueProperties properties, BeanFactory beanFactory,
             ResourceLoader resourceLoader) {
-        QueueAdmin admin = databases.readingFromReplica(new JdbcQueueAdmin(repositories, wakeups, vacuumHorizon), wakeups,
-                properties, beanFactory, resourceLoader.getClassLoader());
-        return databases.isEmpty() ? admin : new RoutingQueueAdmin(databases.router(admin, PgQueueDatabases.Unit::admin));
+        QueueAdmin admin = databases.admin(repositories, wakeups, vacuumHorizon, properties, beanFactory,
+                resourceLoader.getClassLoader());
+        return databases.isEmpty() ? admin : RoutingQueueAdmin.of(databases.router(admin, PgQueueDatabases.Unit::admin));
     }
 
     @Bean
@@ -208,12 +207,9 @@ public final class PgQueueAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "pgqueue.maintenance.enabled", matchIfMissing = true)
     @DependsOnDatabaseInitialization
-    QueueMaintenance queueMaintenance(Repositories repositories, QueueAdmin queueAdmin, PgQueueProperties properties,
-            Wakeups wakeups) {
+    QueueMaintenance queueMaintenance(Repositories repositories, PgQueueProperties properties, Wakeups wakeups) {
         // the default database's maintenance reconciles its own counters: each configured database's unit its own
-        return DatabaseParts.maintenance(repositories, (queueAdmin instanceof RoutingQueueAdmin
-                || queueAdmin instanceof ReplicaReadingQueueAdmin) ? new JdbcQueueAdmin(repositories, wakeups) : queueAdmin,
-                properties);
+        return DatabaseParts.maintenance(repositories, JdbcQueueAdmin.queues(repositories, wakeups), properties);
     }
 
     @Bean

@@ -15,7 +15,6 @@ import io.pgqueue.config.ContainerOptionsResolver;
 import io.pgqueue.config.QueueListenerContainerRegistry;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.internal.admin.JdbcQueueAdmin;
-import io.pgqueue.internal.admin.ReplicaReadingQueueAdmin;
 import io.pgqueue.internal.listener.DefaultListenerContainerRegistry;
 import io.pgqueue.internal.node.NodeIdentity;
 import io.pgqueue.internal.node.NodeRuntime;
@@ -249,14 +248,13 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
                 template.setObserver(shared.sendObserver().withDatabase(name));
             }
             VacuumHorizonWatch vacuumHorizon = DatabaseParts.vacuumHorizonWatch(repositories, properties);
-            JdbcQueueAdmin primaryAdmin = new JdbcQueueAdmin(repositories, wakeups, vacuumHorizon);
-            QueueAdmin admin = readingFromReplica(name, "pgqueue.databases." + name + ".replica", database.getReplica(),
-                    primaryAdmin, wakeups, properties, shared.beanFactory(), shared.classLoader(), ownPools);
+            QueueAdmin admin = admin(name, "pgqueue.databases." + name + ".replica", database.getReplica(), repositories,
+                    wakeups, vacuumHorizon, properties, shared.beanFactory(), shared.classLoader(), ownPools);
             List<PeriodicLifecycle> background = new ArrayList<>();
             background.add(vacuumHorizon);
             PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
             if (maintenance.isEnabled()) {
-                background.add(DatabaseParts.maintenance(repositories, primaryAdmin, properties));
+                background.add(DatabaseParts.maintenance(repositories, JdbcQueueAdmin.queues(repositories, wakeups), properties));
             }
             List<RecurringJob> recurringJobs = shared.recurringJobs().stream()
                 .filter((job) -> database.getQueues().contains(job.queue()))
@@ -317,11 +315,12 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
      * otherwise. A pool built for the replica joins {@code ownPools}; it connects lazily, so that a replica down
      * fails listings, not startup.
      */
-    static QueueAdmin readingFromReplica(String database, String prefix, PgQueueProperties.Replica replica,
-            QueueAdmin primary, Wakeups wakeups, PgQueueProperties properties, BeanFactory beanFactory,
-            ClassLoader classLoader, List<HikariDataSource> ownPools) {
+    /** One database's admin, reading its listings from its replica when one is configured. */
+    static QueueAdmin admin(String database, String prefix, PgQueueProperties.Replica replica,
+            Repositories repositories, Wakeups wakeups, VacuumHorizonWatch vacuumHorizon, PgQueueProperties properties,
+            BeanFactory beanFactory, ClassLoader classLoader, List<HikariDataSource> ownPools) {
         if (!replica.isConfigured()) {
-            return primary;
+            return JdbcQueueAdmin.of(repositories, wakeups, vacuumHorizon);
         }
         DataSource dataSource;
         if (replica.getDataSource() != null) {
@@ -336,17 +335,17 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
             ownPools.add(pool);
             dataSource = pool;
         }
-        Repositories repositories = DatabaseParts.repositories(dataSource, properties, database + " (replica)");
-        return new ReplicaReadingQueueAdmin(database, primary, new JdbcQueueAdmin(repositories, wakeups),
-                repositories.replica());
+        return JdbcQueueAdmin.readingFromReplica(database, repositories,
+                DatabaseParts.repositories(dataSource, properties, database + " (replica)"), wakeups, vacuumHorizon);
     }
 
     /** The default database's admin, reading listings from its replica when {@code pgqueue.replica} names one. */
-    QueueAdmin readingFromReplica(QueueAdmin primary, Wakeups wakeups, PgQueueProperties properties,
-            BeanFactory beanFactory, ClassLoader classLoader) {
-        return readingFromReplica(PgQueueProperties.Database.DEFAULT, "pgqueue.replica", properties.getReplica(),
-                primary, wakeups, properties, beanFactory, classLoader, defaultPools);
+    QueueAdmin admin(Repositories repositories, Wakeups wakeups, VacuumHorizonWatch vacuumHorizon,
+            PgQueueProperties properties, BeanFactory beanFactory, ClassLoader classLoader) {
+        return admin(PgQueueProperties.Database.DEFAULT, "pgqueue.replica", properties.getReplica(), repositories,
+                wakeups, vacuumHorizon, properties, beanFactory, classLoader, defaultPools);
     }
+
 
     /** The recurring jobs of the default database: those whose queue no configured database lists. */
     Predicate<RecurringJob> inDefaultDatabase() {

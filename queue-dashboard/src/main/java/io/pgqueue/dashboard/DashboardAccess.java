@@ -15,11 +15,13 @@ import org.springframework.security.web.csrf.CsrfToken;
 import org.springframework.util.ClassUtils;
 
 /**
+ * Made by {@link io.pgqueue.dashboard.autoconfigure.PgQueueDashboardAutoConfiguration}; public for it alone, not an API.
+ * <p>
  * Who may act through the dashboard. Reading is the application's security's business alone; acting also
  * needs, whatever that security says: the dashboard switched to read-write, Spring Security in the
  * application, a signed-in user, and CSRF protection on the request. Every action is logged with its user.
  */
-final class DashboardAccess {
+public final class DashboardAccess {
 
     private static final Log logger = LogFactory.getLog(DashboardAccess.class);
 
@@ -34,7 +36,7 @@ final class DashboardAccess {
     /** The role a user needs to act, or null for any signed-in user the application's security lets through. */
     private final @Nullable String operatorRole;
 
-    DashboardAccess(boolean readOnly, @Nullable ClassLoader classLoader, String path, @Nullable String operatorRole) {
+    public DashboardAccess(boolean readOnly, @Nullable ClassLoader classLoader, String path, @Nullable String operatorRole) {
         this.readOnly = readOnly;
         this.securityPresent = ClassUtils.isPresent(CSRF_TOKEN_CLASS, classLoader);
         this.path = path;

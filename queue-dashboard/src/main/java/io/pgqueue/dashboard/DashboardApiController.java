@@ -3,11 +3,11 @@ package io.pgqueue.dashboard;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.function.BiPredicate;
 import java.util.function.Supplier;
 
+import io.pgqueue.admin.AdminAction;
+import io.pgqueue.admin.AdminAction.Target;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.dashboard.DashboardAccess.ActionRefusedException;
 import io.pgqueue.dashboard.DashboardViews.ActionResult;
@@ -31,7 +31,6 @@ import io.pgqueue.model.BatchMemberInfo;
 import io.pgqueue.model.BatchQuery;
 import io.pgqueue.model.BatchState;
 import io.pgqueue.model.BulkCancelResult;
-import io.pgqueue.model.CancelResult;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobQuery;
 import io.pgqueue.model.NoSuchJobException;
@@ -53,13 +52,15 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
+ * Made by {@link io.pgqueue.dashboard.autoconfigure.PgQueueDashboardAutoConfiguration}; public for it alone, not an API.
+ * <p>
  * The JSON the dashboard's pages read and the actions they post, under {@code <path>/api}. Every number comes
  * from the counters, the lag probe or an index range ({@link QueueAdmin}), never from a count over the job
  * table.
  */
 @RestController
 @RequestMapping("${pgqueue.dashboard.path:/pgqueue}/api")
-class DashboardApiController {
+public class DashboardApiController {
 
     private final QueueAdmin admin;
 
@@ -76,12 +77,12 @@ class DashboardApiController {
 
     /** A key's configured weight in its queue: the queue's weight for the key, else its default weight. */
     @FunctionalInterface
-    interface ConfiguredWeights {
+    public interface ConfiguredWeights {
 
         double weight(String queue, String key);
     }
 
-    DashboardApiController(QueueAdmin admin, DashboardAccess access, ThroughputHistory throughput,
+    public DashboardApiController(QueueAdmin admin, DashboardAccess access, ThroughputHistory throughput,
             boolean showPayloads, Duration vacuumHoldWarning, ConfiguredWeights configuredWeights) {
         this.configuredWeights = configuredWeights;
         this.vacuumHoldWarning = vacuumHoldWarning;
@@ -204,12 +205,7 @@ class DashboardApiController {
     ActionResult pauseOrResumeKey(HttpServletRequest request, @PathVariable String queue, @PathVariable String key,
             @PathVariable String action) {
         return act(request, action, "queue " + queue + " key " + key, () -> {
-            if (action.equals("pause")) {
-                admin.pauseFairnessKey(queue, key);
-            }
-            else {
-                admin.resumeFairnessKey(queue, key);
-            }
+            AdminAction.of(Target.FAIRNESS_KEY, action).onKey(admin, queue, key, null);
             return 1L;
         });
     }
@@ -217,12 +213,7 @@ class DashboardApiController {
     @PostMapping("/queues/{queue}/{action:pause|resume}")
     ActionResult pauseOrResume(HttpServletRequest request, @PathVariable String queue, @PathVariable String action) {
         return act(request, action, "queue " + queue, () -> {
-            if (action.equals("pause")) {
-                admin.pause(queue);
-            }
-            else {
-                admin.resume(queue);
-            }
+            AdminAction.of(Target.QUEUE, action).onQueue(admin, queue);
             return 1L;
         });
     }
@@ -230,28 +221,27 @@ class DashboardApiController {
     @PostMapping("/jobs/{id}/cancel")
     ActionResult cancel(HttpServletRequest request, @PathVariable long id) {
         access.authorize(request, "cancel", "job " + id);
-        CancelResult result = admin.cancel(id);
-        return new ActionResult("cancel", "job " + id, 1, result.name().toLowerCase(Locale.ROOT));
+        AdminAction.Outcome outcome = AdminAction.CANCEL.onJob(admin, admin.job(id).queue(), id);
+        return new ActionResult("cancel", "job " + id, outcome.affected(), outcome.result());
     }
 
     @PostMapping("/jobs/{id}/retry")
     ActionResult retry(HttpServletRequest request, @PathVariable long id) {
-        return onDeadJob(request, "retry", id, admin::retryDead,
+        return onDeadJob(request, AdminAction.RETRY, id,
                 "only dead jobs are retried (or it is held back by a live job with its dedup key)");
     }
 
     @PostMapping("/jobs/{id}/purge")
     ActionResult purge(HttpServletRequest request, @PathVariable long id) {
-        return onDeadJob(request, "purge", id, admin::purgeDead,
+        return onDeadJob(request, AdminAction.PURGE, id,
                 "only dead jobs are deleted; cancel a job that has not finished");
     }
 
     /** An action on one dead job of whichever queue it is in; on a job in another state, says which. */
-    private ActionResult onDeadJob(HttpServletRequest request, String action, long id,
-            BiPredicate<String, Long> operation, String onlyDead) {
-        return act(request, action, "job " + id, () -> {
+    private ActionResult onDeadJob(HttpServletRequest request, AdminAction action, long id, String onlyDead) {
+        return act(request, action.verb(), "job " + id, () -> {
             JobInfo job = admin.job(id);
-            if (!operation.test(job.queue(), id)) {
+            if (action.onJob(admin, job.queue(), id).affected() == 0) {
                 throw new IllegalStateException("Job " + id + " is " + job.state().value() + ": " + onlyDead);
             }
             return 1L;
@@ -318,17 +308,8 @@ class DashboardApiController {
 
     @PostMapping("/schedules/{name}/{action:pause|resume|trigger}")
     ActionResult schedule(HttpServletRequest request, @PathVariable String name, @PathVariable String action) {
-        return act(request, action, "schedule " + name, () -> switch (action) {
-            case "pause" -> {
-                admin.pauseSchedule(name);
-                yield 1L;
-            }
-            case "resume" -> {
-                admin.resumeSchedule(name);
-                yield 1L;
-            }
-            default -> admin.triggerSchedule(name) ? 1L : 0L;
-        });
+        return act(request, action, "schedule " + name,
+                () -> AdminAction.of(Target.SCHEDULE, action).onSchedule(admin, name, null, null));
     }
 
     /** Runs an action once the request may act; refused and failed actions answer with the reason. */

@@ -19,12 +19,14 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.util.HtmlUtils;
 
 /**
+ * Made by {@link io.pgqueue.dashboard.autoconfigure.PgQueueDashboardAutoConfiguration}; public for it alone, not an API.
+ * <p>
  * The dashboard's one HTML page. Its scripts and styles are files of this jar (no CDN: operators run
  * air-gapped); what the page needs to know (where its API is, whether this user may act, the CSRF token) is
  * put in {@code <meta>} tags, so that no inline script is needed and a strict Content-Security-Policy holds.
  */
 @Controller
-class DashboardPageController {
+public class DashboardPageController {
 
     private static final String TEMPLATE = "io/pgqueue/dashboard/index.html";
 
@@ -42,7 +44,7 @@ class DashboardPageController {
 
     private final boolean showPayloads;
 
-    DashboardPageController(String path, DashboardAccess access, long refreshMillis, boolean showPayloads) {
+    public DashboardPageController(String path, DashboardAccess access, long refreshMillis, boolean showPayloads) {
         this.path = path;
         this.access = access;
         this.refreshMillis = refreshMillis;

@@ -14,11 +14,13 @@ import io.pgqueue.model.QueueStats;
 import org.jspecify.annotations.Nullable;
 
 /**
+ * Made by {@link io.pgqueue.dashboard.autoconfigure.PgQueueDashboardAutoConfiguration}; public for it alone, not an API.
+ * <p>
  * Completed and failed jobs per minute, from the monotonic totals of the counters sampled when pages ask for
  * the overview: nothing is read while nobody looks, and a page opened later still finds the recent past.
  * Rates come from differences of totals, so they are exact whichever node ran the jobs.
  */
-final class ThroughputHistory {
+public final class ThroughputHistory {
 
     /** How far back the charts go. */
     static final Duration KEPT = Duration.ofMinutes(15);

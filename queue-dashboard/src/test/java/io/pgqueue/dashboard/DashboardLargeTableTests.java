@@ -1,5 +1,6 @@
 package io.pgqueue.dashboard;
 
+import io.pgqueue.dashboard.autoconfigure.PgQueueDashboardAutoConfiguration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.pgqueue.dashboard;
 
+import io.pgqueue.dashboard.autoconfigure.PgQueueDashboardAutoConfiguration;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.autoconfigure.PgQueueAutoConfiguration;
 import io.pgqueue.testsupport.TestDatabase;

@@ -3,7 +3,7 @@ package io.pgqueue.internal.maintenance;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.admin.QueuesAdmin;
 import io.pgqueue.internal.persistence.HistoryRepository.PartitionPlan;
 import io.pgqueue.internal.persistence.HistoryRepository.PartitionUpkeep;
 import io.pgqueue.internal.persistence.Repositories;
@@ -27,7 +27,7 @@ public class QueueMaintenance extends PeriodicLifecycle {
 
     private final Repositories repositories;
 
-    private final QueueAdmin admin;
+    private final QueuesAdmin admin;
 
     private final Duration interval;
 
@@ -54,7 +54,7 @@ public class QueueMaintenance extends PeriodicLifecycle {
             Duration interval, int batchSize) {
     }
 
-    public QueueMaintenance(Repositories repositories, QueueAdmin admin, Duration interval, Duration reconcileInterval,
+    public QueueMaintenance(Repositories repositories, QueuesAdmin admin, Duration interval, Duration reconcileInterval,
             RetentionSettings retention, @Nullable PartitionPlan historyPartitions) {
         super("pgqueue-maintenance");
         this.historyPartitions = historyPartitions;

@@ -1,4 +1,4 @@
-package io.pgqueue.dashboard;
+package io.pgqueue.dashboard.autoconfigure;
 
 import java.time.Duration;
 import java.util.regex.Pattern;

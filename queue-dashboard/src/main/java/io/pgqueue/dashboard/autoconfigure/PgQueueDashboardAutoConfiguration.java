@@ -1,8 +1,12 @@
-package io.pgqueue.dashboard;
+package io.pgqueue.dashboard.autoconfigure;
 
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.autoconfigure.PgQueueAutoConfiguration;
 import io.pgqueue.autoconfigure.PgQueueProperties;
+import io.pgqueue.dashboard.DashboardAccess;
+import io.pgqueue.dashboard.DashboardApiController;
+import io.pgqueue.dashboard.DashboardPageController;
+import io.pgqueue.dashboard.ThroughputHistory;
 
 import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.beans.factory.ObjectProvider;
