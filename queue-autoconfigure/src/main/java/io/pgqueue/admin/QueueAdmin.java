@@ -7,15 +7,9 @@ package io.pgqueue.admin;
  * <p>
  * It is every role at once: {@link JobsAdmin}, {@link QueuesAdmin}, {@link SchedulesAdmin},
  * {@link WorkflowsAdmin}, {@link BatchesAdmin}, {@link FairnessAdmin} and {@link ClusterAdmin}. A class that
- * needs one role injects that role (the one {@code QueueAdmin} bean is each of them); {@link #of} puts one
- * together from its roles.
+ * needs one role injects that role (the one {@code QueueAdmin} bean is each of them); {@link ComposedQueueAdmin}
+ * puts one together from its roles.
  */
 public interface QueueAdmin extends JobsAdmin, QueuesAdmin, SchedulesAdmin, WorkflowsAdmin, BatchesAdmin,
         FairnessAdmin, ClusterAdmin {
-
-    /** A {@code QueueAdmin} whose calls go to the role that answers each. */
-    static QueueAdmin of(JobsAdmin jobs, QueuesAdmin queues, SchedulesAdmin schedules, WorkflowsAdmin workflows,
-            BatchesAdmin batches, FairnessAdmin fairness, ClusterAdmin cluster) {
-        return new RoleQueueAdmin(jobs, queues, schedules, workflows, batches, fairness, cluster);
-    }
 }

@@ -31,7 +31,9 @@ import io.pgqueue.internal.persistence.ClaimUndo;
 import io.pgqueue.internal.persistence.ClaimedJob;
 import io.pgqueue.internal.persistence.Completion;
 import io.pgqueue.internal.persistence.FailureUpdate;
-import io.pgqueue.internal.persistence.JobRepository;
+import io.pgqueue.internal.persistence.JobAdminPort;
+import io.pgqueue.internal.persistence.JobEnginePort;
+import io.pgqueue.internal.persistence.JobMaintenancePort;
 import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.internal.persistence.Transition;
 import io.pgqueue.model.JobInfo;
@@ -198,7 +200,7 @@ class CounterConsistencyTests {
                 Future<?> maintenance = pool.submit(() -> {
                     Repositories repositories = context.getBean(Repositories.class);
                     while (!done.await(20, TimeUnit.MILLISECONDS)) {
-                        repositories.jobs().promoteDue(50);
+                        repositories.maintenance().promoteDue(50);
                         repositories.stats().squeeze();
                     }
                     return null;
@@ -504,7 +506,11 @@ class CounterConsistencyTests {
 
         private final Repositories repositories;
 
-        private final JobRepository jobs;
+        private final JobEnginePort engine;
+
+        private final JobMaintenancePort maintenance;
+
+        private final JobAdminPort jobAdmin;
 
         private final QueueAdmin admin;
 
@@ -533,7 +539,9 @@ class CounterConsistencyTests {
             this.batches = context.getBean(BatchOperations.class);
             this.template = context.getBean(QueueTemplate.class);
             this.repositories = context.getBean(Repositories.class);
-            this.jobs = repositories.jobs();
+            this.engine = repositories.engine();
+            this.maintenance = repositories.maintenance();
+            this.jobAdmin = repositories.admin();
             this.admin = context.getBean(QueueAdmin.class);
             this.transactions = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
             this.random = random;
@@ -597,15 +605,15 @@ class CounterConsistencyTests {
                         cancelSome(queue);
                     }
                 }
-                case PROMOTE -> jobs.promoteDue(1 + random.nextInt(20));
-                case CLAIM_LEASE -> held.addAll(jobs.claimLeased(
+                case PROMOTE -> maintenance.promoteDue(1 + random.nextInt(20));
+                case CLAIM_LEASE -> held.addAll(engine.claimLeased(
                         new ClaimRequest(queue, 1 + random.nextInt(5), 3, true, node.id(), 60_000)).jobs());
                 case CLAIM_DELETE -> transactions.executeWithoutResult((status) -> {
-                    List<ClaimedJob> claimed = jobs.claimAndDelete(
+                    List<ClaimedJob> claimed = engine.claimAndDelete(
                             new ClaimRequest(queue, 1 + random.nextInt(5), 3, true, null, 0)).jobs();
                     List<ClaimedJob> members = claimed.stream().filter((job) -> job.cascades().any()).toList();
                     if (!members.isEmpty()) {
-                        jobs.membersSucceeded(members.stream().map((job) -> Completion.of(job, null)).toList(), true);
+                        engine.membersSucceeded(members.stream().map((job) -> Completion.of(job, null)).toList(), true);
                     }
                 });
                 case COMPLETE -> completeSome();
@@ -628,7 +636,7 @@ class CounterConsistencyTests {
                 case RELEASE -> releaseSome();
                 case RETRY_DEAD -> admin.retryAllDead(queue);
                 case PURGE -> admin.purgeDead(queue);
-                case EXPIRE -> jobs.expireDead(Duration.ZERO, 1 + random.nextInt(5));
+                case EXPIRE -> maintenance.expireDead(Duration.ZERO, 1 + random.nextInt(5));
             }
         }
 
@@ -692,8 +700,8 @@ class CounterConsistencyTests {
             List<ClaimedJob> done = takeSome();
             List<ClaimedJob> plain = done.stream().filter((job) -> !job.cascades().any()).toList();
             List<ClaimedJob> nodes = done.stream().filter((job) -> job.cascades().any()).toList();
-            jobs.complete(node.id(), plain.stream().map((job) -> Completion.of(job, null)).toList());
-            jobs.complete(node.id(), nodes.stream().map((job) -> Completion.of(job, "\"out-" + job.id() + "\"")).toList());
+            engine.complete(node.id(), plain.stream().map((job) -> Completion.of(job, null)).toList());
+            engine.complete(node.id(), nodes.stream().map((job) -> Completion.of(job, "\"out-" + job.id() + "\"")).toList());
         }
 
         /** The batch members are added to, until it is sealed (or cancelled) and another is opened. */
@@ -736,7 +744,7 @@ class CounterConsistencyTests {
 
         private void releaseSome() {
             if (!held.isEmpty()) {
-                jobs.release(node.id(), takeSome().stream().mapToLong(ClaimedJob::id).toArray());
+                engine.release(node.id(), takeSome().stream().mapToLong(ClaimedJob::id).toArray());
             }
         }
 
@@ -745,13 +753,13 @@ class CounterConsistencyTests {
                 return;
             }
             ClaimedJob job = held.remove(random.nextInt(held.size()));
-            jobs.fail(node.id(), new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), retryDelay, "failed"));
+            engine.fail(node.id(), new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), retryDelay, "failed"));
         }
 
         private void snoozeSome() {
             if (!held.isEmpty()) {
                 ClaimedJob job = held.remove(random.nextInt(held.size()));
-                jobs.snooze(node.id(), job.id(), job.attempt(), Duration.ofMillis(random.nextInt(3) * 10L));
+                engine.snooze(node.id(), job.id(), job.attempt(), Duration.ofMillis(random.nextInt(3) * 10L));
             }
         }
 
@@ -759,10 +767,10 @@ class CounterConsistencyTests {
         private void snoozeAfterRollback(String queue) {
             boolean inTransaction = random.nextBoolean();
             List<ClaimedJob> claimed = transactions.execute((status) -> {
-                Claim claim = jobs.claimAndDelete(new ClaimRequest(queue, 1, 3, true, null, 0));
+                Claim claim = engine.claimAndDelete(new ClaimRequest(queue, 1, 3, true, null, 0));
                 List<ClaimedJob> jobsClaimed = claim.jobs();
                 if (inTransaction) {
-                    jobsClaimed.forEach((job) -> jobs.snoozeAfterRollback(job.id(), job.attempt(),
+                    jobsClaimed.forEach((job) -> engine.snoozeAfterRollback(job.id(), job.attempt(),
                             Duration.ofMillis(random.nextInt(3) * 10L), claim.undo()));
                 }
                 else {
@@ -772,7 +780,7 @@ class CounterConsistencyTests {
             });
             if (!inTransaction) {
                 for (ClaimedJob job : claimed) {
-                    jobs.snoozeAfterRollback(job.id(), job.attempt(), Duration.ofMillis(random.nextInt(3) * 10L),
+                    engine.snoozeAfterRollback(job.id(), job.attempt(), Duration.ofMillis(random.nextInt(3) * 10L),
                             ClaimUndo.NONE);
                 }
             }
@@ -792,7 +800,7 @@ class CounterConsistencyTests {
                 admin.cancel(JobQuery.queue(LISTENED).limit(1 + random.nextInt(3)).build());
             }
             else {
-                jobs.cancel(admin.jobs(query).jobs().stream().mapToLong(JobInfo::id).toArray());
+                jobAdmin.cancel(admin.jobs(query).jobs().stream().mapToLong(JobInfo::id).toArray());
             }
         }
 
@@ -805,13 +813,13 @@ class CounterConsistencyTests {
                 return;
             }
             ClaimedJob job = held.remove(random.nextInt(held.size()));
-            jobs.cancel(new long[] { job.id() });
+            jobAdmin.cancel(new long[] { job.id() });
             switch (random.nextInt(4)) {
-                case 0 -> jobs.fail(node.id(), new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), null, "x"));
-                case 1 -> jobs.snooze(node.id(), job.id(), job.attempt(), Duration.ZERO);
-                case 2 -> jobs.release(node.id(), new long[] { job.id() });
+                case 0 -> engine.fail(node.id(), new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), null, "x"));
+                case 1 -> engine.snooze(node.id(), job.id(), job.attempt(), Duration.ZERO);
+                case 2 -> engine.release(node.id(), new long[] { job.id() });
                 default -> {
-                    jobs.complete(node.id(), List.of(Completion.of(job, null)));
+                    engine.complete(node.id(), List.of(Completion.of(job, null)));
                 }
             }
         }
@@ -823,9 +831,9 @@ class CounterConsistencyTests {
         private void failAfterRollback(String queue, int limit) {
             boolean inTransaction = random.nextBoolean();
             List<ClaimedJob> claimed = transactions.execute((status) -> {
-                Claim claim = jobs.claimAndDelete(new ClaimRequest(queue, limit, 3, true, null, 0));
+                Claim claim = engine.claimAndDelete(new ClaimRequest(queue, limit, 3, true, null, 0));
                 if (inTransaction && !claim.jobs().isEmpty()) {
-                    jobs.failAfterRollback(failure(claim.jobs().get(0)), claim.undo());
+                    engine.failAfterRollback(failure(claim.jobs().get(0)), claim.undo());
                 }
                 else {
                     status.setRollbackOnly();
@@ -833,7 +841,7 @@ class CounterConsistencyTests {
                 return claim.jobs();
             });
             if (!inTransaction && !claimed.isEmpty()) {
-                jobs.failAfterRollback(failure(claimed.get(0)), ClaimUndo.NONE);
+                engine.failAfterRollback(failure(claimed.get(0)), ClaimUndo.NONE);
             }
         }
 
@@ -843,9 +851,9 @@ class CounterConsistencyTests {
         }
 
         private void expireAndRescue(String queue) {
-            List<ClaimedJob> claimed = jobs.claimLeased(new ClaimRequest(queue, 2, 3, true, UUID.randomUUID(), 1)).jobs();
+            List<ClaimedJob> claimed = engine.claimLeased(new ClaimRequest(queue, 2, 3, true, UUID.randomUUID(), 1)).jobs();
             if (!claimed.isEmpty()) {
-                jobs.rescue(Duration.ofMinutes(1));
+                engine.rescue(Duration.ofMinutes(1));
             }
         }
     }

@@ -22,7 +22,7 @@ import io.pgqueue.internal.node.NodeIdentity;
 import io.pgqueue.internal.persistence.ClaimRequest;
 import io.pgqueue.internal.persistence.ClaimedJob;
 import io.pgqueue.internal.persistence.Completion;
-import io.pgqueue.internal.persistence.JobRepository;
+import io.pgqueue.internal.persistence.JobEnginePort;
 import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.model.BatchCallbackInfo;
 import io.pgqueue.model.BatchEventType;
@@ -301,7 +301,7 @@ class BatchTests {
             .run((context) -> {
                 BatchOperations batches = context.getBean(BatchOperations.class);
                 Repositories repositories = context.getBean(Repositories.class);
-                JobRepository engine = repositories.jobs();
+                JobEnginePort engine = repositories.engine();
                 int count = 1_000;
                 List<Long> ids = new ArrayList<>();
                 for (int i = 0; i < count; i++) {

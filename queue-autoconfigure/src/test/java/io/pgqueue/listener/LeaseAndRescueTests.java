@@ -121,7 +121,7 @@ class LeaseAndRescueTests {
                 assertThat(row.get("attempts")).isEqualTo(2);
 
                 // the stale node finally tries to acknowledge attempt 1: nothing is deleted
-                assertThat(a.getBean(Repositories.class).jobs().complete(staleNode,
+                assertThat(a.getBean(Repositories.class).engine().complete(staleNode,
                         List.of(new Completion(id, 1, null, null, null, Cascades.NONE))))
                     .isZero();
                 stale.release.countDown();
@@ -175,7 +175,7 @@ class LeaseAndRescueTests {
             long id = context.getBean(QueueTemplate.class).send("orphan", new Task("claimed elsewhere"));
             // claimed by a node that heart-beats (this one) but does not renew the job: e.g. a frozen handler
             UUID node = context.getBean(NodeRuntime.class).identity().id();
-            assertThat(context.getBean(Repositories.class).jobs()
+            assertThat(context.getBean(Repositories.class).engine()
                 .claimLeased(new ClaimRequest("orphan", 1, 5, true, node, 100))
                 .jobs()).hasSize(1);
 

@@ -1,5 +1,6 @@
 package io.pgqueue.internal.admin;
 
+import io.pgqueue.admin.ComposedQueueAdmin;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.admin.QueuesAdmin;
 import io.pgqueue.internal.node.VacuumHorizonWatch;
@@ -44,7 +45,7 @@ public final class JdbcQueueAdmin {
         JdbcClusterAdmin cluster = new JdbcClusterAdmin(primary.nodes(), primary.schemaInfo(), primary.vacuumHorizon(),
                 vacuumHorizon, replica);
         JdbcSchedulesAdmin schedules = new JdbcSchedulesAdmin(new ScheduleOperations(primary.schedules(), wakeups));
-        return QueueAdmin.of(new JdbcJobsAdmin(primary.admin(), listings.admin(), wakeups),
+        return new ComposedQueueAdmin(new JdbcJobsAdmin(primary.admin(), listings.admin(), wakeups),
                 new JdbcQueuesAdmin(primary.stats(), cluster, schedules, wakeups), schedules,
                 new JdbcWorkflowsAdmin(primary.workflows(), listings.workflows(), primary.admin(), wakeups),
                 new JdbcBatchesAdmin(primary.batches(), listings.batches(), primary.admin(), wakeups),

@@ -18,7 +18,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The JDBC {@link HistoryRepository}, and the one place that holds the text of the statements on
- * {@code job_history}: the copy that the finishing statements of {@link JdbcJobRepository} embed, the finished
+ * {@code job_history}: the copy that the finishing statements of {@link FinishStatements} embed, the finished
  * rows that {@link JobLookups} reads, the output update, and the partitions' upkeep: creation ahead, retention
  * by detaching and dropping whole partitions, analysis of the partitioned table.
  *

@@ -9,7 +9,7 @@ import io.pgqueue.model.JobQuery;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What operating jobs needs of the job table: lookups, pages, cancellation, retry and purge of dead jobs. One of the ports of {@link JobRepository}.
+ * What operating jobs needs of the job table: lookups, pages, cancellation, retry and purge of dead jobs. One of the ports of the job table ({@link JobTable}), each implemented by a class of its own.
  */
 public interface JobAdminPort {
 

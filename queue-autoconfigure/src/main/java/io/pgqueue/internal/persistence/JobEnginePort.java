@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What the listener engine and the node need of the job table: claims, acknowledgements, failures, snoozes,
- * cancellations of running jobs, leases, progress, release and the rescue of other nodes' jobs. One of the ports of {@link JobRepository}.
+ * cancellations of running jobs, leases, progress, release and the rescue of other nodes' jobs. One of the ports of the job table ({@link JobTable}), each implemented by a class of its own.
  */
 public interface JobEnginePort {
 

@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The reads of single jobs and pages of jobs, live ones from the job table and finished ones from the
- * history, for {@link JdbcJobRepository}. A page is the newest jobs below a cursor id, read per state from
+ * history, for {@link JdbcJobAdmin}. A page is the newest jobs below a cursor id, read per state from
  * the index on (queue, state, id) of either table, so that it costs a few index ranges however many jobs the
  * queue holds; the filters a query uses pick one of a few generated statements, so that each is planned for
  * exactly the filters it has.

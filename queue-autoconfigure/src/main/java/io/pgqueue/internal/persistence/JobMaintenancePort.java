@@ -3,7 +3,7 @@ package io.pgqueue.internal.persistence;
 import java.time.Duration;
 
 /**
- * What maintenance needs of the job table: promotion of due jobs, expiry of dead jobs, history and dedup windows, statistics. One of the ports of {@link JobRepository}.
+ * What maintenance needs of the job table: promotion of due jobs, expiry of dead jobs, history and dedup windows, statistics. One of the ports of the job table ({@link JobTable}), each implemented by a class of its own.
  */
 public interface JobMaintenancePort {
 

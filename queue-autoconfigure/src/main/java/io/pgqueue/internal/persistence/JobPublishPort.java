@@ -5,7 +5,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Inserting jobs: what publishing needs of the job table. One of the ports of {@link JobRepository}.
+ * Inserting jobs: what publishing needs of the job table. One of the ports of the job table ({@link JobTable}), each implemented by a class of its own.
  */
 public interface JobPublishPort {
 

@@ -15,7 +15,7 @@ public final class Repositories {
 
     private final Jdbc jdbc;
 
-    private final JdbcJobRepository jobs;
+    private final JobTable jobs;
 
     private final JdbcHistoryRepository history;
 
@@ -70,7 +70,7 @@ public final class Repositories {
         Counters counterDeltas = new Counters(counters);
         this.schema = schema;
         this.history = new JdbcHistoryRepository(jdbc, schema, history);
-        this.jobs = new JdbcJobRepository(jdbc, schema, counterDeltas, this.history, durableClaims);
+        this.jobs = new JobTable(jdbc, schema, counterDeltas, this.history, durableClaims);
         this.nodes = new JdbcNodeRepository(jdbc, schema);
         this.schedules = new JdbcScheduleRepository(jdbc, schema, jobs.inserts());
         this.stats = new JdbcQueueStatsRepository(jdbc, schema, counterDeltas);
@@ -100,11 +100,6 @@ public final class Repositories {
         return schema;
     }
 
-    /** The job table, every port of it (for wiring and tests; callers take the port they need). */
-    public JobRepository jobs() {
-        return jobs;
-    }
-
     public HistoryRepository history() {
         return history;
     }
@@ -114,19 +109,19 @@ public final class Repositories {
     }
 
     public JobPublishPort publishing() {
-        return jobs;
+        return jobs.publishing();
     }
 
     public JobEnginePort engine() {
-        return jobs;
+        return jobs.engine();
     }
 
     public JobMaintenancePort maintenance() {
-        return jobs;
+        return jobs.maintenance();
     }
 
     public JobAdminPort admin() {
-        return jobs;
+        return jobs.admin();
     }
 
     public WorkflowRepository workflows() {

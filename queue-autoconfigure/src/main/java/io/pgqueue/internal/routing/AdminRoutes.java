@@ -18,7 +18,7 @@ import org.apache.commons.logging.LogFactory;
  */
 final class AdminRoutes {
 
-    private static final Log logger = LogFactory.getLog(RoutingQueueAdmin.class);
+    private static final Log logger = LogFactory.getLog(AdminRoutes.class);
 
     private final DatabaseRouter<QueueAdmin> router;
 

@@ -1,5 +1,6 @@
 package io.pgqueue.internal.routing;
 
+import io.pgqueue.admin.ComposedQueueAdmin;
 import io.pgqueue.admin.QueueAdmin;
 
 /**
@@ -16,7 +17,7 @@ public final class RoutingQueueAdmin {
 
     public static QueueAdmin of(DatabaseRouter<QueueAdmin> router) {
         AdminRoutes routes = new AdminRoutes(router);
-        return QueueAdmin.of(new RoutingJobsAdmin(routes), new RoutingQueuesAdmin(routes),
+        return new ComposedQueueAdmin(new RoutingJobsAdmin(routes), new RoutingQueuesAdmin(routes),
                 new RoutingSchedulesAdmin(routes), new RoutingWorkflowsAdmin(routes), new RoutingBatchesAdmin(routes),
                 new RoutingFairnessAdmin(routes), new RoutingClusterAdmin(routes));
     }

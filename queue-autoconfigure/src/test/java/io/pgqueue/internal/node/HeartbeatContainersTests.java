@@ -68,7 +68,7 @@ class HeartbeatContainersTests {
         QueueContextRunners.on(database).withPropertyValues("pgqueue.maintenance.enabled=false").run((context) -> {
             Repositories repositories = context.getBean(Repositories.class);
             CountingNodes nodes = new CountingNodes(repositories.nodes());
-            NodeRuntime node = new NodeRuntime(nodes, repositories.jobs(), NodeIdentity.create(), new NodeSettings(
+            NodeRuntime node = new NodeRuntime(nodes, repositories.engine(), NodeIdentity.create(), new NodeSettings(
                     Duration.ofSeconds(10), Duration.ofMillis(50), Duration.ofSeconds(3), Duration.ofSeconds(1),
                     Duration.ofSeconds(1)));
             List<NodeContainer> containers = IntStream.range(0, 500)

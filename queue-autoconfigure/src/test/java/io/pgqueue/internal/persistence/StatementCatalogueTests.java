@@ -298,7 +298,7 @@ class StatementCatalogueTests {
         queries.add(JobQuery.queue("q").states(JobState.READY).enqueuedBefore(Instant.EPOCH).build());
         queries.add(JobQuery.queue("q").groupKey("g").build());
         for (JobQuery query : queries) {
-            attempt(repositories, (r) -> r.jobs().jobs(query));
+            attempt(repositories, (r) -> r.admin().jobs(query));
         }
         for (BatchQuery query : List.of(BatchQuery.newest(10), new BatchQuery("n", BatchState.OPEN, null, 10))) {
             attempt(repositories, (r) -> r.batches().batches(query));

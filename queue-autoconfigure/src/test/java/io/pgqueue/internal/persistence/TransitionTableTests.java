@@ -239,10 +239,9 @@ class TransitionTableTests {
 
     /** Makes the lazily generated page statements exist, so that the check sees them too. */
     private void generatePageStatements() {
-        repositories.jobs();
         io.pgqueue.model.JobQuery query = io.pgqueue.model.JobQuery.queue("q").groupKey("g").build();
         try {
-            repositories.jobs().jobs(query);
+            repositories.admin().jobs(query);
         }
         catch (RuntimeException expected) {
             // no database behind this DataSource: the statement was generated before the call failed

@@ -5,40 +5,20 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.UUID;
 
 import io.pgqueue.listener.RateLimit;
-import io.pgqueue.model.DeadJob;
-import io.pgqueue.model.JobInfo;
-import io.pgqueue.model.JobQuery;
-import io.pgqueue.model.JobState;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.dao.DuplicateKeyException;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The JDBC {@link JobRepository}: runs the job table's statements, one per transition, which
- * {@link InsertStatements}, {@link ClaimStatements} and {@link FinishStatements} compose once at startup for the
- * features switched on (counters, history). Rows are found by primary key ({@code id = ANY(ARRAY(...))}) so that
- * a busy or bloated table never turns a statement into a sequential scan.
+ * The job table's {@link JobEnginePort}: claims, acknowledgements, failures, snoozes, cancellations of running jobs, leases, progress, release and rescue, with the statements {@link ClaimStatements} and {@link FinishStatements} composed.
  */
-final class JdbcJobRepository implements JobRepository {
-
-    /** Live jobs of one queue or all queues that a listener would pick up now (exact; for tests). */
-    /** Below this many pages (1 MB) a sequential scan costs nothing worth an ANALYZE. */
-    private static final long STATISTICS_MIN_PAGES = 128;
-
-    /** How many times the recorded size the heap must reach before statistics are refreshed. */
-    private static final long STATISTICS_GROWTH = 4;
+final class JdbcJobEngine implements JobEnginePort {
 
     private final Jdbc jdbc;
 
@@ -48,116 +28,17 @@ final class JdbcJobRepository implements JobRepository {
 
     private final TransactionTemplate transactions;
 
-    /** A read beside the transaction on this thread (suspended meanwhile), on a connection of its own. */
-    private final TransactionTemplate besideTransaction;
-
-    private final InsertStatements inserts;
-
     private final ClaimStatements claims;
 
     private final FinishStatements finishes;
 
-    private final JobLookups lookups;
-
-    private final Sql expireDedupWindows;
-
-    private final Sql statisticsOutgrown;
-
-    private final Sql analyze;
-
-    private final Sql findLiveByDedupKey;
-
-    JdbcJobRepository(Jdbc jdbc, Schema schema, Counters counters, JdbcHistoryRepository history,
-            boolean durableClaims) {
+    JdbcJobEngine(Jdbc jdbc, Schema schema, JdbcHistoryRepository history, TransactionTemplate transactions, ClaimStatements claims, FinishStatements finishes) {
         this.jdbc = jdbc;
         this.schema = schema;
         this.history = history;
-        this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
-        this.besideTransaction = new TransactionTemplate(transactions.getTransactionManager());
-        besideTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-        besideTransaction.setReadOnly(true);
-        FairnessCascade fairness = new FairnessCascade();
-        BatchCascade batches = new BatchCascade(counters);
-        this.inserts = new InsertStatements(schema, counters, batches, fairness);
-        this.finishes = new FinishStatements(schema, counters, history, new WorkflowCascade(counters, history), batches,
-                fairness);
-        this.claims = new ClaimStatements(schema, counters, history, fairness, durableClaims);
-        this.lookups = new JobLookups(schema);
-        // a prepared plan made while the table was a few pages long reads the primary key by a sequential scan,
-        // which costs the whole heap once dead rows have piled up before the first autovacuum
-        this.statisticsOutgrown = schema.sql("maintenance.statistics-outgrown", """
-                SELECT pg_relation_size(c.oid) / current_setting('block_size')::bigint >= :min_pages
-                   AND pg_relation_size(c.oid) / current_setting('block_size')::bigint > :growth * greatest(c.relpages, 1)
-                   AND pg_has_role(c.relowner, 'MEMBER')
-                   AND pg_try_advisory_xact_lock(hashtext(:lock))
-                FROM pg_class c WHERE c.oid = to_regclass(:table)
-                """);
-        this.analyze = schema.sql("maintenance.analyze", "ANALYZE {schema}.job");
-        this.expireDedupWindows = schema.sql("enqueue.expire-dedup-windows", """
-                WITH expired AS (
-                    DELETE FROM {schema}.dedup_window WHERE (queue, dedup_key) IN (
-                        SELECT queue, dedup_key FROM {schema}.dedup_window WHERE expires_at < now()
-                        ORDER BY expires_at LIMIT :limit FOR UPDATE SKIP LOCKED)
-                    RETURNING queue
-                )
-                SELECT count(*) FROM expired
-                """);
-        this.findLiveByDedupKey = schema.sql("enqueue.find-live-by-dedup-key", 
-                "SELECT id FROM {schema}.job WHERE queue = :queue AND dedup_key = :dedup_key AND state <> 'dead'");
-    }
-
-    /** The insert statements, whose CTEs a recurring schedule's tick reuses. */
-    InsertStatements inserts() {
-        return inserts;
-    }
-
-    // ---- statements, each generated once --------------------------------------------------------------
-
-    // ---- transitions ---------------------------------------------------------------------------------
-
-    @Override
-    public List<Long> enqueue(String queue, List<NewJob> jobs, boolean notify) {
-        if (jobs.isEmpty()) {
-            return List.of();
-        }
-        InsertStatements.Variant variant = InsertStatements.Variant.of(jobs, notify, false);
-        return jdbc.query(inserts.insert(variant), (params) -> {
-            variant.shape().bind(params, jobs);
-            params.text("queue", queue);
-            if (notify) {
-                params.text("channel", schema.notifyChannel());
-            }
-        }, (row) -> row.getLong(1));
-    }
-
-    @Override
-    public List<Long> enqueueToBatch(String queue, long batchId, List<NewJob> jobs, boolean notify) {
-        if (jobs.isEmpty()) {
-            return List.of();
-        }
-        InsertStatements.Variant variant = InsertStatements.Variant.of(jobs, notify, true);
-        return jdbc.query(inserts.insert(variant), (params) -> {
-            variant.shape().bind(params, jobs);
-            params.text("queue", queue).int8("batch_id", batchId);
-            if (notify) {
-                params.text("channel", schema.notifyChannel());
-            }
-        }, (row) -> row.getLong(1));
-    }
-
-    @Override
-    public DebouncedSend enqueueDebounced(String queue, NewJob job) {
-        String key = Objects.requireNonNull(job.debounceKey(), "debounce key");
-        List<DebouncedSend> sent = jdbc.query(inserts.debounced, (params) -> {
-            InsertStatements.RowShape.SINGLE.bind(params, List.of(job));
-            params.text("queue", queue).text("debounce_key", key).text("fairness_key", job.fairnessKey());
-        }, (row) -> new DebouncedSend(row.getLong("id"), row.getBoolean("inserted")));
-        return sent.get(0);
-    }
-
-    @Override
-    public int promoteDue(int limit) {
-        return (int) jdbc.count(claims.promoteDue, (params) -> params.int4("promote_limit", limit));
+        this.transactions = transactions;
+        this.claims = claims;
+        this.finishes = finishes;
     }
 
     @Override
@@ -168,13 +49,13 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public Claim claimLeased(ClaimRequest request) {
-        return promoteThenClaim(claims.leased(request), request, (params) -> bindClaim(params, request), JdbcJobRepository::claimed);
+        return promoteThenClaim(claims.leased(request), request, (params) -> bindClaim(params, request), JdbcJobEngine::claimed);
     }
 
     /** As {@link #claimLeased}, its limit a parameter: a throttled claim's room differs from claim to claim. */
     private Claim claimLeasedWithinRoom(ClaimRequest request) {
         return promoteThenClaim(claims.leasedWithinRoom(request), request,
-                (params) -> bindClaim(params, request), JdbcJobRepository::claimed);
+                (params) -> bindClaim(params, request), JdbcJobEngine::claimed);
     }
 
     /**
@@ -337,7 +218,7 @@ final class JdbcJobRepository implements JobRepository {
 
     @Override
     public Claim claimAndDelete(ClaimRequest request) {
-        return transactionalClaim(claims.andDelete(request), (params) -> bindClaim(params, request), JdbcJobRepository::claimedWithRests);
+        return transactionalClaim(claims.andDelete(request), (params) -> bindClaim(params, request), JdbcJobEngine::claimedWithRests);
     }
 
     /** Runs a TRANSACTIONAL claim with its savepoint (before or after it), and reads the claimed rows. */
@@ -500,28 +381,6 @@ final class JdbcJobRepository implements JobRepository {
     }
 
     @Override
-    public Cancellation cancel(long[] ids) {
-        return cancellation(finishes.cancel, (params) -> params.int8Array("ids", ids));
-    }
-
-    @Override
-    public Cancellation cancelBatchMembers(long batchId) {
-        List<Long> requested = jdbc.query(finishes.requestBatchCancel, (params) -> params.int8("batch_id", batchId),
-                (row) -> row.getLong(1));
-        Cancellation cancelled = cancellation(finishes.cancelBatchMembers, (params) -> params.int8("batch_id", batchId));
-        return new Cancellation(cancelled.cancelled(), Set.copyOf(requested));
-    }
-
-    private Cancellation cancellation(Sql statement, Jdbc.Binder binder) {
-        List<long[]> rows = jdbc.query(statement, binder,
-                (row) -> new long[] { row.getLong("id"), row.getBoolean("finished") ? 1 : 0 });
-        Set<Long> finished = new HashSet<>();
-        Set<Long> requested = new HashSet<>();
-        rows.forEach((row) -> ((row[1] == 1) ? finished : requested).add(row[0]));
-        return new Cancellation(finished, requested);
-    }
-
-    @Override
     public List<Long> cancelRequested(UUID node, long[] ids) {
         return jdbc.query(finishes.cancelRequested, (params) -> params.int8Array("ids", ids).uuid("node", node),
                 (row) -> row.getLong("id"));
@@ -538,28 +397,6 @@ final class JdbcJobRepository implements JobRepository {
             .array("percents", "int2", reports.stream().map(ProgressReport::percent).toArray())
             .array("messages", "text", reports.stream().map(ProgressReport::message).toArray())
             .uuid("node", node));
-    }
-
-    @Override
-    public int expireDedupWindows(int limit) {
-        return (int) jdbc.count(expireDedupWindows, (params) -> params.int4("limit", limit));
-    }
-
-    @Override
-    public boolean refreshStatisticsIfGrown() {
-        Boolean analyzed = transactions.execute((status) -> {
-            List<Boolean> outgrown = jdbc.query(statisticsOutgrown, (params) -> params.int8("min_pages", STATISTICS_MIN_PAGES)
-                .int8("growth", STATISTICS_GROWTH)
-                .text("lock", "pgqueue.analyze." + schema.name())
-                .text("table", schema.name() + ".job"), (row) -> row.getBoolean(1));
-            if (outgrown.isEmpty() || !outgrown.get(0)) {
-                return false;
-            }
-            jdbc.update(analyze, (params) -> {
-            });
-            return true;
-        });
-        return Boolean.TRUE.equals(analyzed);
     }
 
     @Override
@@ -586,91 +423,8 @@ final class JdbcJobRepository implements JobRepository {
             .int8("lease_ms", lease.toMillis())) > 0;
     }
 
-    /**
-     * When a live job takes a dedup key concurrently, the jobs are retried one by one and the one that
-     * collides stays dead.
-     */
-    @Override
-    public int retryDead(String queue, long @Nullable [] ids) {
-        try {
-            return (int) jdbc.count(finishes.retryDead, (params) -> params.text("queue", queue).int8Array("ids", ids));
-        }
-        catch (DuplicateKeyException ex) {
-            if (ids != null && ids.length == 1) {
-                return 0;
-            }
-            List<Long> dead = (ids != null) ? Arrays.stream(ids).boxed().toList()
-                    : jdbc.query(lookups.deadIds(), (params) -> params.text("queue", queue), (row) -> row.getLong(1));
-            int retried = 0;
-            for (Long deadId : dead) {
-                retried += retryDead(queue, new long[] { deadId });
-            }
-            return retried;
-        }
-    }
-
     @Override
     public List<String> readyQueues(String[] queues) {
         return jdbc.query(claims.readyQueues, (params) -> params.array("queues", "text", queues), (row) -> row.getString(1));
-    }
-
-    @Override
-    public int purgeDead(String queue, long @Nullable [] ids, int limit) {
-        return (int) jdbc.count(finishes.purgeDead,
-                (params) -> params.text("queue", queue).int8Array("ids", ids).int4("limit", limit));
-    }
-
-    @Override
-    public int expireDead(Duration retention, int limit) {
-        return (int) jdbc.count(finishes.expireDead,
-                (params) -> params.int8("retention_ms", retention.toMillis()).int4("limit", limit));
-    }
-
-    // ---- reads ---------------------------------------------------------------------------------------
-
-    @Override
-    public @Nullable Long findLiveByDedupKey(String queue, String dedupKey) {
-        List<Long> ids = jdbc.query(findLiveByDedupKey, (params) -> params.text("queue", queue).text("dedup_key", dedupKey),
-                (row) -> row.getLong(1));
-        return ids.isEmpty() ? null : ids.get(0);
-    }
-
-    @Override
-    public @Nullable JobInfo job(long id) {
-        JobInfo found = lookUp(id);
-        ClaimedJob claimedHere = TransactionalClaims.claimedHere(jdbc.dataSource(), id);
-        if (claimedHere == null || (found != null && !found.state().isFinished())) {
-            // not claimed by this thread's transaction, or put back in it (its handler failed)
-            return found;
-        }
-        // deleted (or archived as completed) by this thread's own claim while its handler runs: the row as it
-        // was committed, which other transactions still see, as the claim took it
-        JobInfo committed = besideTransaction.execute((status) -> lookUp(id));
-        if (committed == null) {
-            return found;
-        }
-        return new JobInfo(id, committed.queue(), JobState.RUNNING, committed.payload(), committed.payloadType(),
-                committed.headers(), claimedHere.attempt(), claimedHere.maxAttempts(), committed.priority(),
-                committed.runAt(), committed.enqueuedAt(), claimedHere.claimedAt(), null, committed.lastError(), null,
-                null, false, committed.groupKey(), committed.dedupKey(), committed.timeoutMillis(), null, null,
-                committed.workflowId(), committed.batchId(), committed.fairnessKey());
-    }
-
-    private @Nullable JobInfo lookUp(long id) {
-        List<JobInfo> found = jdbc.query(lookups.byId(), (params) -> params.int8("id", id), JobLookups::read);
-        return found.isEmpty() ? null : found.get(0);
-    }
-
-    @Override
-    public List<JobInfo> jobs(JobQuery query) {
-        return jdbc.query(lookups.matching(query), (params) -> lookups.bind(params, query), JobLookups::read);
-    }
-
-    @Override
-    public List<DeadJob> deadJobs(String queue, int offset, int limit, boolean content) {
-        return jdbc.query(lookups.deadJobs(content), (params) -> params.text("queue", queue).int4("offset", offset).int4("limit", limit),
-                (row) -> new DeadJob(row.getLong("id"), row.getString("queue"), row.getInt("attempts"),
-                        row.getString("last_error"), row.getString("payload"), row.getString("payload_type"),
-                        row.getTimestamp("created_at").toInstant()));
     }
 }

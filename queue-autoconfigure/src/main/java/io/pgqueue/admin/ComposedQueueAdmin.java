@@ -33,11 +33,12 @@ import io.pgqueue.model.WorkflowState;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link QueueAdmin} put together from its roles ({@link QueueAdmin#of}): each call goes to the role that
- * answers it. The one class that forwards every call, so that an implementation or a decorator of one role needs
- * no forwarding of the others.
+ * A {@link QueueAdmin} put together from its roles: each call goes to the role that answers it. The one class
+ * that forwards every call, so that an implementation or a decorator of one role needs no forwarding of the
+ * others (pgqueue's own admin, and its routing admin for several databases, are made this way; so can an
+ * application's admin that changes one role of pgqueue's and keeps the others).
  */
-final class RoleQueueAdmin implements QueueAdmin {
+public final class ComposedQueueAdmin implements QueueAdmin {
 
     private final JobsAdmin jobsRole;
 
@@ -53,7 +54,7 @@ final class RoleQueueAdmin implements QueueAdmin {
 
     private final ClusterAdmin clusterRole;
 
-    RoleQueueAdmin(JobsAdmin jobs, QueuesAdmin queues, SchedulesAdmin schedules, WorkflowsAdmin workflows,
+    public ComposedQueueAdmin(JobsAdmin jobs, QueuesAdmin queues, SchedulesAdmin schedules, WorkflowsAdmin workflows,
             BatchesAdmin batches, FairnessAdmin fairness, ClusterAdmin cluster) {
         this.jobsRole = jobs;
         this.queuesRole = queues;

@@ -1,0 +1,79 @@
+package io.pgqueue.internal.persistence;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The job table's {@link JobMaintenancePort}: promotion of due jobs, expiry of dead jobs and dedup windows, and statistics.
+ */
+final class JdbcJobMaintenance implements JobMaintenancePort {
+
+    /** Live jobs of one queue or all queues that a listener would pick up now (exact; for tests). */
+    /** Below this many pages (1 MB) a sequential scan costs nothing worth an ANALYZE. */
+    private static final long STATISTICS_MIN_PAGES = 128;
+
+    /** How many times the recorded size the heap must reach before statistics are refreshed. */
+    private static final long STATISTICS_GROWTH = 4;
+
+    private final Jdbc jdbc;
+
+    private final Schema schema;
+
+    private final TransactionTemplate transactions;
+
+    private final ClaimStatements claims;
+
+    private final FinishStatements finishes;
+
+    private final Sql expireDedupWindows;
+
+    private final Sql statisticsOutgrown;
+
+    private final Sql analyze;
+
+    JdbcJobMaintenance(Jdbc jdbc, Schema schema, TransactionTemplate transactions, ClaimStatements claims, FinishStatements finishes, Sql expireDedupWindows, Sql statisticsOutgrown, Sql analyze) {
+        this.jdbc = jdbc;
+        this.schema = schema;
+        this.transactions = transactions;
+        this.claims = claims;
+        this.finishes = finishes;
+        this.expireDedupWindows = expireDedupWindows;
+        this.statisticsOutgrown = statisticsOutgrown;
+        this.analyze = analyze;
+    }
+
+    @Override
+    public int promoteDue(int limit) {
+        return (int) jdbc.count(claims.promoteDue, (params) -> params.int4("promote_limit", limit));
+    }
+
+    @Override
+    public int expireDedupWindows(int limit) {
+        return (int) jdbc.count(expireDedupWindows, (params) -> params.int4("limit", limit));
+    }
+
+    @Override
+    public boolean refreshStatisticsIfGrown() {
+        Boolean analyzed = transactions.execute((status) -> {
+            List<Boolean> outgrown = jdbc.query(statisticsOutgrown, (params) -> params.int8("min_pages", STATISTICS_MIN_PAGES)
+                .int8("growth", STATISTICS_GROWTH)
+                .text("lock", "pgqueue.analyze." + schema.name())
+                .text("table", schema.name() + ".job"), (row) -> row.getBoolean(1));
+            if (outgrown.isEmpty() || !outgrown.get(0)) {
+                return false;
+            }
+            jdbc.update(analyze, (params) -> {
+            });
+            return true;
+        });
+        return Boolean.TRUE.equals(analyzed);
+    }
+
+    @Override
+    public int expireDead(Duration retention, int limit) {
+        return (int) jdbc.count(finishes.expireDead,
+                (params) -> params.int8("retention_ms", retention.toMillis()).int4("limit", limit));
+    }
+}

@@ -1,0 +1,85 @@
+package io.pgqueue.internal.persistence;
+
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The job table: its statements, which {@link InsertStatements}, {@link ClaimStatements}, {@link FinishStatements}
+ * and {@link JobLookups} compose once at startup for the features switched on (counters, history), and one class
+ * per port that runs them. Rows are found by primary key ({@code id = ANY(ARRAY(...))}) so that a busy or bloated
+ * table never turns a statement into a sequential scan.
+ */
+final class JobTable {
+
+    private final InsertStatements inserts;
+
+    private final JdbcJobPublisher publishing;
+
+    private final JdbcJobEngine engine;
+
+    private final JdbcJobMaintenance maintenance;
+
+    private final JdbcJobAdmin admin;
+
+    JobTable(Jdbc jdbc, Schema schema, Counters counters, JdbcHistoryRepository history, boolean durableClaims) {
+        TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.dataSource()));
+        TransactionTemplate besideTransaction = new TransactionTemplate(transactions.getTransactionManager());
+        besideTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        besideTransaction.setReadOnly(true);
+        FairnessCascade fairness = new FairnessCascade();
+        BatchCascade batches = new BatchCascade(counters);
+        this.inserts = new InsertStatements(schema, counters, batches, fairness);
+        FinishStatements finishes = new FinishStatements(schema, counters, history,
+                new WorkflowCascade(counters, history), batches, fairness);
+        ClaimStatements claims = new ClaimStatements(schema, counters, history, fairness, durableClaims);
+        JobLookups lookups = new JobLookups(schema);
+        // a prepared plan made while the table was a few pages long reads the primary key by a sequential scan,
+        // which costs the whole heap once dead rows have piled up before the first autovacuum
+        Sql statisticsOutgrown = schema.sql("maintenance.statistics-outgrown", """
+                SELECT pg_relation_size(c.oid) / current_setting('block_size')::bigint >= :min_pages
+                   AND pg_relation_size(c.oid) / current_setting('block_size')::bigint > :growth * greatest(c.relpages, 1)
+                   AND pg_has_role(c.relowner, 'MEMBER')
+                   AND pg_try_advisory_xact_lock(hashtext(:lock))
+                FROM pg_class c WHERE c.oid = to_regclass(:table)
+                """);
+        Sql analyze = schema.sql("maintenance.analyze", "ANALYZE {schema}.job");
+        Sql expireDedupWindows = schema.sql("enqueue.expire-dedup-windows", """
+                WITH expired AS (
+                    DELETE FROM {schema}.dedup_window WHERE (queue, dedup_key) IN (
+                        SELECT queue, dedup_key FROM {schema}.dedup_window WHERE expires_at < now()
+                        ORDER BY expires_at LIMIT :limit FOR UPDATE SKIP LOCKED)
+                    RETURNING queue
+                )
+                SELECT count(*) FROM expired
+                """);
+        Sql findLiveByDedupKey = schema.sql("enqueue.find-live-by-dedup-key",
+                "SELECT id FROM {schema}.job WHERE queue = :queue AND dedup_key = :dedup_key AND state <> 'dead'");
+        this.publishing = new JdbcJobPublisher(jdbc, schema, inserts, findLiveByDedupKey);
+        this.engine = new JdbcJobEngine(jdbc, schema, history, transactions, claims, finishes);
+        this.maintenance = new JdbcJobMaintenance(jdbc, schema, transactions, claims, finishes, expireDedupWindows,
+                statisticsOutgrown, analyze);
+        this.admin = new JdbcJobAdmin(jdbc, finishes, lookups, besideTransaction);
+    }
+
+    /** The insert statements, whose CTEs a recurring schedule's tick reuses. */
+    InsertStatements inserts() {
+        return inserts;
+    }
+
+    JobPublishPort publishing() {
+        return publishing;
+    }
+
+    JobEnginePort engine() {
+        return engine;
+    }
+
+    JobMaintenancePort maintenance() {
+        return maintenance;
+    }
+
+    JobAdminPort admin() {
+        return admin;
+    }
+}
