@@ -21,7 +21,6 @@ import io.pgqueue.model.FairnessKeyInfo;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobPage;
 import io.pgqueue.model.JobQuery;
-import io.pgqueue.model.NoSuchJobException;
 import io.pgqueue.model.QueueCounts;
 import io.pgqueue.model.QueueStats;
 import io.pgqueue.model.ScheduleInfo;

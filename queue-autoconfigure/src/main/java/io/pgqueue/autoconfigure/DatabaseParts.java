@@ -2,10 +2,22 @@ package io.pgqueue.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 import io.pgqueue.JobPayloadCodec;
-import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.config.ContainerOptionsResolver;
+import io.pgqueue.config.QueueListenerContainerFactory;
+import io.pgqueue.internal.listener.DefaultListenerContainerRegistry;
+import io.pgqueue.listener.JobObserver;
+import io.pgqueue.internal.observe.ProcessObserver;
+import io.pgqueue.internal.publish.JdbcBatches;
+import io.pgqueue.internal.schedule.RecurringJobRunner;
+import io.pgqueue.internal.workflow.JdbcWorkflows;
+import io.pgqueue.listener.JobInterceptor;
+import io.pgqueue.listener.error.QueueErrorHandler;
+import io.pgqueue.schedule.RecurringJob;
 import io.pgqueue.admin.QueuesAdmin;
 import io.pgqueue.internal.maintenance.QueueMaintenance;
 import io.pgqueue.internal.node.NodeIdentity;
@@ -22,10 +34,11 @@ import io.pgqueue.internal.wakeup.Wakeups;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * The parts of one database's pgqueue — repositories, wake-ups, template, node, maintenance, schema migration,
- * the watch of its vacuum horizon — made the same way for the application's DataSource (whose parts the
+ * The parts of one database's pgqueue — repositories, wake-ups, template, admin's maintenance, node, schema
+ * migration, the watch of its vacuum horizon, workflows, batches, scheduler, listener containers — made the same way for the application's DataSource (whose parts the
  * auto-configuration registers as beans) and for each database of {@code pgqueue.databases} (whose parts
  * {@link PgQueueDatabases} keeps in its unit): the one place both build them from.
  */
@@ -134,5 +147,47 @@ final class DatabaseParts {
         return new NodeRuntime(repositories.nodes(), repositories.engine(), identity,
                 new NodeSettings(listener.getLeaseDuration(), listener.getHeartbeatInterval(), listener.getNodeTimeout(),
                         listener.getShutdownTimeout(), listener.getInterruptGrace()));
+    }
+
+    /** One database's workflows; {@link PgQueueDatabases#placed} tells them where other databases' queues live. */
+    static JdbcWorkflows workflows(Repositories repositories, JobPayloadCodec codec, Wakeups wakeups) {
+        return new JdbcWorkflows(repositories.workflows(), codec, wakeups);
+    }
+
+    /**
+     * One database's batches, whose members are sent through the database's template; a callback's queue must be
+     * one {@code knownQueue} accepts.
+     */
+    static JdbcBatches batches(Repositories repositories, JdbcQueueTemplate members, JobPayloadCodec codec,
+            Predicate<String> knownQueue) {
+        return new JdbcBatches(repositories.batches(), members, codec, knownQueue);
+    }
+
+    /** One database's scheduler of the recurring jobs whose queues live in it. */
+    static RecurringJobRunner scheduler(Repositories repositories, Wakeups wakeups, JobPayloadCodec codec,
+            PgQueueProperties properties, List<RecurringJob> jobs) {
+        return new RecurringJobRunner(repositories.schedules(), wakeups, codec,
+                properties.getScheduler().getPollInterval(), jobs);
+    }
+
+    /**
+     * What one database's listener containers are made with; idle containers park with one poll for all when the
+     * database's maintenance (when on) makes due jobs ready.
+     */
+    static QueueListenerContainerFactoryConfigurer configurer(Repositories repositories, NodeRuntime node,
+            JobPayloadCodec codec, QueueErrorHandler errorHandler, JobObserver observer, ProcessObserver processObserver,
+            PgQueueProperties properties, Supplier<@Nullable PlatformTransactionManager> transactionManager,
+            @Nullable VacuumHorizonWatch vacuumHorizon, JdbcWorkflows workflows, Wakeups wakeups,
+            List<JobInterceptor> interceptors) {
+        PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
+        return new QueueListenerContainerFactoryConfigurer(repositories, node, codec, errorHandler, observer,
+                processObserver, maintenance.isEnabled() ? maintenance.getInterval() : null, transactionManager,
+                vacuumHorizon, workflows, wakeups, interceptors);
+    }
+
+    /** One database's registry of listener containers. */
+    static DefaultListenerContainerRegistry registry(QueueListenerContainerFactory factory,
+            ContainerOptionsResolver optionsResolver, JobPayloadCodec codec, NodeRuntime node, Wakeups wakeups) {
+        return new DefaultListenerContainerRegistry(factory, optionsResolver, codec, node, wakeups);
     }
 }

@@ -158,7 +158,7 @@ public final class PgQueueAutoConfiguration {
     @DependsOnDatabaseInitialization
     WorkflowOperations pgqueueWorkflows(Repositories repositories, JobPayloadCodec codec, Wakeups wakeups,
             PgQueueDatabases databases) {
-        JdbcWorkflows workflows = databases.placed(new JdbcWorkflows(repositories.workflows(), codec, wakeups));
+        JdbcWorkflows workflows = databases.placed(DatabaseParts.workflows(repositories, codec, wakeups));
         return databases.isEmpty() ? workflows
                 : new RoutingWorkflows(databases.router((WorkflowOperations) workflows, PgQueueDatabases.Unit::workflows));
     }
@@ -175,7 +175,7 @@ public final class PgQueueAutoConfiguration {
             PgQueueDatabases databases) {
         JdbcQueueTemplate members = (template.getIfUnique() instanceof JdbcQueueTemplate jdbcTemplate) ? jdbcTemplate
                 : DatabaseParts.template(repositories, codec, wakeups, properties);
-        JdbcBatches batches = databases.placed(new JdbcBatches(repositories.batches(), members, codec,
+        JdbcBatches batches = databases.placed(DatabaseParts.batches(repositories, members, codec,
                 (queue) -> properties.getQueues().containsKey(queue)
                 || registry.stream().anyMatch((containers) -> containers.getListenerContainers().stream()
                     .anyMatch((container) -> container.queue().equals(queue)))
@@ -221,8 +221,7 @@ public final class PgQueueAutoConfiguration {
         List<RecurringJob> jobs = recurringJobs(properties, recurringJobs).stream()
             .filter(databases.inDefaultDatabase())
             .toList();
-        return databases.placed(new RecurringJobRunner(repositories.schedules(), wakeups, codec,
-                properties.getScheduler().getPollInterval(), jobs));
+        return databases.placed(DatabaseParts.scheduler(repositories, wakeups, codec, properties, jobs));
     }
 
     /** The configured recurring jobs and the application's {@link RecurringJob} beans. */

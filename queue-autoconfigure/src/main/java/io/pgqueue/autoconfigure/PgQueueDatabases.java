@@ -261,22 +261,20 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
                 .toList();
             RecurringJobRunner scheduler = null;
             if (properties.getScheduler().isEnabled()) {
-                scheduler = new RecurringJobRunner(repositories.schedules(), wakeups, shared.codec(),
-                        properties.getScheduler().getPollInterval(), recurringJobs);
+                scheduler = DatabaseParts.scheduler(repositories, wakeups, shared.codec(), properties, recurringJobs);
                 background.add(scheduler);
             }
             NodeRuntime node = DatabaseParts.nodeRuntime(repositories, identity, properties);
-            JdbcWorkflows workflows = new JdbcWorkflows(repositories.workflows(), shared.codec(), wakeups);
+            JdbcWorkflows workflows = DatabaseParts.workflows(repositories, shared.codec(), wakeups);
             workflows.setQueuePlacement(elsewhere);
-            JdbcBatches batches = new JdbcBatches(repositories.batches(), template, shared.codec(),
+            JdbcBatches batches = DatabaseParts.batches(repositories, template, shared.codec(),
                     database.getQueues()::contains);
             batches.setQueuePlacement(elsewhere);
             JdbcTransactionManager transactionManager = new JdbcTransactionManager(dataSource);
-            QueueListenerContainerFactoryConfigurer configurer = new QueueListenerContainerFactoryConfigurer(repositories,
-                    node, shared.codec(), shared.errorHandler(), shared.observer(), shared.processObserver().withDatabase(name),
-                    maintenance.isEnabled() ? maintenance.getInterval() : null, () -> transactionManager, vacuumHorizon,
-                    workflows, wakeups, shared.interceptors());
-            DefaultListenerContainerRegistry registry = new DefaultListenerContainerRegistry(configurer.createFactory(),
+            QueueListenerContainerFactoryConfigurer configurer = DatabaseParts.configurer(repositories, node,
+                    shared.codec(), shared.errorHandler(), shared.observer(), shared.processObserver().withDatabase(name),
+                    properties, () -> transactionManager, vacuumHorizon, workflows, wakeups, shared.interceptors());
+            DefaultListenerContainerRegistry registry = DatabaseParts.registry(configurer.createFactory(),
                     shared.optionsResolver(), shared.codec(), node, wakeups);
             registry.setDatabase(name);
             return new Unit(name, database.getIdBlock(), dataSource, new LinkedHashSet<>(database.getQueues()), template,
@@ -315,7 +313,6 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
      * otherwise. A pool built for the replica joins {@code ownPools}; it connects lazily, so that a replica down
      * fails listings, not startup.
      */
-    /** One database's admin, reading its listings from its replica when one is configured. */
     static QueueAdmin admin(String database, String prefix, PgQueueProperties.Replica replica,
             Repositories repositories, Wakeups wakeups, VacuumHorizonWatch vacuumHorizon, PgQueueProperties properties,
             BeanFactory beanFactory, ClassLoader classLoader, List<HikariDataSource> ownPools) {

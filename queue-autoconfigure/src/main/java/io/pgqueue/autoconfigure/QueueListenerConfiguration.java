@@ -15,7 +15,6 @@ import io.pgqueue.internal.observe.ProcessObserver;
 import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.internal.routing.RoutingListenerContainerRegistry;
 import io.pgqueue.internal.wakeup.Wakeups;
-import io.pgqueue.internal.workflow.JdbcWorkflows;
 import io.pgqueue.listener.JobInterceptor;
 import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.error.DefaultQueueErrorHandler;
@@ -62,14 +61,11 @@ class QueueListenerConfiguration {
             ObjectProvider<ProcessObserver> processObserver, PgQueueProperties properties,
             ObjectProvider<VacuumHorizonWatch> vacuumHorizon, Wakeups wakeups, PgQueueDatabases databases,
             ObjectProvider<JobInterceptor> interceptors) {
-        // idle containers park with one poll for all when this node's maintenance makes due jobs ready
-        PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
-        return new QueueListenerContainerFactoryConfigurer(repositories, nodeRuntime, codec, errorHandler,
+        return DatabaseParts.configurer(repositories, nodeRuntime, codec, errorHandler,
                 JobObserver.composite(observers.orderedStream().toList()),
-                databases.observingDefault(processObserver.getIfAvailable(() -> ProcessObserver.NONE)),
-                maintenance.isEnabled() ? maintenance.getInterval() : null, transactionManager::getIfUnique,
-                vacuumHorizon.getIfAvailable(),
-                databases.placed(new JdbcWorkflows(repositories.workflows(), codec, wakeups)), wakeups,
+                databases.observingDefault(processObserver.getIfAvailable(() -> ProcessObserver.NONE)), properties,
+                transactionManager::getIfUnique, vacuumHorizon.getIfAvailable(),
+                databases.placed(DatabaseParts.workflows(repositories, codec, wakeups)), wakeups,
                 interceptors.orderedStream().toList());
     }
 
@@ -91,8 +87,8 @@ class QueueListenerConfiguration {
     QueueListenerContainerRegistry queueListenerContainerRegistry(QueueListenerContainerFactory factory,
             ContainerOptionsResolver optionsResolver, JobPayloadCodec codec, NodeRuntime nodeRuntime, Wakeups wakeups,
             PgQueueDatabases databases, DataSource dataSource) {
-        DefaultListenerContainerRegistry registry = new DefaultListenerContainerRegistry(factory, optionsResolver, codec,
-                nodeRuntime, wakeups);
+        DefaultListenerContainerRegistry registry = DatabaseParts.registry(factory, optionsResolver, codec, nodeRuntime,
+                wakeups);
         registry.setPoolSize(PoolSizes.maximum(dataSource));
         return databases.isEmpty() ? registry
                 : new RoutingListenerContainerRegistry(databases.router(registry, PgQueueDatabases.Unit::registry),

@@ -2,7 +2,9 @@ package io.pgqueue.docs.snippets.jobcontrol;
 
 import java.time.Instant;
 
+import io.pgqueue.admin.JobsAdmin;
 import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.admin.QueuesAdmin;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobPage;
 import io.pgqueue.model.JobQuery;
@@ -33,4 +35,25 @@ class JobControl {
         queueAdmin.cancel(JobQuery.queue("imports").header("tenant", "acme").build()); // every matching job
         // end::cancel[]
     }
+
+    // tag::roles[]
+    // a class that only pauses queues and retries dead jobs asks for those two roles of the one QueueAdmin bean
+    class NightlyRepair {
+
+        private final QueuesAdmin queues;
+
+        private final JobsAdmin jobs;
+
+        NightlyRepair(QueuesAdmin queues, JobsAdmin jobs) {
+            this.queues = queues;
+            this.jobs = jobs;
+        }
+
+        void run() {
+            queues.pause("bills");
+            jobs.retryAllDead("bills");
+            queues.resume("bills");
+        }
+    }
+    // end::roles[]
 }
