@@ -31,7 +31,7 @@ final class PeerScenario {
         return List.of(new Result("peer: db-scheduler 16.12", "drain, pgqueue LEASE " + best + " vs db-scheduler",
                 drain.pgqueue(), drain.baseline(), "jobs/s", true, jobs + " no-op jobs preloaded; db-scheduler: "
                         + "lock-and-fetch (0.5, 3.0), " + DB_SCHEDULER_THREADS + " threads, polling 100 ms; baseline "
-                        + "column = db-scheduler; " + Scenarios.Pair.METHOD));
+                        + "column = db-scheduler; " + drain.method()));
     }
 
     /** Preloads due one-time tasks and times db-scheduler executing all of them; returns tasks per second. */

@@ -8,6 +8,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -153,12 +154,12 @@ final class Scenarios {
         Pair beyond = interleaved(pgqueue, guarded);
         return List.of(
                 new Result("enqueue", variant, against.pgqueue(), against.baseline(), "jobs/s", true,
-                        "raw: " + raw + "; " + Pair.METHOD),
+                        "raw: " + raw + "; " + against.method()),
                 new Result("enqueue", variant + ": raw + send guarantees vs raw", guarantees.pgqueue(),
                         guarantees.baseline(), "jobs/s", true, "the price of the guarantees in raw SQL alone "
-                                + "(clock, dedup arbiter, RETURNING id, counter delta); " + Pair.METHOD),
+                                + "(clock, dedup arbiter, RETURNING id, counter delta); " + guarantees.method()),
                 new Result("enqueue", variant + ": pgqueue vs raw + send guarantees", beyond.pgqueue(),
-                        beyond.baseline(), "jobs/s", true, "what pgqueue costs beyond those guarantees; " + Pair.METHOD));
+                        beyond.baseline(), "jobs/s", true, "what pgqueue costs beyond those guarantees; " + beyond.method()));
     }
 
     /**
@@ -246,7 +247,7 @@ final class Scenarios {
                 Result result = new Result("drain " + mode, setting.toString(), drain.pgqueue(), drain.baseline(),
                         "jobs/s", true, sizes.drainJobs() + " no-op jobs preloaded" + (lease ? "; raw: "
                                 + LEASE_BASELINE_CONNECTIONS + " connections, lease UPDATE + batched DELETE, batch "
-                                + setting.batch() : "") + "; " + Pair.METHOD);
+                                + setting.batch() : "") + "; " + drain.method());
                 results.add(result);
                 if (best == null || result.pgqueue() > best.pgqueue()) {
                     best = result;
@@ -283,9 +284,9 @@ final class Scenarios {
         List<Result> rows = new ArrayList<>(List.of(
                 new Result("drain " + mode, "raw + " + added + " vs raw, " + raw, guarantees.pgqueue(),
                         guarantees.baseline(), "jobs/s", true,
-                        "the price of pgqueue's guarantees in raw SQL alone; " + Pair.METHOD),
+                        "the price of pgqueue's guarantees in raw SQL alone; " + guarantees.method()),
                 new Result("drain " + mode, "pgqueue (" + setting + ") vs raw + " + added, beyond.pgqueue(),
-                        beyond.baseline(), "jobs/s", true, "what pgqueue costs beyond those guarantees; " + Pair.METHOD)));
+                        beyond.baseline(), "jobs/s", true, "what pgqueue costs beyond those guarantees; " + beyond.method())));
         rows.addAll(MachineCpu.rows("drain " + mode, "pgqueue vs raw + " + added, ours, theirs, "drained"));
         return rows;
     }
@@ -701,7 +702,7 @@ final class Scenarios {
         return List.of(new Result("backlog scaling", "first " + sizes.backlogWork() + " jobs of " + sizes.backlogLarge()
                 + " ready + " + sizes.backlogLarge() + " scheduled vs of " + sizes.backlogWork() + " ready",
                 backlog.pgqueue(), backlog.baseline(), "jobs/s", true,
-                "LEASE, " + setting + "; baseline column = pgqueue with the small backlog; " + Pair.METHOD));
+                "LEASE, " + setting + "; baseline column = pgqueue with the small backlog; " + backlog.method()));
     }
 
     private double backlogRun(Setting setting, int ready, int scheduled) throws Exception {
@@ -793,7 +794,7 @@ final class Scenarios {
                 });
                 results.add(new Result("payload size", bytes(size) + ": send, 1 per transaction, " + threads + " threads",
                         send.pgqueue(), send.baseline(), "jobs/s", true, (perThread * threads) + " jobs; raw: "
-                                + "single-row INSERT of the same JSON; " + Pair.METHOD));
+                                + "single-row INSERT of the same JSON; " + send.method()));
             }
             int drainJobs = Math.min(sizes.drainJobs(), Math.max(500, (128 << 20) / size));
             Setting rawSetting = new Setting(LEASE_BASELINE_CONNECTIONS, drainSetting.batch());
@@ -801,7 +802,7 @@ final class Scenarios {
                     () -> drainRaw("LEASE", rawSetting, drainJobs, size));
             results.add(new Result("payload size", bytes(size) + ": drain LEASE " + drainSetting, drain.pgqueue(),
                     drain.baseline(), "jobs/s", true, drainJobs + " jobs preloaded; raw: " + LEASE_BASELINE_CONNECTIONS
-                            + " connections, lease UPDATE + batched DELETE; " + Pair.METHOD));
+                            + " connections, lease UPDATE + batched DELETE; " + drain.method()));
         }
         return results;
     }
@@ -886,11 +887,28 @@ final class Scenarios {
     }
 
     /** Medians of pgqueue and of its baseline measured by {@link #interleaved}. */
-    record Pair(double pgqueue, double baseline) {
+    /**
+     * pgqueue's and the baseline's medians over the alternating rounds, and each round's ratio (pgqueue over the
+     * baseline measured right after it), whose spread says how far one run of this machine can be trusted.
+     */
+    record Pair(double pgqueue, double baseline, List<Double> ratios) {
 
         static final int ROUNDS = BenchSettings.rounds();
 
         static final String METHOD = "median of " + ROUNDS + " alternating rounds after a warm-up round";
+
+        /** {@link #METHOD} with the rounds' ratios: min / median / max. */
+        String method() {
+            if (ratios.isEmpty()) {
+                return METHOD;
+            }
+            return METHOD + "; ratio per round min " + format(Collections.min(ratios)) + " / median "
+                    + format(median(ratios)) + " / max " + format(Collections.max(ratios));
+        }
+
+        private static String format(double ratio) {
+            return String.format(java.util.Locale.ROOT, "%.2f", ratio);
+        }
     }
 
     /**
@@ -902,11 +920,13 @@ final class Scenarios {
         baseline.call();
         List<Double> ours = new ArrayList<>();
         List<Double> raw = new ArrayList<>();
+        List<Double> ratios = new ArrayList<>();
         for (int round = 0; round < Pair.ROUNDS; round++) {
             ours.add(pgqueue.call());
             raw.add(baseline.call());
+            ratios.add(ours.get(round) / raw.get(round));
         }
-        return new Pair(median(ours), median(raw));
+        return new Pair(median(ours), median(raw), ratios);
     }
 
     /**
