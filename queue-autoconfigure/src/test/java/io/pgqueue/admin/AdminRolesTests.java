@@ -40,6 +40,13 @@ class AdminRolesTests {
             assertThat(admin.isPaused("roles")).isTrue();
             context.getBean(QueuesAdmin.class).resume("roles");
             assertThat(context.getBean(ClusterAdmin.class).schemaVersion()).isNotNull();
+            // gauges read every state, zero where there is none
+            assertThat(context.getBean(WorkflowsAdmin.class).workflowsByState())
+                .containsOnlyKeys(io.pgqueue.model.WorkflowState.values())
+                .allSatisfy((state, count) -> assertThat(count).isZero());
+            assertThat(context.getBean(BatchesAdmin.class).batchesByState())
+                .containsOnlyKeys(io.pgqueue.model.BatchState.values())
+                .allSatisfy((state, count) -> assertThat(count).isZero());
         });
     }
 

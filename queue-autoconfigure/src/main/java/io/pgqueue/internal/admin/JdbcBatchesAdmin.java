@@ -47,12 +47,7 @@ final class JdbcBatchesAdmin implements BatchesAdmin {
 
     @Override
     public Map<BatchState, Long> batchesByState() {
-        Map<BatchState, Long> counts = new java.util.EnumMap<>(BatchState.class);
-        for (BatchState state : BatchState.values()) {
-            counts.put(state, 0L);
-        }
-        batches.countsByState().forEach((state, count) -> counts.put(BatchState.of(state), count));
-        return counts;
+        return CountsByState.of(BatchState.class, batches.countsByState(), BatchState::of);
     }
 
     @Override

@@ -51,12 +51,7 @@ final class JdbcWorkflowsAdmin implements WorkflowsAdmin {
 
     @Override
     public Map<WorkflowState, Long> workflowsByState() {
-        Map<WorkflowState, Long> counts = new java.util.EnumMap<>(WorkflowState.class);
-        for (WorkflowState state : WorkflowState.values()) {
-            counts.put(state, 0L);
-        }
-        workflows.countsByState().forEach((state, count) -> counts.put(WorkflowState.of(state), count));
-        return counts;
+        return CountsByState.of(WorkflowState.class, workflows.countsByState(), WorkflowState::of);
     }
 
     @Override
