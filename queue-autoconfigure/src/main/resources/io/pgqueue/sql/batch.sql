@@ -57,7 +57,7 @@ WITH b_target AS (
     UPDATE "pgqueue".batch b
     SET unfinished_slots = c.unfinished_slots, uncompleted_slots = c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN c.unfinished_slots > 0 THEN 'running'
-     WHEN c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END, sealed_at = coalesce(b.sealed_at, now()),
+         WHEN c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END, sealed_at = coalesce(b.sealed_at, now()),
         finished_at = CASE WHEN c.unfinished_slots = 0 THEN now() END
     FROM b_crossed c
     WHERE b.id = c.batch_id
@@ -136,7 +136,7 @@ WITH b_target AS (
     UPDATE "pgqueue".batch b
     SET unfinished_slots = c.unfinished_slots, uncompleted_slots = c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN c.unfinished_slots > 0 THEN 'running'
-     WHEN c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END, sealed_at = coalesce(b.sealed_at, now()),
+         WHEN c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END, sealed_at = coalesce(b.sealed_at, now()),
         finished_at = CASE WHEN c.unfinished_slots = 0 THEN now() END
     FROM b_crossed c
     WHERE b.id = c.batch_id

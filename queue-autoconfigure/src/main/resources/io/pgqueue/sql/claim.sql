@@ -14,7 +14,8 @@
 
 -- name: claim.promote-due
 /* pgqueue:claim.promote-due */
-/* pgqueue:promote */WITH promoted AS (
+WITH promoted AS (
+    /* pgqueue:promote */
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE  state = 'scheduled' AND run_at <= now()
@@ -49,7 +50,8 @@ SELECT count(*) FROM promoted;
 
 -- name: claim.promote-due-of-queue
 /* pgqueue:claim.promote-due-of-queue */
-/* pgqueue:promote */WITH promoted AS (
+WITH promoted AS (
+    /* pgqueue:promote */
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
@@ -63,7 +65,8 @@ SELECT count(*) FROM promoted;
 
 -- name: claim.promote-due-of-fair-queue
 /* pgqueue:claim.promote-due-of-fair-queue */
-/* pgqueue:promote */WITH promoted AS (
+WITH promoted AS (
+    /* pgqueue:promote */
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
@@ -98,7 +101,8 @@ SELECT count(*) FROM promoted;
 
 -- name: claim.lease
 /* pgqueue:claim.lease */
-/* pgqueue:promote */WITH promoted AS (
+WITH promoted AS (
+    /* pgqueue:promote */
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
@@ -110,27 +114,28 @@ SELECT count(*) FROM promoted;
 )
 SELECT count(*) FROM promoted;
 /* pgqueue:claim.lease #2 */
-/* pgqueue:claim_lease */WITH claimed AS (
+WITH claimed AS (
+    /* pgqueue:claim_lease */
     UPDATE "pgqueue".job j
     SET state = 'running', attempts = j.attempts + 1,
-    max_attempts = coalesce(j.max_attempts, :default_max_attempts),
-    locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
-    attempted_at = now(), progress_percent = NULL, progress_message = NULL
+        max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+        locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+        attempted_at = now(), progress_percent = NULL, progress_message = NULL
     WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED))
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED))
       AND EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = :node)
       AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-          j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
-          j.priority, j.workflow_id, j.batch_id, j.fairness_key
+              j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
+              j.priority, j.workflow_id, j.batch_id, j.fairness_key
 ), counted_claim_lease AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, ready, running)
     SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
@@ -139,7 +144,8 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.lease-after
 /* pgqueue:claim.lease-after */
-/* pgqueue:promote */WITH promoted AS (
+WITH promoted AS (
+    /* pgqueue:promote */
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
@@ -151,40 +157,41 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 )
 SELECT count(*) FROM promoted;
 /* pgqueue:claim.lease-after #2 */
-/* pgqueue:claim_lease */WITH claimed AS (
+WITH claimed AS (
+    /* pgqueue:claim_lease */
     UPDATE "pgqueue".job j
     SET state = 'running', attempts = j.attempts + 1,
-    max_attempts = coalesce(j.max_attempts, :default_max_attempts),
-    locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
-    attempted_at = now(), progress_percent = NULL, progress_message = NULL
+        max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+        locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+        attempted_at = now(), progress_percent = NULL, progress_message = NULL
     WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM (SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-  AND j.priority > :after_priority
-ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS higher
-UNION ALL
-SELECT id FROM (SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-  AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
-ORDER BY j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT :limit))
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+      AND j.priority > :after_priority
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS higher
+    UNION ALL
+    SELECT id FROM (SELECT id FROM "pgqueue".job j
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+      AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
+    ORDER BY j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT :limit))
       AND EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = :node)
       AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-          j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
-          j.priority, j.workflow_id, j.batch_id, j.fairness_key
+              j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
+              j.priority, j.workflow_id, j.batch_id, j.fairness_key
 ), counted_claim_lease AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, ready, running)
     SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
@@ -193,14 +200,14 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.fair-lease:10-of-16
 /* pgqueue:claim.fair-lease:10-of-16 */
-/* pgqueue:claim_lease */WITH fair_settings AS (
+WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_candidates AS (
     SELECT k.key, k.pass, coalesce(k.weight, (SELECT c.weight FROM fair_settings c WHERE c.key = k.key), :fair_default_weight::float8) AS weight, coalesce((SELECT c.cap FROM fair_settings c WHERE c.key = k.key), :fair_default_cap::int) AS cap
     FROM "pgqueue".fair_key k
-WHERE k.queue = :queue AND k.active AND NOT k.drained AND NOT k.paused
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state q WHERE q.queue = :queue AND q.paused)
-ORDER BY k.pass, k.key LIMIT 16
+    WHERE k.queue = :queue AND k.active AND NOT k.drained AND NOT k.paused
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state q WHERE q.queue = :queue AND q.paused)
+    ORDER BY k.pass, k.key LIMIT 16
 ), fair_capped AS (
     SELECT k.key, k.pass,
            (SELECT s.pass FROM "pgqueue".fair_key s WHERE s.queue = k.queue AND s.key = k.key) AS seen_pass
@@ -218,10 +225,10 @@ ORDER BY k.pass, k.key LIMIT 16
     FROM fair_candidates c LEFT JOIN fair_capped l ON l.key = c.key
 ), fair_rooms AS (
     SELECT c.*, CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN 10 + 1
-     ELSE (SELECT count(*)::int FROM (
-               SELECT 1 FROM "pgqueue".job a
-               WHERE a.queue = :queue AND a.fairness_key = c.key AND a.state >= 'ready' AND a.state <= 'ready'
-               ORDER BY a.priority DESC, a.run_at, a.id LIMIT 10 + 1) AS ready) END AS ready FROM fair_room c
+         ELSE (SELECT count(*)::int FROM (
+                   SELECT 1 FROM "pgqueue".job a
+                   WHERE a.queue = :queue AND a.fairness_key = c.key AND a.state >= 'ready' AND a.state <= 'ready'
+                   ORDER BY a.priority DESC, a.run_at, a.id LIMIT 10 + 1) AS ready) END AS ready FROM fair_room c
 ), fair_shares AS (
     SELECT key, count(*)::int AS share FROM (
         SELECT r.key, row_number() OVER (ORDER BY r.pass + g.j / r.weight, r.key) AS n
@@ -232,21 +239,21 @@ ORDER BY k.pass, k.key LIMIT 16
     SELECT p.id, s.key FROM fair_shares s CROSS JOIN LATERAL (
         SELECT j.id FROM "pgqueue".job j
         WHERE j.queue = :queue AND j.fairness_key = s.key AND j.state >= 'ready' AND j.state <= 'ready' AND (j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
         ORDER BY j.priority DESC, j.run_at, j.id LIMIT s.share FOR UPDATE SKIP LOCKED) AS p
     LIMIT 10
 ), fair_taken AS (
     SELECT key, count(*)::int AS n FROM fair_picked GROUP BY key
 ), fair_moves AS (
     SELECT r.key, r.weight, coalesce(t.n, 0) AS n, (r.room > 0 AND CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN coalesce(t.n, 0) = 0
-                     ELSE coalesce(t.n, 0) >= r.ready END) AS emptied
+                         ELSE coalesce(t.n, 0) >= r.ready END) AS emptied
     FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key
     WHERE r.room >= 0 AND (t.n > 0 OR r.room = 0 OR (r.room > 0 AND CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN coalesce(t.n, 0) = 0
-                     ELSE coalesce(t.n, 0) >= r.ready END))
+                         ELSE coalesce(t.n, 0) >= r.ready END))
 ), fair_locked AS (
     SELECT k.key FROM "pgqueue".fair_key k
     WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT key FROM fair_moves))
@@ -263,17 +270,18 @@ ORDER BY k.pass, k.key LIMIT 16
 ), fair_emptied AS (
     SELECT key FROM fair_charged WHERE emptied
 ), claimed AS (
+    /* pgqueue:claim_lease */
     UPDATE "pgqueue".job j
     SET state = 'running', attempts = j.attempts + 1,
-    max_attempts = coalesce(j.max_attempts, :default_max_attempts),
-    locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
-    attempted_at = now(), progress_percent = NULL, progress_message = NULL
+        max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+        locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+        attempted_at = now(), progress_percent = NULL, progress_message = NULL
     WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
       AND EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = :node)
       AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-          j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
-          j.priority, j.workflow_id, j.batch_id, j.fairness_key
+              j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
+              j.priority, j.workflow_id, j.batch_id, j.fairness_key
 ), counted_claim_lease AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, ready, running)
     SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
@@ -284,23 +292,23 @@ SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_at
 /* pgqueue:claim.fair-and-delete:10-of-16 */
 SAVEPOINT pgqueue_claim;
 /* pgqueue:claim.fair-and-delete:10-of-16 #2 */
-/* pgqueue:claim_delete */WITH fair_settings AS (
+WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_candidates AS (
     SELECT k.key, k.pass, coalesce(k.weight, (SELECT c.weight FROM fair_settings c WHERE c.key = k.key), :fair_default_weight::float8) AS weight, coalesce((SELECT c.cap FROM fair_settings c WHERE c.key = k.key), :fair_default_cap::int) AS cap
     FROM "pgqueue".fair_key k
-WHERE k.queue = :queue AND k.active AND NOT k.drained AND NOT k.paused
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state q WHERE q.queue = :queue AND q.paused)
-ORDER BY k.pass, k.key LIMIT 16
+    WHERE k.queue = :queue AND k.active AND NOT k.drained AND NOT k.paused
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state q WHERE q.queue = :queue AND q.paused)
+    ORDER BY k.pass, k.key LIMIT 16
 ), fair_room AS (
     SELECT c.*, CASE WHEN c.cap IS NULL THEN :limit ELSE least(:limit, c.cap) END AS room
     FROM fair_candidates c
 ), fair_rooms AS (
     SELECT c.*, CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN 10 + 1
-     ELSE (SELECT count(*)::int FROM (
-               SELECT 1 FROM "pgqueue".job a
-               WHERE a.queue = :queue AND a.fairness_key = c.key AND a.state >= 'ready' AND a.state <= 'ready'
-               ORDER BY a.priority DESC, a.run_at, a.id LIMIT 10 + 1) AS ready) END AS ready FROM fair_room c
+         ELSE (SELECT count(*)::int FROM (
+                   SELECT 1 FROM "pgqueue".job a
+                   WHERE a.queue = :queue AND a.fairness_key = c.key AND a.state >= 'ready' AND a.state <= 'ready'
+                   ORDER BY a.priority DESC, a.run_at, a.id LIMIT 10 + 1) AS ready) END AS ready FROM fair_room c
 ), fair_shares AS (
     SELECT key, count(*)::int AS share FROM (
         SELECT r.key, row_number() OVER (ORDER BY r.pass + g.j / r.weight, r.key) AS n
@@ -319,26 +327,27 @@ ORDER BY k.pass, k.key LIMIT 16
     SELECT p.id, s.key FROM fair_slots s CROSS JOIN LATERAL (
         SELECT j.id FROM "pgqueue".job j
         WHERE j.queue = :queue AND j.fairness_key = s.key AND j.state >= 'ready' AND j.state <= 'ready' AND (j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
         ORDER BY j.priority DESC, j.run_at, j.id LIMIT s.share FOR UPDATE SKIP LOCKED) AS p
     LIMIT 10
 ), fair_taken AS (
     SELECT key, count(*)::int AS n FROM fair_picked GROUP BY key
 ), fair_emptied AS (
     SELECT r.key FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key WHERE (r.room > 0 AND CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN coalesce(t.n, 0) = 0
-                     ELSE coalesce(t.n, 0) >= r.ready END)
+                         ELSE coalesce(t.n, 0) >= r.ready END)
 ), claimed AS (
+    /* pgqueue:claim_delete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-          j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
-          j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
-          now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
-          j.fairness_key
+              j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+              j.fairness_key
 ), counted_claim_delete AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, ready, completed)
     SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
@@ -347,23 +356,24 @@ SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_at
 
 -- name: claim.and-delete
 /* pgqueue:claim.and-delete */
-/* pgqueue:claim_delete */WITH claimed AS (
+WITH claimed AS (
+    /* pgqueue:claim_delete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED))
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED))
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-          j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
-          j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
-          now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
-          j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
+              j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+              j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
 ), counted_claim_delete AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, ready, completed)
     SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
@@ -374,36 +384,37 @@ SAVEPOINT pgqueue_claim;
 
 -- name: claim.and-delete-after
 /* pgqueue:claim.and-delete-after */
-/* pgqueue:claim_delete */WITH claimed AS (
+WITH claimed AS (
+    /* pgqueue:claim_delete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM (SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-  AND j.priority > :after_priority
-ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS higher
-UNION ALL
-SELECT id FROM (SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-  AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
-ORDER BY j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT :limit))
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+      AND j.priority > :after_priority
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS higher
+    UNION ALL
+    SELECT id FROM (SELECT id FROM "pgqueue".job j
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+      AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
+    ORDER BY j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT :limit))
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-          j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
-          j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
-          now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
-          j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
+              j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+              j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
 ), counted_claim_delete AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, ready, completed)
     SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
@@ -443,7 +454,8 @@ UPDATE "pgqueue".queue_rate SET started = started + :started WHERE queue = :queu
 
 -- name: claim.lease:10
 /* pgqueue:claim.lease:10 */
-/* pgqueue:promote */WITH promoted AS (
+WITH promoted AS (
+    /* pgqueue:promote */
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
@@ -455,27 +467,28 @@ UPDATE "pgqueue".queue_rate SET started = started + :started WHERE queue = :queu
 )
 SELECT count(*) FROM promoted;
 /* pgqueue:claim.lease:10 #2 */
-/* pgqueue:claim_lease */WITH claimed AS (
+WITH claimed AS (
+    /* pgqueue:claim_lease */
     UPDATE "pgqueue".job j
     SET state = 'running', attempts = j.attempts + 1,
-    max_attempts = coalesce(j.max_attempts, :default_max_attempts),
-    locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
-    attempted_at = now(), progress_percent = NULL, progress_message = NULL
+        max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+        locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+        attempted_at = now(), progress_percent = NULL, progress_message = NULL
     WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED))
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED))
       AND EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = :node)
       AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-          j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
-          j.priority, j.workflow_id, j.batch_id, j.fairness_key
+              j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
+              j.priority, j.workflow_id, j.batch_id, j.fairness_key
 ), counted_claim_lease AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, ready, running)
     SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
@@ -484,23 +497,24 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.and-delete:10
 /* pgqueue:claim.and-delete:10 */
-/* pgqueue:claim_delete */WITH claimed AS (
+WITH claimed AS (
+    /* pgqueue:claim_delete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED))
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED))
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-          j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
-          j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
-          now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
-          j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
+              j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+              j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
 ), counted_claim_delete AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, ready, completed)
     SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
@@ -511,7 +525,8 @@ SAVEPOINT pgqueue_claim;
 
 -- name: claim.lease-after:10
 /* pgqueue:claim.lease-after:10 */
-/* pgqueue:promote */WITH promoted AS (
+WITH promoted AS (
+    /* pgqueue:promote */
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
@@ -523,40 +538,41 @@ SAVEPOINT pgqueue_claim;
 )
 SELECT count(*) FROM promoted;
 /* pgqueue:claim.lease-after:10 #2 */
-/* pgqueue:claim_lease */WITH claimed AS (
+WITH claimed AS (
+    /* pgqueue:claim_lease */
     UPDATE "pgqueue".job j
     SET state = 'running', attempts = j.attempts + 1,
-    max_attempts = coalesce(j.max_attempts, :default_max_attempts),
-    locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
-    attempted_at = now(), progress_percent = NULL, progress_message = NULL
+        max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+        locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+        attempted_at = now(), progress_percent = NULL, progress_message = NULL
     WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM (SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-  AND j.priority > :after_priority
-ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS higher
-UNION ALL
-SELECT id FROM (SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-  AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
-ORDER BY j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT 10))
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+      AND j.priority > :after_priority
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS higher
+    UNION ALL
+    SELECT id FROM (SELECT id FROM "pgqueue".job j
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+      AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
+    ORDER BY j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT 10))
       AND EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = :node)
       AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-          j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
-          j.priority, j.workflow_id, j.batch_id, j.fairness_key
+              j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
+              j.priority, j.workflow_id, j.batch_id, j.fairness_key
 ), counted_claim_lease AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, ready, running)
     SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
@@ -565,36 +581,37 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.and-delete-after:10
 /* pgqueue:claim.and-delete-after:10 */
-/* pgqueue:claim_delete */WITH claimed AS (
+WITH claimed AS (
+    /* pgqueue:claim_delete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM (SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-  AND j.priority > :after_priority
-ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS higher
-UNION ALL
-SELECT id FROM (SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-  AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
-ORDER BY j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT 10))
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+      AND j.priority > :after_priority
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS higher
+    UNION ALL
+    SELECT id FROM (SELECT id FROM "pgqueue".job j
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+      AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
+    ORDER BY j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT 10))
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-          j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
-          j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
-          now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
-          j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
+              j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+              j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
 ), counted_claim_delete AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, ready, completed)
     SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue

@@ -19,7 +19,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -40,7 +41,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -82,7 +84,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -132,7 +135,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -203,7 +207,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -212,13 +216,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state
 ), counted_enqueue AS (
@@ -234,7 +239,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -243,13 +248,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), counted_enqueue AS (
@@ -286,7 +292,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -295,13 +301,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id
 ), counted_enqueue AS (
@@ -346,7 +353,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -355,13 +362,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id, fairness_key
 ), counted_enqueue AS (
@@ -427,7 +435,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -450,7 +459,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -494,7 +504,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -546,7 +557,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -619,7 +631,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -628,13 +640,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state
 ), counted_enqueue AS (
@@ -652,7 +665,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -661,13 +674,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), counted_enqueue AS (
@@ -706,7 +720,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -715,13 +729,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id
 ), counted_enqueue AS (
@@ -768,7 +783,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -777,13 +792,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id, fairness_key
 ), counted_enqueue AS (
@@ -851,7 +867,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -872,7 +889,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -914,7 +932,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -964,7 +983,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1035,7 +1055,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1044,13 +1064,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state
 ), counted_enqueue AS (
@@ -1066,7 +1087,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1075,13 +1096,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), counted_enqueue AS (
@@ -1118,7 +1140,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1127,13 +1149,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id
 ), counted_enqueue AS (
@@ -1178,7 +1201,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1187,13 +1210,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id, fairness_key
 ), counted_enqueue AS (
@@ -1259,7 +1283,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1282,7 +1307,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1326,7 +1352,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1378,7 +1405,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1451,7 +1479,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1460,13 +1488,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state
 ), counted_enqueue AS (
@@ -1484,7 +1513,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1493,13 +1522,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), counted_enqueue AS (
@@ -1538,7 +1568,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1547,13 +1577,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id
 ), counted_enqueue AS (
@@ -1600,7 +1631,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1609,13 +1640,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id, fairness_key
 ), counted_enqueue AS (
@@ -1683,7 +1715,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1704,7 +1737,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1746,7 +1780,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1796,7 +1831,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1867,7 +1903,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1876,13 +1912,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state
 ), counted_enqueue AS (
@@ -1898,7 +1935,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1907,13 +1944,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), counted_enqueue AS (
@@ -1950,7 +1988,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1959,13 +1997,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id
 ), counted_enqueue AS (
@@ -2010,7 +2049,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -2019,13 +2058,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id, fairness_key
 ), counted_enqueue AS (
@@ -2091,7 +2131,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -2114,7 +2155,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -2158,7 +2200,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -2210,7 +2253,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -2283,7 +2327,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -2292,13 +2336,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state
 ), counted_enqueue AS (
@@ -2316,7 +2361,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -2325,13 +2370,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), counted_enqueue AS (
@@ -2370,7 +2416,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -2379,13 +2425,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id
 ), counted_enqueue AS (
@@ -2432,7 +2479,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -2441,13 +2488,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id, fairness_key
 ), counted_enqueue AS (
@@ -2515,7 +2563,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, upserted AS (
+), upserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job AS j (queue, state, priority, run_at, payload, payload_type, headers,
                                    max_attempts, group_key, timeout_ms, debounce_key, fairness_key)
     SELECT queue, 'scheduled', priority, due, payload::jsonb, payload_type, headers::jsonb,

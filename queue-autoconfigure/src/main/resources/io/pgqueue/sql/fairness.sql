@@ -53,7 +53,7 @@ WHERE k.queue = :queue AND k.sweeping;
 
 -- name: fairness.activate-ready-keys
 /* pgqueue:fairness.activate-ready-keys */
-WITH RECURSIVE ready_keys(key) AS (
+WITH RECURSIVE ready_keys (key) AS (
     (SELECT fairness_key FROM "pgqueue".job
      WHERE queue = :queue AND state = 'ready' AND fairness_key IS NOT NULL
      ORDER BY fairness_key LIMIT 1)

@@ -14,7 +14,8 @@
 
 -- name: finish.snooze
 /* pgqueue:finish.snooze */
-/* pgqueue:snooze */WITH snoozed AS (
+WITH snoozed AS (
+    /* pgqueue:snooze */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -27,11 +28,12 @@
 )
 SELECT count(*) FROM snoozed;
 /* pgqueue:finish.snooze #2 */
-/* pgqueue:cancel_running */WITH cancelled AS (
+WITH cancelled AS (
+    /* pgqueue:cancel_running */
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_running AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, running, cancelled)
     SELECT queue, -count(*), count(*) FROM cancelled GROUP BY queue
@@ -40,7 +42,8 @@ SELECT count(*) FROM cancelled;
 
 -- name: finish.snooze:cascades
 /* pgqueue:finish.snooze:cascades */
-/* pgqueue:snooze */WITH snoozed AS (
+WITH snoozed AS (
+    /* pgqueue:snooze */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -53,11 +56,12 @@ SELECT count(*) FROM cancelled;
 )
 SELECT count(*) FROM snoozed;
 /* pgqueue:finish.snooze:cascades #2 */
-/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
+WITH RECURSIVE cancelled AS (
+    /* pgqueue:cancel_running */
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_running AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, running, cancelled)
     SELECT queue, -count(*), count(*) FROM cancelled GROUP BY queue
@@ -100,7 +104,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
@@ -159,10 +163,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -211,7 +215,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -257,7 +261,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.fail
 /* pgqueue:finish.fail */
-/* pgqueue:fail */WITH failed AS (
+WITH failed AS (
+    /* pgqueue:fail */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -274,11 +279,12 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 )
 SELECT count(*) FROM failed;
 /* pgqueue:finish.fail #2 */
-/* pgqueue:cancel_running */WITH cancelled AS (
+WITH cancelled AS (
+    /* pgqueue:cancel_running */
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_running AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, running, cancelled)
     SELECT queue, -count(*), count(*) FROM cancelled GROUP BY queue
@@ -287,7 +293,8 @@ SELECT count(*) FROM cancelled;
 
 -- name: finish.fail:cascades
 /* pgqueue:finish.fail:cascades */
-/* pgqueue:fail */WITH RECURSIVE failed AS (
+WITH RECURSIVE failed AS (
+    /* pgqueue:fail */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -340,7 +347,7 @@ SELECT count(*) FROM cancelled;
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
@@ -399,10 +406,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -451,7 +458,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -495,11 +502,12 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 )
 SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 /* pgqueue:finish.fail:cascades #2 */
-/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
+WITH RECURSIVE cancelled AS (
+    /* pgqueue:cancel_running */
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_running AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, running, cancelled)
     SELECT queue, -count(*), count(*) FROM cancelled GROUP BY queue
@@ -542,7 +550,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
@@ -601,10 +609,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -653,7 +661,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -699,7 +707,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.fail-after-rollback
 /* pgqueue:finish.fail-after-rollback */
-/* pgqueue:fail_after_rollback */WITH failed AS (
+WITH failed AS (
+    /* pgqueue:fail_after_rollback */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -718,7 +727,8 @@ SELECT count(*) FROM failed;
 
 -- name: finish.fail-after-rollback:cascades
 /* pgqueue:finish.fail-after-rollback:cascades */
-/* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
+WITH RECURSIVE failed AS (
+    /* pgqueue:fail_after_rollback */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -771,7 +781,7 @@ SELECT count(*) FROM failed;
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
@@ -830,10 +840,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -882,7 +892,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -930,7 +940,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 /* pgqueue:finish.undo-claim-then-fail */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.undo-claim-then-fail #2 */
-/* pgqueue:fail_after_rollback */WITH failed AS (
+WITH failed AS (
+    /* pgqueue:fail_after_rollback */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -951,7 +962,8 @@ SELECT count(*) FROM failed;
 /* pgqueue:finish.undo-claim-then-fail:cascades */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.undo-claim-then-fail:cascades #2 */
-/* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
+WITH RECURSIVE failed AS (
+    /* pgqueue:fail_after_rollback */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -1004,7 +1016,7 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
@@ -1063,10 +1075,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -1115,7 +1127,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -1163,7 +1175,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 /* pgqueue:finish.restore-claim-then-fail */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.restore-claim-then-fail #2 */
-/* pgqueue:claim_restore */WITH restored AS (
+WITH restored AS (
+    /* pgqueue:claim_restore */
     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
            r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
@@ -1194,7 +1207,8 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
 INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
 SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
 /* pgqueue:finish.restore-claim-then-fail #3 */
-/* pgqueue:fail_after_rollback */WITH failed AS (
+WITH failed AS (
+    /* pgqueue:fail_after_rollback */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -1215,7 +1229,8 @@ SELECT count(*) FROM failed;
 /* pgqueue:finish.restore-claim-then-fail:cascades */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.restore-claim-then-fail:cascades #2 */
-/* pgqueue:claim_restore */WITH restored AS (
+WITH restored AS (
+    /* pgqueue:claim_restore */
     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
            r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
@@ -1246,7 +1261,8 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
 INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
 SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
 /* pgqueue:finish.restore-claim-then-fail:cascades #3 */
-/* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
+WITH RECURSIVE failed AS (
+    /* pgqueue:fail_after_rollback */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -1299,7 +1315,7 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
@@ -1358,10 +1374,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -1410,7 +1426,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -1456,7 +1472,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.snooze-after-rollback
 /* pgqueue:finish.snooze-after-rollback */
-/* pgqueue:snooze_after_rollback */WITH snoozed AS (
+WITH snoozed AS (
+    /* pgqueue:snooze_after_rollback */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -1473,7 +1490,8 @@ SELECT count(*) FROM snoozed;
 /* pgqueue:finish.undo-claim-then-snooze */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.undo-claim-then-snooze #2 */
-/* pgqueue:snooze_after_rollback */WITH snoozed AS (
+WITH snoozed AS (
+    /* pgqueue:snooze_after_rollback */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -1490,7 +1508,8 @@ SELECT count(*) FROM snoozed;
 /* pgqueue:finish.restore-claim-then-snooze */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.restore-claim-then-snooze #2 */
-/* pgqueue:claim_restore */WITH restored AS (
+WITH restored AS (
+    /* pgqueue:claim_restore */
     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
            r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
@@ -1521,7 +1540,8 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
 INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
 SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
 /* pgqueue:finish.restore-claim-then-snooze #3 */
-/* pgqueue:snooze_after_rollback */WITH snoozed AS (
+WITH snoozed AS (
+    /* pgqueue:snooze_after_rollback */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -1541,11 +1561,12 @@ WHERE id = ANY(:ids) AND state = 'running' AND locked_by = :node AND cancel_requ
 
 -- name: finish.cancel-running
 /* pgqueue:finish.cancel-running */
-/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
+WITH RECURSIVE cancelled AS (
+    /* pgqueue:cancel_running */
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_running AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, running, cancelled)
     SELECT queue, -count(*), count(*) FROM cancelled GROUP BY queue
@@ -1588,7 +1609,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
@@ -1647,10 +1668,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -1699,7 +1720,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -1752,11 +1773,12 @@ WHERE j.id = p.id AND j.attempts = p.attempt AND j.locked_by = :node AND j.state
 
 -- name: finish.complete
 /* pgqueue:finish.complete */
-/* pgqueue:complete */WITH done AS (
+WITH done AS (
+    /* pgqueue:complete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
               CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
 ), counted_complete AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, running, completed, cancelled)
@@ -1766,11 +1788,12 @@ SELECT count(*) FROM done;
 
 -- name: finish.complete:nodes
 /* pgqueue:finish.complete:nodes */
-/* pgqueue:complete */WITH RECURSIVE done AS (
+WITH done AS (
+    /* pgqueue:complete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND NOT j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
               CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
 ), counted_complete AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, running, completed, cancelled)
@@ -1837,7 +1860,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM done;
 
 -- name: finish.succeeded:nodes
 /* pgqueue:finish.succeeded:nodes */
-WITH RECURSIVE succeeded AS (
+WITH succeeded AS (
     SELECT * FROM unnest(:ids::bigint[], :workflow_ids::bigint[], :batch_ids::bigint[])
                   AS s(id, workflow_id, batch_id)
 ), wf_moved AS (
@@ -1904,7 +1927,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM succeeded;
 /* pgqueue:finish.release-claim-then-succeeded:nodes */
 RELEASE SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.release-claim-then-succeeded:nodes #2 */
-WITH RECURSIVE succeeded AS (
+WITH succeeded AS (
     SELECT * FROM unnest(:ids::bigint[], :workflow_ids::bigint[], :batch_ids::bigint[])
                   AS s(id, workflow_id, batch_id)
 ), wf_moved AS (
@@ -1969,11 +1992,12 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM succeeded;
 
 -- name: finish.complete:members
 /* pgqueue:finish.complete:members */
-/* pgqueue:complete */WITH RECURSIVE done AS (
+WITH done AS (
+    /* pgqueue:complete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND NOT j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
               CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
 ), counted_complete AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, running, completed, cancelled)
@@ -2015,7 +2039,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -2061,7 +2085,7 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
 
 -- name: finish.succeeded:members
 /* pgqueue:finish.succeeded:members */
-WITH RECURSIVE succeeded AS (
+WITH succeeded AS (
     SELECT * FROM unnest(:ids::bigint[], :workflow_ids::bigint[], :batch_ids::bigint[])
                   AS s(id, workflow_id, batch_id)
 ), b_changes AS (
@@ -2101,7 +2125,7 @@ WITH RECURSIVE succeeded AS (
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -2149,7 +2173,7 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 /* pgqueue:finish.release-claim-then-succeeded:members */
 RELEASE SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.release-claim-then-succeeded:members #2 */
-WITH RECURSIVE succeeded AS (
+WITH succeeded AS (
     SELECT * FROM unnest(:ids::bigint[], :workflow_ids::bigint[], :batch_ids::bigint[])
                   AS s(id, workflow_id, batch_id)
 ), b_changes AS (
@@ -2189,7 +2213,7 @@ WITH RECURSIVE succeeded AS (
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -2235,11 +2259,12 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 
 -- name: finish.complete:nodes+members
 /* pgqueue:finish.complete:nodes+members */
-/* pgqueue:complete */WITH RECURSIVE done AS (
+WITH done AS (
+    /* pgqueue:complete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND NOT j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
               CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
 ), counted_complete AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, running, completed, cancelled)
@@ -2338,7 +2363,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -2384,7 +2409,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.succeeded:nodes+members
 /* pgqueue:finish.succeeded:nodes+members */
-WITH RECURSIVE succeeded AS (
+WITH succeeded AS (
     SELECT * FROM unnest(:ids::bigint[], :workflow_ids::bigint[], :batch_ids::bigint[])
                   AS s(id, workflow_id, batch_id)
 ), wf_moved AS (
@@ -2481,7 +2506,7 @@ WITH RECURSIVE succeeded AS (
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -2529,7 +2554,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 /* pgqueue:finish.release-claim-then-succeeded:nodes+members */
 RELEASE SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.release-claim-then-succeeded:nodes+members #2 */
-WITH RECURSIVE succeeded AS (
+WITH succeeded AS (
     SELECT * FROM unnest(:ids::bigint[], :workflow_ids::bigint[], :batch_ids::bigint[])
                   AS s(id, workflow_id, batch_id)
 ), wf_moved AS (
@@ -2626,7 +2651,7 @@ WITH RECURSIVE succeeded AS (
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -2672,11 +2697,12 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.cancel-running-nodes
 /* pgqueue:finish.cancel-running-nodes */
-/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
+WITH RECURSIVE cancelled AS (
+    /* pgqueue:cancel_running */
     DELETE FROM "pgqueue".job j
     WHERE id = ANY(:ids::bigint[]) AND locked_by = :node AND ((id, attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_running AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, running, cancelled)
     SELECT queue, -count(*), count(*) FROM cancelled GROUP BY queue
@@ -2719,7 +2745,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
@@ -2778,10 +2804,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -2830,7 +2856,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c

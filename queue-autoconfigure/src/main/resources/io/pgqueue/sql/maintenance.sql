@@ -14,7 +14,8 @@
 
 -- name: maintenance.rescue
 /* pgqueue:maintenance.rescue */
-/* pgqueue:rescue */WITH RECURSIVE stale AS (
+WITH RECURSIVE stale AS (
+    /* pgqueue:rescue */
     DELETE FROM "pgqueue".node
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".node
                          WHERE heartbeat_at < now() - :node_timeout_ms * interval '1 millisecond'
@@ -77,7 +78,7 @@
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
@@ -136,10 +137,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -188,7 +189,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -232,15 +233,16 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 )
 SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM rescued;
 /* pgqueue:maintenance.rescue #2 */
-/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
+WITH RECURSIVE cancelled AS (
+    /* pgqueue:cancel_running */
     DELETE FROM "pgqueue".job j
     WHERE id = ANY(ARRAY(SELECT r.id FROM "pgqueue".job r
-               WHERE r.state = 'running' AND r.cancel_requested
-                 AND (r.lease_until < now()
-                      OR NOT EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = r.locked_by))
-               ORDER BY r.id FOR UPDATE SKIP LOCKED)) AND j.state = 'running' AND j.cancel_requested
+                   WHERE r.state = 'running' AND r.cancel_requested
+                     AND (r.lease_until < now()
+                          OR NOT EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = r.locked_by))
+                   ORDER BY r.id FOR UPDATE SKIP LOCKED)) AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_running AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, running, cancelled)
     SELECT queue, -count(*), count(*) FROM cancelled GROUP BY queue
@@ -283,7 +285,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
@@ -342,10 +344,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -394,7 +396,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -440,7 +442,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: maintenance.release
 /* pgqueue:maintenance.release */
-/* pgqueue:release */WITH released AS (
+WITH released AS (
+    /* pgqueue:release */
     UPDATE "pgqueue".job SET state = 'ready', attempts = attempts - 1, locked_by = NULL, lease_until = NULL
     WHERE id = ANY(:ids::bigint[]) AND locked_by = :node AND state = 'running' AND NOT cancel_requested
     RETURNING queue
@@ -450,11 +453,12 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 )
 SELECT count(*) FROM released;
 /* pgqueue:maintenance.release #2 */
-/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
+WITH RECURSIVE cancelled AS (
+    /* pgqueue:cancel_running */
     DELETE FROM "pgqueue".job j
     WHERE id = ANY(:ids::bigint[]) AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_running AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, running, cancelled)
     SELECT queue, -count(*), count(*) FROM cancelled GROUP BY queue
@@ -497,7 +501,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
@@ -556,10 +560,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -608,7 +612,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -654,7 +658,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: maintenance.retry-dead
 /* pgqueue:maintenance.retry-dead */
-/* pgqueue:retry_dead */WITH RECURSIVE retried AS (
+WITH RECURSIVE retried AS (
+    /* pgqueue:retry_dead */
     UPDATE "pgqueue".job j SET state = 'ready', attempts = 0, run_at = now(), dead_at = NULL
     WHERE j.id IN (
         SELECT DISTINCT ON (d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END) d.id
@@ -708,7 +713,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
@@ -767,10 +772,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -819,7 +824,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -886,7 +891,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: maintenance.purge-dead
 /* pgqueue:maintenance.purge-dead */
-/* pgqueue:purge */WITH RECURSIVE deleted AS (
+WITH RECURSIVE deleted AS (
+    /* pgqueue:purge */
     DELETE FROM "pgqueue".job WHERE id = ANY(ARRAY(
         SELECT id FROM "pgqueue".job WHERE queue = :queue AND state = 'dead' AND (id = ANY(:ids::bigint[]) OR :ids::bigint[] IS NULL) ORDER BY id LIMIT :limit FOR UPDATE SKIP LOCKED))
     RETURNING id, queue, workflow_id, batch_id
@@ -932,7 +938,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
@@ -991,10 +997,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -1043,7 +1049,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -1089,7 +1095,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: maintenance.expire-dead
 /* pgqueue:maintenance.expire-dead */
-/* pgqueue:expire */WITH RECURSIVE deleted AS (
+WITH RECURSIVE deleted AS (
+    /* pgqueue:expire */
     DELETE FROM "pgqueue".job WHERE id = ANY(ARRAY(
         SELECT id FROM "pgqueue".job WHERE state = 'dead' AND coalesce(dead_at, created_at) < now() - :retention_ms * interval '1 millisecond' LIMIT :limit FOR UPDATE SKIP LOCKED))
     RETURNING id, queue, workflow_id, batch_id
@@ -1135,7 +1142,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
@@ -1194,10 +1201,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -1246,7 +1253,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c

@@ -77,7 +77,8 @@ WITH advanced AS (
            0::smallint AS priority, now() AS due, NULL::int AS max_attempts, :dedup_key::text AS dedup_key,
            NULL::text AS group_key, NULL::bigint AS timeout_ms, :dedup_for_ms::bigint AS dedup_for_ms
     FROM advanced WHERE :enqueue::boolean
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -104,7 +105,8 @@ WITH advanced AS (
            0::smallint AS priority, now() AS due, NULL::int AS max_attempts, :dedup_key::text AS dedup_key,
            NULL::text AS group_key, NULL::bigint AS timeout_ms, :dedup_for_ms::bigint AS dedup_for_ms
     FROM advanced WHERE :enqueue::boolean
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -133,7 +135,7 @@ WITH advanced AS (
            0::smallint AS priority, now() AS due, NULL::int AS max_attempts, :dedup_key::text AS dedup_key,
            NULL::text AS group_key, NULL::bigint AS timeout_ms, :dedup_for_ms::bigint AS dedup_for_ms
     FROM advanced WHERE :enqueue::boolean
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -142,13 +144,14 @@ WITH advanced AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state
 ), counted_enqueue AS (
@@ -170,7 +173,7 @@ WITH advanced AS (
            0::smallint AS priority, now() AS due, NULL::int AS max_attempts, :dedup_key::text AS dedup_key,
            NULL::text AS group_key, NULL::bigint AS timeout_ms, :dedup_for_ms::bigint AS dedup_for_ms
     FROM advanced WHERE :enqueue::boolean
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -179,13 +182,14 @@ WITH advanced AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state
 ), counted_enqueue AS (

@@ -22,7 +22,7 @@ SELECT nextval(pg_get_serial_sequence('"pgqueue".job', 'id')) FROM generate_seri
 
 -- name: workflow.insert
 /* pgqueue:workflow.insert */
-/* pgqueue:submit */WITH input AS (
+WITH input AS (
     SELECT n.id, n.queue, n.pending, n.name, n.parents, i.payload, i.payload_type, i.headers,
            i.priority, i.max_attempts, i.group_key, i.timeout_ms, i.fairness_key,
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
@@ -34,6 +34,7 @@ SELECT nextval(pg_get_serial_sequence('"pgqueue".job', 'id')) FROM generate_seri
     JOIN unnest(:ids::bigint[], :queues::text[], :pending::int[], :names::text[], :parents::text[])
          WITH ORDINALITY AS n(id, queue, pending, name, parents, ord) ON n.ord = i.ord
 ), inserted AS (
+    /* pgqueue:submit */
     INSERT INTO "pgqueue".job (id, queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, group_key, timeout_ms, workflow_id, pending_parents,
                               fairness_key)
@@ -79,8 +80,8 @@ SELECT nextval(pg_get_serial_sequence('"pgqueue".job', 'id')) FROM generate_seri
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT :workflow_id::bigint AS workflow_id, 'none' AS was,
-                 CASE WHEN state = 'waiting' THEN 'waiting' ELSE 'active' END AS now_is
-          FROM inserted) AS m
+                     CASE WHEN state = 'waiting' THEN 'waiting' ELSE 'active' END AS now_is
+              FROM inserted) AS m
     GROUP BY workflow_id
 )
 SELECT DISTINCT queue FROM inserted WHERE state = 'ready';
@@ -154,8 +155,8 @@ WITH squeezer AS (
     SET state = s.state,
         finished_at = CASE WHEN s.state IN ('completed', 'cancelled') THEN coalesce(w.finished_at, now()) END
     FROM (SELECT c.workflow_id, CASE WHEN c.active > 0 OR (c.waiting > 0 AND c.dead = 0) THEN 'running'
-     WHEN c.dead > 0 OR c.waiting > 0 THEN 'failed'
-     WHEN c.cancelled > 0 THEN 'cancelled' ELSE 'completed' END AS state FROM folded c) AS s
+         WHEN c.dead > 0 OR c.waiting > 0 THEN 'failed'
+         WHEN c.cancelled > 0 THEN 'cancelled' ELSE 'completed' END AS state FROM folded c) AS s
     WHERE w.id = s.workflow_id AND (w.state <> s.state OR (w.finished_at IS NULL) = (s.state IN ('completed', 'cancelled')))
 )
 SELECT count(*) FROM moved;

@@ -221,18 +221,18 @@ final class ClaimStatements {
      * retry or snooze of this one, back to scheduled, never meets that job in the key's unique index.
      */
     private String promoteStatement(boolean oneQueue, boolean keyed) {
-        return Transition.PROMOTE.tag() + """
-                WITH promoted AS (
-                    UPDATE {schema}.job SET state = 'ready', debounce_key = NULL
-                    WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job
-                                         WHERE %s state = 'scheduled' AND run_at <= now()
-                                         ORDER BY run_at LIMIT %s FOR UPDATE SKIP LOCKED))
-                    RETURNING queue%s
-                )""".formatted(oneQueue ? "queue = :queue AND" : "",
+        return Steps.step("promoted", """
+                %s
+                UPDATE {schema}.job SET state = 'ready', debounce_key = NULL
+                WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job
+                                     WHERE %s state = 'scheduled' AND run_at <= now()
+                                     ORDER BY run_at LIMIT %s FOR UPDATE SKIP LOCKED))
+                RETURNING queue%s""".formatted(Transition.PROMOTE.tag(), oneQueue ? "queue = :queue AND" : "",
                         // a queue's promotion (before its claims) always takes as many: a constant, for a generic plan
-                        oneQueue ? String.valueOf(PROMOTE_PER_CLAIM) : ":promote_limit", keyed ? ", fairness_key" : "")
-                + counters.deltaCte(Transition.PROMOTE, "promoted", Counters.Rows.MANY)
-                + (keyed ? fairness.activateCte("promoted", "", false) : "") + "\nSELECT count(*) FROM promoted";
+                        oneQueue ? String.valueOf(PROMOTE_PER_CLAIM) : ":promote_limit", keyed ? ", fairness_key" : ""))
+            .then(counters.delta(Transition.PROMOTE, "promoted", Counters.Rows.MANY))
+            .then(keyed ? fairness.activate("promoted", "", false) : Steps.NONE)
+            .select("SELECT count(*) FROM promoted");
     }
 
     /** A LEASE claim's round trip: the queue's due jobs promoted, then the claim. */
@@ -259,19 +259,18 @@ final class ClaimStatements {
 
 
     private String claimLeasedStatement(boolean after, String limit) {
-        return Transition.CLAIM_LEASE.tag() + """
-                WITH claimed AS (
-                    UPDATE {schema}.job j
-                    %s
-                    WHERE j.id = ANY(ARRAY(%s))
-                      AND %s
-                      %s
-                    %s
-                )""".formatted(JobColumns.LEASE_SET, readyIds(after, limit), Transition.CLAIM_LEASE.guard("j"),
-                claimCommit, JobColumns.LEASE_RETURNING) + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)
-                + "\n" + JobColumns.CLAIMED_COLUMNS;
+        return Steps.step("claimed", """
+                %s
+                UPDATE {schema}.job j
+                %s
+                WHERE j.id = ANY(ARRAY(%s))
+                  AND %s
+                  %s
+                %s""".formatted(Transition.CLAIM_LEASE.tag(), JobColumns.LEASE_SET, readyIds(after, limit),
+                Transition.CLAIM_LEASE.guard("j"), claimCommit, JobColumns.LEASE_RETURNING))
+            .then(counters.delta(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY))
+            .select(JobColumns.CLAIMED_COLUMNS);
     }
-
 
     /** The fair LEASE claim of this size, made on first use. */
     Sql fairLeased(FairSize size) {
@@ -287,18 +286,19 @@ final class ClaimStatements {
 
     /** The fair LEASE claim: the keys' shares ({@link FairnessCascade}), then the claim of the jobs picked. */
     private String fairClaimLeasedStatement(FairSize size) {
-        return Transition.CLAIM_LEASE.tag() + fairness.leasedCtes(size.most(), size.keys()) + """
-                , fair_emptied AS (
-                    SELECT key FROM fair_charged WHERE emptied
-                ), claimed AS (
-                    UPDATE {schema}.job j
-                    %s
-                    WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
-                      AND %s
-                      %s
-                    %s
-                )""".formatted(JobColumns.LEASE_SET, Transition.CLAIM_LEASE.guard("j"), claimCommit, JobColumns.LEASE_RETURNING)
-                + counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY) + "\n" + JobColumns.FAIR_CLAIMED_COLUMNS;
+        return fairness.leased(size.most(), size.keys())
+            .then("fair_emptied", "SELECT key FROM fair_charged WHERE emptied")
+            .then("claimed", """
+                %s
+                UPDATE {schema}.job j
+                %s
+                WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
+                  AND %s
+                  %s
+                %s""".formatted(Transition.CLAIM_LEASE.tag(), JobColumns.LEASE_SET, Transition.CLAIM_LEASE.guard("j"),
+                claimCommit, JobColumns.LEASE_RETURNING))
+            .then(counters.delta(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY))
+            .select(JobColumns.FAIR_CLAIMED_COLUMNS);
     }
 
     /**
@@ -312,24 +312,27 @@ final class ClaimStatements {
 
 
     private String claimAndDeleteStatement(boolean after, String limit) {
-        return Transition.CLAIM_DELETE.tag() + """
-                WITH claimed AS (
-                    DELETE FROM {schema}.job j
-                    WHERE j.id = ANY(ARRAY(%s))
-                    %s, %s AS rest
-                )""".formatted(readyIds(after, limit), JobColumns.DELETE_RETURNING, JobColumns.REST_OF_ROW) + history.archiveCte("claimed", false)
-                + counters.deltaCte(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY) + "\n"
-                + JobColumns.CLAIMED_WITH_RESTS;
+        return Steps.step("claimed", """
+                %s
+                DELETE FROM {schema}.job j
+                WHERE j.id = ANY(ARRAY(%s))
+                %s, %s AS rest""".formatted(Transition.CLAIM_DELETE.tag(), readyIds(after, limit),
+                JobColumns.DELETE_RETURNING, JobColumns.REST_OF_ROW))
+            .then(history.archive("claimed", false))
+            .then(counters.delta(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY))
+            .select(JobColumns.CLAIMED_WITH_RESTS);
     }
 
     /** The fair TRANSACTIONAL claim: the keys' shares, then the deletion of the jobs picked. */
     private String fairClaimAndDeleteStatement(FairSize size) {
-        return Transition.CLAIM_DELETE.tag() + fairness.deletedCtes(size.most(), size.keys()) + """
-                , claimed AS (
-                    DELETE FROM {schema}.job j
-                    WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
-                    %s
-                )""".formatted(JobColumns.DELETE_RETURNING) + history.archiveCte("claimed", false)
-                + counters.deltaCte(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY) + "\n" + JobColumns.FAIR_CLAIMED_COLUMNS;
+        return fairness.deleted(size.most(), size.keys())
+            .then("claimed", """
+                %s
+                DELETE FROM {schema}.job j
+                WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
+                %s""".formatted(Transition.CLAIM_DELETE.tag(), JobColumns.DELETE_RETURNING))
+            .then(history.archive("claimed", false))
+            .then(counters.delta(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY))
+            .select(JobColumns.FAIR_CLAIMED_COLUMNS);
     }
 }

@@ -57,53 +57,48 @@ final class Counters {
         }
 
         /**
-         * The CTE {@code name} (after a comma) that appends this aggregate's deltas, per key, of the rows of
-         * {@code moves}: a query of (key, was, now_is), each a standing this aggregate counts ({@code 'none'} for
-         * a row that was not counted before).
+         * The step {@code name} that appends this aggregate's deltas, per key, of the rows of {@code moves}: a query
+         * of (key, was, now_is), each a standing this aggregate counts ({@code 'none'} for a row that was not
+         * counted before).
          */
-        String deltaCte(String name, String moves) {
-            return """
-                    , %1$s AS (
-                        INSERT INTO {schema}.%2$s (%3$s, %4$s)
-                        SELECT %3$s, %5$s
-                        FROM (%6$s) AS m
-                        GROUP BY %3$s
-                    )""".formatted(name, deltaTable, key, String.join(", ", columns), standingDeltas(), moves);
+        Steps delta(String name, String moves) {
+            return Steps.step(name, """
+                    INSERT INTO {schema}.%1$s (%2$s, %3$s)
+                    SELECT %2$s, %4$s
+                    FROM (%5$s) AS m
+                    GROUP BY %2$s""".formatted(deltaTable, key, String.join(", ", columns), standingDeltas(), moves));
         }
 
         /**
-         * As {@link #deltaCte(String, String)} for moves known when the statement is composed: each of
+         * As {@link #delta(String, String)} for moves known when the statement is composed: each of
          * {@code moves} moves every row of its query (returning the key) from one standing to another, so the
          * deltas are plain counts, without a comparison per row (the acknowledgement of a thousand members is a
          * hot path).
          */
-        String deltaCte(String name, Move... moves) {
+        Steps delta(String name, Move... moves) {
             List<String> touched = columns.stream()
                 .filter((column) -> java.util.Arrays.stream(moves).anyMatch((move) -> move.touches(column)))
                 .toList();
             if (moves.length == 1) {
                 StringJoiner counts = new StringJoiner(", ");
                 touched.forEach((column) -> counts.add(moves[0].from().equals(column) ? "-count(*)" : "count(*)"));
-                return """
-                        , %1$s AS (
-                            INSERT INTO {schema}.%2$s (%3$s, %4$s)
-                            SELECT %3$s, %5$s FROM (%6$s) AS m GROUP BY %3$s
-                        )""".formatted(name, deltaTable, key, String.join(", ", touched), counts, moves[0].rows());
+                return Steps.step(name, """
+                        INSERT INTO {schema}.%1$s (%2$s, %3$s)
+                        SELECT %2$s, %4$s FROM (%5$s) AS m GROUP BY %2$s""".formatted(deltaTable, key,
+                        String.join(", ", touched), counts, moves[0].rows()));
             }
-            StringJoiner branches = new StringJoiner("\n          UNION ALL\n          ");
+            StringJoiner branches = new StringJoiner("\n      UNION ALL\n      ");
             for (Move move : moves) {
                 StringJoiner values = new StringJoiner(", ");
                 touched.forEach((column) -> values.add(Integer.toString(move.delta(column))));
                 branches.add("SELECT " + key + ", " + values + " FROM (" + move.rows() + ") AS r");
             }
-            return """
-                    , %1$s AS (
-                        INSERT INTO {schema}.%2$s (%3$s, %4$s)
-                        SELECT %3$s, %5$s
-                        FROM (%6$s) AS m (%3$s, %4$s)
-                        GROUP BY %3$s
-                    )""".formatted(name, deltaTable, key, String.join(", ", touched),
-                    String.join(", ", touched.stream().map((column) -> "sum(" + column + ")").toList()), branches);
+            return Steps.step(name, """
+                    INSERT INTO {schema}.%1$s (%2$s, %3$s)
+                    SELECT %2$s, %4$s
+                    FROM (%5$s) AS m (%2$s, %3$s)
+                    GROUP BY %2$s""".formatted(deltaTable, key, String.join(", ", touched),
+                    String.join(", ", touched.stream().map((column) -> "sum(" + column + ")").toList()), branches));
         }
     }
 
@@ -166,13 +161,13 @@ final class Counters {
     }
 
     /**
-     * The CTE that appends the deltas of a transition, to follow the CTE {@code changed} in a WITH clause
-     * (with a leading comma), or an empty string when counters are off. {@code changed} must return the
-     * aggregate's key column and, when the transition can reach several states, the new {@code state}.
+     * The step that appends the deltas of a transition, to follow the step {@code changed}, or {@link Steps#NONE}
+     * when counters are off. {@code changed} must return the aggregate's key column and, when the transition can
+     * reach several states, the new {@code state}.
      */
-    String deltaCte(Transition transition, String changed, Rows rows) {
+    Steps delta(Transition transition, String changed, Rows rows) {
         if (!enabled) {
-            return "";
+            return Steps.NONE;
         }
         List<String> columns = new ArrayList<>();
         List<String> values = new ArrayList<>();
@@ -181,11 +176,11 @@ final class Counters {
         if (undone != null) {
             values.replaceAll((value) -> "-(" + value + ")");
         }
-        String alias = "counted_" + transition.name().toLowerCase(java.util.Locale.ROOT);
         String key = aggregate.key();
-        return ", " + alias + " AS (\n    INSERT INTO {schema}." + aggregate.deltaTable() + " (" + key + ", "
-                + String.join(", ", columns) + ")\n    SELECT " + key + ", " + String.join(", ", values) + " FROM "
-                + changed + ((rows == Rows.MANY) ? " GROUP BY " + key : "") + "\n)";
+        return Steps.step("counted_" + transition.name().toLowerCase(java.util.Locale.ROOT),
+                "INSERT INTO {schema}." + aggregate.deltaTable() + " (" + key + ", " + String.join(", ", columns)
+                        + ")\nSELECT " + key + ", " + String.join(", ", values) + " FROM " + changed
+                        + ((rows == Rows.MANY) ? " GROUP BY " + key : ""));
     }
 
     /** The counter columns a transition changes and, in the same order, by how much. */
@@ -257,34 +252,31 @@ final class Counters {
      * lock), others skip. Writers never touch queue_counter, so they never wait for this.
      */
     String squeezeStatement() {
-        return squeezeStatement("");
+        return squeezeStatement(Steps.NONE);
     }
 
     /**
-     * As {@link #squeezeStatement()}, with further CTEs that may read {@code folded}: each key whose deltas were
+     * As {@link #squeezeStatement()}, with further steps that may read {@code folded}: each key whose deltas were
      * folded, with its new counts.
      */
-    String squeezeStatement(String afterFolded) {
+    String squeezeStatement(Steps afterFolded) {
         StringJoiner increments = new StringJoiner(", ");
         List<String> columns = aggregate.columns();
         columns.forEach((column) -> increments.add(column + " = c." + column + " + excluded." + column));
-        return """
-                WITH squeezer AS (
-                    SELECT pg_try_advisory_xact_lock(hashtext(:lock)) AS granted
-                ), moved AS (
-                    DELETE FROM {schema}.%5$s WHERE (SELECT granted FROM squeezer)
-                    RETURNING %6$s, %1$s
-                ), summed AS (
-                    SELECT %6$s, %2$s FROM moved GROUP BY %6$s
-                ), folded AS (
-                    INSERT INTO {schema}.%4$s AS c (%6$s, %1$s)
-                    SELECT %6$s, %1$s FROM summed
-                    ON CONFLICT (%6$s) DO UPDATE SET %3$s, updated_at = now()
-                    RETURNING %6$s, %1$s
-                )%7$s
-                SELECT count(*) FROM moved
-                """.formatted(String.join(", ", columns), sums(columns), increments, aggregate.table(),
-                aggregate.deltaTable(), aggregate.key(), afterFolded);
+        String counted = String.join(", ", columns);
+        String key = aggregate.key();
+        return Steps.step("squeezer", "SELECT pg_try_advisory_xact_lock(hashtext(:lock)) AS granted")
+            .then("moved", """
+                DELETE FROM {schema}.%s WHERE (SELECT granted FROM squeezer)
+                RETURNING %s, %s""".formatted(aggregate.deltaTable(), key, counted))
+            .then("summed", "SELECT %s, %s FROM moved GROUP BY %s".formatted(key, sums(columns), key))
+            .then("folded", """
+                INSERT INTO {schema}.%1$s AS c (%2$s, %3$s)
+                SELECT %2$s, %3$s FROM summed
+                ON CONFLICT (%2$s) DO UPDATE SET %4$s, updated_at = now()
+                RETURNING %2$s, %3$s""".formatted(aggregate.table(), key, counted, increments))
+            .then(afterFolded)
+            .select("SELECT count(*) FROM moved");
     }
 
     /**

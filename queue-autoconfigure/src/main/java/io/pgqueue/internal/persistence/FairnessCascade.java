@@ -37,10 +37,8 @@ final class FairnessCascade {
                            OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))""";
 
     /** The configured weights and caps per key, bound as arrays, and the weight of the keys not listed. */
-    private static final String SETTINGS = """
-            fair_settings AS (
-                SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
-            )""";
+    private static final Steps SETTINGS = Steps.step("fair_settings", """
+            SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)""");
 
     /** A key's weight: set at run time, else configured, else the queue's default. */
     private static final String WEIGHT = """
@@ -90,31 +88,26 @@ final class FairnessCascade {
      * The claim's weighted shares of its limit among the keys that have ready jobs: the limit lowest tags, counted
      * per key, the j-th job of a key up to what it has.
      */
-    private static final String SHARES = """
-            , fair_shares AS (
-                SELECT key, count(*)::int AS share FROM (
-                    SELECT r.key, row_number() OVER (ORDER BY r.pass + g.j / r.weight, r.key) AS n
-                    FROM fair_rooms r CROSS JOIN LATERAL generate_series(1, least(r.room, r.ready)) AS g(j)) AS tags
-                WHERE n <= :limit
-                GROUP BY key
-            )""";
+    private static final Steps SHARES = Steps.step("fair_shares", """
+            SELECT key, count(*)::int AS share FROM (
+                SELECT r.key, row_number() OVER (ORDER BY r.pass + g.j / r.weight, r.key) AS n
+                FROM fair_rooms r CROSS JOIN LATERAL generate_series(1, least(r.room, r.ready)) AS g(j)) AS tags
+            WHERE n <= :limit
+            GROUP BY key""");
 
     /**
      * Each key's jobs of its share, in the key's claim order, locked. The outer limit changes nothing (the shares
      * add up to it) but the planner's estimate: without it a per-key limit it cannot see counts as a tenth of the
      * key's rows, and the statement's cost crosses jit_above_cost, whose compilation costs a second per claim.
      */
-    private static String picked(String shares, int most) {
-        return """
-                , fair_picked AS (
-                    SELECT p.id, s.key FROM %s s CROSS JOIN LATERAL (
-                        SELECT j.id FROM {schema}.job j
-                        WHERE j.queue = :queue AND j.fairness_key = s.key AND %s AND %s
-                        ORDER BY j.priority DESC, j.run_at, j.id LIMIT s.share FOR UPDATE SKIP LOCKED) AS p
-                    LIMIT %d
-                ), fair_taken AS (
-                    SELECT key, count(*)::int AS n FROM fair_picked GROUP BY key
-                )""".formatted(shares, keyReady("j"), GROUP_TURN, most);
+    private static Steps picked(String shares, int most) {
+        return Steps.step("fair_picked", """
+                SELECT p.id, s.key FROM %s s CROSS JOIN LATERAL (
+                    SELECT j.id FROM {schema}.job j
+                    WHERE j.queue = :queue AND j.fairness_key = s.key AND %s AND %s
+                    ORDER BY j.priority DESC, j.run_at, j.id LIMIT s.share FOR UPDATE SKIP LOCKED) AS p
+                LIMIT %d""".formatted(shares, keyReady("j"), GROUP_TURN, most))
+            .then("fair_taken", "SELECT key, count(*)::int AS n FROM fair_picked GROUP BY key");
     }
 
     /**
@@ -134,32 +127,31 @@ final class FairnessCascade {
      * when {@code readyOnly}, {@code state}: the keys of its rows (those made ready) are held FOR KEY SHARE
      * when active, else activated at the queue's lowest pass. CTE names start with {@code prefix}.
      */
-    String activateCte(String rows, String prefix, boolean readyOnly) {
+    Steps activate(String rows, String prefix, boolean readyOnly) {
         String ready = readyOnly ? " AND state = 'ready'" : "";
         String rowReady = readyOnly ? " AND r.state = 'ready'" : "";
-        return """
-                , %1$sfair_held AS (
-                    SELECT k.queue, k.key FROM {schema}.fair_key k
-                    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM %2$s WHERE fairness_key IS NOT NULL%3$s)
-                      AND k.active
-                    FOR KEY SHARE OF k
-                ), %1$sfair_refill AS (
-                    SELECT k.queue, k.key FROM {schema}.fair_key k
-                    WHERE (k.queue, k.key) IN (SELECT queue, key FROM %1$sfair_held) AND k.drained
-                    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
-                ), %1$sfair_refilled AS (
-                    UPDATE {schema}.fair_key k SET drained = false, updated_at = now()
-                    FROM %1$sfair_refill f WHERE k.queue = f.queue AND k.key = f.key
-                ), %1$sfair_activated AS (
-                    INSERT INTO {schema}.fair_key AS k (queue, key, pass)
-                    SELECT DISTINCT r.queue, r.fairness_key, %4$s
-                    FROM %2$s r
-                    WHERE r.fairness_key IS NOT NULL%5$s
-                      AND NOT EXISTS (SELECT 1 FROM %1$sfair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
-                    ORDER BY r.queue, r.fairness_key
-                    ON CONFLICT (queue, key) DO UPDATE
-                        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
-                )""".formatted(prefix, rows, ready, LOWEST_PASS.formatted("r.queue"), rowReady);
+        return Steps.step(prefix + "fair_held", """
+                SELECT k.queue, k.key FROM {schema}.fair_key k
+                WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM %s WHERE fairness_key IS NOT NULL%s)
+                  AND k.active
+                FOR KEY SHARE OF k""".formatted(rows, ready))
+            .then(prefix + "fair_refill", """
+                SELECT k.queue, k.key FROM {schema}.fair_key k
+                WHERE (k.queue, k.key) IN (SELECT queue, key FROM %sfair_held) AND k.drained
+                ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k""".formatted(prefix))
+            .then(prefix + "fair_refilled", """
+                UPDATE {schema}.fair_key k SET drained = false, updated_at = now()
+                FROM %sfair_refill f WHERE k.queue = f.queue AND k.key = f.key""".formatted(prefix))
+            .then(prefix + "fair_activated", """
+                INSERT INTO {schema}.fair_key AS k (queue, key, pass)
+                SELECT DISTINCT r.queue, r.fairness_key, %s
+                FROM %s r
+                WHERE r.fairness_key IS NOT NULL%s
+                  AND NOT EXISTS (SELECT 1 FROM %sfair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+                ORDER BY r.queue, r.fairness_key
+                ON CONFLICT (queue, key) DO UPDATE
+                    SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()"""
+                .formatted(LOWEST_PASS.formatted("r.queue"), rows, rowReady, prefix));
     }
 
     /**
@@ -176,47 +168,46 @@ final class FairnessCascade {
      * for any claim (a limit it cannot see it takes as a tenth of the rows, and the generic plan then reads whole
      * tables), and the statement is planned once rather than at every claim.
      */
-    String leasedCtes(int most, int keys) {
-        return "WITH " + SETTINGS + """
-                , fair_candidates AS (
-                    SELECT k.key, k.pass, %1$s AS weight, %2$s AS cap
-                    %3$s
-                ), fair_capped AS (
-                    SELECT k.key, k.pass,
-                           (SELECT s.pass FROM {schema}.fair_key s WHERE s.queue = k.queue AND s.key = k.key) AS seen_pass
-                    FROM {schema}.fair_key k
-                    WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT key FROM fair_candidates WHERE cap IS NOT NULL))
-                    ORDER BY k.key
-                    FOR NO KEY UPDATE OF k SKIP LOCKED
-                ), fair_room AS (
-                    SELECT c.key, c.pass, c.weight,
-                           CASE WHEN c.cap IS NULL THEN :limit
-                                WHEN l.key IS NULL OR l.pass IS DISTINCT FROM l.seen_pass THEN -1
-                                ELSE greatest(0, least(:limit, c.cap - (
-                                    SELECT count(*) FROM {schema}.job r
-                                    WHERE r.queue = :queue AND r.state = 'running' AND r.fairness_key = c.key))) END AS room
-                    FROM fair_candidates c LEFT JOIN fair_capped l ON l.key = c.key
-                ), fair_rooms AS (
-                    SELECT c.*, %4$s AS ready FROM fair_room c
-                )""".formatted(WEIGHT, CAP, candidates(most, keys), available(most)) + SHARES + picked("fair_shares", most) + """
-                , fair_moves AS (
-                    SELECT r.key, r.weight, coalesce(t.n, 0) AS n, %1$s AS emptied
-                    FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key
-                    WHERE r.room >= 0 AND (t.n > 0 OR r.room = 0 OR %1$s)
-                ), fair_locked AS (
-                    SELECT k.key FROM {schema}.fair_key k
-                    WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT key FROM fair_moves))
-                    ORDER BY k.key FOR NO KEY UPDATE OF k
-                ), fair_charged AS (
-                    UPDATE {schema}.fair_key k
-                    SET pass = CASE WHEN m.n > 0 THEN k.pass + m.n / m.weight
-                                    ELSE greatest(k.pass, (SELECT max(b.pass) FROM {schema}.fair_key b
-                                                           WHERE b.queue = :queue AND b.active AND NOT b.drained AND NOT b.paused)) END,
-                        drained = k.drained OR m.emptied, updated_at = now()
-                    FROM fair_locked x JOIN fair_moves m ON m.key = x.key
-                    WHERE k.queue = :queue AND k.key = x.key
-                    RETURNING k.key, m.emptied
-                )""".formatted(EMPTIED);
+    Steps leased(int most, int keys) {
+        return SETTINGS
+            .then("fair_candidates", """
+                SELECT k.key, k.pass, %s AS weight, %s AS cap
+                %s""".formatted(WEIGHT, CAP, candidates(most, keys)))
+            .then("fair_capped", """
+                SELECT k.key, k.pass,
+                       (SELECT s.pass FROM {schema}.fair_key s WHERE s.queue = k.queue AND s.key = k.key) AS seen_pass
+                FROM {schema}.fair_key k
+                WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT key FROM fair_candidates WHERE cap IS NOT NULL))
+                ORDER BY k.key
+                FOR NO KEY UPDATE OF k SKIP LOCKED""")
+            .then("fair_room", """
+                SELECT c.key, c.pass, c.weight,
+                       CASE WHEN c.cap IS NULL THEN :limit
+                            WHEN l.key IS NULL OR l.pass IS DISTINCT FROM l.seen_pass THEN -1
+                            ELSE greatest(0, least(:limit, c.cap - (
+                                SELECT count(*) FROM {schema}.job r
+                                WHERE r.queue = :queue AND r.state = 'running' AND r.fairness_key = c.key))) END AS room
+                FROM fair_candidates c LEFT JOIN fair_capped l ON l.key = c.key""")
+            .then("fair_rooms", "SELECT c.*, %s AS ready FROM fair_room c".formatted(available(most)))
+            .then(SHARES)
+            .then(picked("fair_shares", most))
+            .then("fair_moves", """
+                SELECT r.key, r.weight, coalesce(t.n, 0) AS n, %1$s AS emptied
+                FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key
+                WHERE r.room >= 0 AND (t.n > 0 OR r.room = 0 OR %1$s)""".formatted(EMPTIED))
+            .then("fair_locked", """
+                SELECT k.key FROM {schema}.fair_key k
+                WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT key FROM fair_moves))
+                ORDER BY k.key FOR NO KEY UPDATE OF k""")
+            .then("fair_charged", """
+                UPDATE {schema}.fair_key k
+                SET pass = CASE WHEN m.n > 0 THEN k.pass + m.n / m.weight
+                                ELSE greatest(k.pass, (SELECT max(b.pass) FROM {schema}.fair_key b
+                                                       WHERE b.queue = :queue AND b.active AND NOT b.drained AND NOT b.paused)) END,
+                    drained = k.drained OR m.emptied, updated_at = now()
+                FROM fair_locked x JOIN fair_moves m ON m.key = x.key
+                WHERE k.queue = :queue AND k.key = x.key
+                RETURNING k.key, m.emptied""");
     }
 
     /**
@@ -226,29 +217,27 @@ final class FairnessCascade {
      * a set of advisory slots, one per running job, held until the transaction ends (a rollback to the claim's
      * savepoint gives them back with the jobs).
      */
-    String deletedCtes(int most, int keys) {
-        return "WITH " + SETTINGS + """
-                , fair_candidates AS (
-                    SELECT k.key, k.pass, %1$s AS weight, %2$s AS cap
-                    %3$s
-                ), fair_room AS (
-                    SELECT c.*, CASE WHEN c.cap IS NULL THEN :limit ELSE least(:limit, c.cap) END AS room
-                    FROM fair_candidates c
-                ), fair_rooms AS (
-                    SELECT c.*, %4$s AS ready FROM fair_room c
-                )""".formatted(WEIGHT, CAP, candidates(most, keys), available(most)) + SHARES + """
-                , fair_slots AS (
-                    SELECT s.key,
-                           CASE WHEN c.cap IS NULL THEN s.share
-                                ELSE (SELECT count(*)::int FROM (
-                                          SELECT 1 FROM generate_series(0, c.cap - 1) AS g(slot)
-                                          WHERE pg_try_advisory_xact_lock(hashtext(:fair_lock || s.key), g.slot)
-                                          LIMIT s.share) AS held) END AS share
-                    FROM fair_shares s JOIN fair_candidates c ON c.key = s.key
-                )""" + picked("fair_slots", most) + """
-                , fair_emptied AS (
-                    SELECT r.key FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key WHERE %s
-                )""".formatted(EMPTIED);
+    Steps deleted(int most, int keys) {
+        return SETTINGS
+            .then("fair_candidates", """
+                SELECT k.key, k.pass, %s AS weight, %s AS cap
+                %s""".formatted(WEIGHT, CAP, candidates(most, keys)))
+            .then("fair_room", """
+                SELECT c.*, CASE WHEN c.cap IS NULL THEN :limit ELSE least(:limit, c.cap) END AS room
+                FROM fair_candidates c""")
+            .then("fair_rooms", "SELECT c.*, %s AS ready FROM fair_room c".formatted(available(most)))
+            .then(SHARES)
+            .then("fair_slots", """
+                SELECT s.key,
+                       CASE WHEN c.cap IS NULL THEN s.share
+                            ELSE (SELECT count(*)::int FROM (
+                                      SELECT 1 FROM generate_series(0, c.cap - 1) AS g(slot)
+                                      WHERE pg_try_advisory_xact_lock(hashtext(:fair_lock || s.key), g.slot)
+                                      LIMIT s.share) AS held) END AS share
+                FROM fair_shares s JOIN fair_candidates c ON c.key = s.key""")
+            .then(picked("fair_slots", most))
+            .then("fair_emptied", """
+                SELECT r.key FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key WHERE %s""".formatted(EMPTIED));
     }
 
     /**
@@ -259,14 +248,13 @@ final class FairnessCascade {
      * (sent while they ran) is not marked, or it would wait for a sweep, which a busy queue may not run soon.
      */
     String chargeStatement() {
-        return "WITH " + SETTINGS + """
-                , charges AS (
-                    SELECT * FROM unnest(:keys::text[], :counts::int[]) AS c(key, n)
-                ), locked AS (
-                    SELECT k.key, k.pass, %s AS weight FROM {schema}.fair_key k
-                    WHERE k.queue = :queue AND k.key = ANY(:keys::text[])
-                    ORDER BY k.key FOR NO KEY UPDATE OF k
-                )
+        return SETTINGS
+            .then("charges", "SELECT * FROM unnest(:keys::text[], :counts::int[]) AS c(key, n)")
+            .then("locked", """
+                SELECT k.key, k.pass, %s AS weight FROM {schema}.fair_key k
+                WHERE k.queue = :queue AND k.key = ANY(:keys::text[])
+                ORDER BY k.key FOR NO KEY UPDATE OF k""".formatted(WEIGHT))
+            .select("""
                 UPDATE {schema}.fair_key k
                 SET pass = CASE WHEN c.n > 0 THEN l.pass + c.n / l.weight
                                 ELSE greatest(k.pass, (SELECT max(b.pass) FROM {schema}.fair_key b
@@ -276,7 +264,7 @@ final class FairnessCascade {
                         ELSE false END,
                     updated_at = now()
                 FROM locked l JOIN charges c ON c.key = l.key
-                WHERE k.queue = :queue AND k.key = l.key""".formatted(WEIGHT, keyReady("j"));
+                WHERE k.queue = :queue AND k.key = l.key""".formatted(keyReady("j")));
     }
 
     /**
@@ -313,15 +301,12 @@ final class FairnessCascade {
      * when the listener starts and while it idles; read through the queue's claim index.
      */
     String adoptKeylessStatement() {
-        return """
-                WITH adopted AS (
-                    UPDATE {schema}.job SET fairness_key = :key
-                    WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job
-                                         WHERE queue = :queue AND state = 'ready' AND fairness_key IS NULL
-                                         LIMIT 1000 FOR UPDATE SKIP LOCKED))
-                    RETURNING 1
-                )
-                SELECT count(*) FROM adopted""";
+        return Steps.step("adopted", """
+                UPDATE {schema}.job SET fairness_key = :key
+                WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job
+                                     WHERE queue = :queue AND state = 'ready' AND fairness_key IS NULL
+                                     LIMIT 1000 FOR UPDATE SKIP LOCKED))
+                RETURNING 1""").select("SELECT count(*) FROM adopted");
     }
 
     /**
@@ -330,25 +315,23 @@ final class FairnessCascade {
      * listener ran). Walks the distinct keys through the ready-key index, one probe per key.
      */
     String activateReadyStatement() {
-        return """
-                WITH RECURSIVE ready_keys(key) AS (
-                    (SELECT fairness_key FROM {schema}.job
-                     WHERE queue = :queue AND state = 'ready' AND fairness_key IS NOT NULL
-                     ORDER BY fairness_key LIMIT 1)
-                    UNION ALL
-                    SELECT (SELECT j.fairness_key FROM {schema}.job j
-                            WHERE j.queue = :queue AND j.state = 'ready' AND j.fairness_key IS NOT NULL
-                              AND j.fairness_key > r.key
-                            ORDER BY j.fairness_key LIMIT 1)
-                    FROM ready_keys r WHERE r.key IS NOT NULL
-                ), activated AS (
-                    INSERT INTO {schema}.fair_key AS k (queue, key, pass)
-                    SELECT :queue, key, %s FROM ready_keys WHERE key IS NOT NULL
-                    ON CONFLICT (queue, key) DO UPDATE
-                        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
-                        WHERE NOT k.active
-                    RETURNING 1
-                )
-                SELECT count(*) FROM activated""".formatted(LOWEST_PASS.formatted(":queue"));
+        return Steps.recursiveStep("ready_keys (key)", """
+                (SELECT fairness_key FROM {schema}.job
+                 WHERE queue = :queue AND state = 'ready' AND fairness_key IS NOT NULL
+                 ORDER BY fairness_key LIMIT 1)
+                UNION ALL
+                SELECT (SELECT j.fairness_key FROM {schema}.job j
+                        WHERE j.queue = :queue AND j.state = 'ready' AND j.fairness_key IS NOT NULL
+                          AND j.fairness_key > r.key
+                        ORDER BY j.fairness_key LIMIT 1)
+                FROM ready_keys r WHERE r.key IS NOT NULL""")
+            .then("activated", """
+                INSERT INTO {schema}.fair_key AS k (queue, key, pass)
+                SELECT :queue, key, %s FROM ready_keys WHERE key IS NOT NULL
+                ON CONFLICT (queue, key) DO UPDATE
+                    SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+                    WHERE NOT k.active
+                RETURNING 1""".formatted(LOWEST_PASS.formatted(":queue")))
+            .select("SELECT count(*) FROM activated");
     }
 }

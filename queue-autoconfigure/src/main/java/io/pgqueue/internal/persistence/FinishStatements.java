@@ -197,16 +197,17 @@ final class FinishStatements {
         // a node or member whose cancellation was requested is left to CANCEL_RUNNING (the repository runs it after
         // this one): these variants' cascades are the light ones of jobs that completed
         boolean workflows = cascades.any();
-        String statement = Transition.COMPLETE.tag() + WorkflowCascade.with(workflows) + """
-                 done AS (
-                    DELETE FROM {schema}.job j
-                    WHERE j.id = ANY(:ids::bigint[]) AND %s%s
-                    RETURNING %s,
-                              CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
-                )""".formatted(Transition.COMPLETE.guard("j"), workflows ? " AND NOT j.cancel_requested" : "",
-                JobColumns.FINISHED_COLUMNS) + history.archiveCte("done", true)
-                + counters.deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY);
-        return workflows ? completedCascades(statement, "done", cascades) : statement + "\nSELECT count(*) FROM done";
+        Steps done = Steps.step("done", """
+                %s
+                DELETE FROM {schema}.job j
+                WHERE j.id = ANY(:ids::bigint[]) AND %s%s
+                RETURNING %s,
+                          CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state""".formatted(
+                Transition.COMPLETE.tag(), Transition.COMPLETE.guard("j"),
+                workflows ? " AND NOT j.cancel_requested" : "", JobColumns.FINISHED_COLUMNS))
+            .then(history.archive("done", true))
+            .then(counters.delta(Transition.COMPLETE, "done", Counters.Rows.MANY));
+        return completedCascades(done, "done", cascades);
     }
 
     /**
@@ -214,23 +215,17 @@ final class FinishStatements {
      * their rows), given as {@code :ids} with their {@code :workflow_ids} and {@code :batch_ids}.
      */
     private String membersSucceededStatement(Cascades cascades) {
-        return completedCascades("""
-                WITH RECURSIVE succeeded AS (
-                    SELECT * FROM unnest(:ids::bigint[], :workflow_ids::bigint[], :batch_ids::bigint[])
-                                  AS s(id, workflow_id, batch_id)
-                )""", "succeeded", cascades);
+        return completedCascades(Steps.step("succeeded", """
+                SELECT * FROM unnest(:ids::bigint[], :workflow_ids::bigint[], :batch_ids::bigint[])
+                              AS s(id, workflow_id, batch_id)"""), "succeeded", cascades);
     }
 
-    /**
-     * {@code statement} (a WITH RECURSIVE clause whose CTE {@code changed} completed jobs) with the cascades of
-     * {@code cascades}.
-     */
-    private String completedCascades(String statement, String changed, Cascades cascades) {
-        String ctes = (cascades.workflow() ? cascade.completedCtes(changed) : "")
-                + (cascades.batch() ? batches.completedCtes(changed) : "");
-        String woken = (cascades.workflow() ? WorkflowCascade.WOKEN : "")
-                + (cascades.batch() ? BatchCascade.WOKEN : "");
-        return statement + ctes + "\nSELECT count(*)" + woken + " FROM " + changed;
+    /** The steps whose step {@code changed} completed jobs, then the cascades of {@code cascades}, counted. */
+    private String completedCascades(Steps steps, String changed, Cascades cascades) {
+        return steps.then(cascades.workflow() ? cascade.completed(changed) : Steps.NONE)
+            .then(cascades.batch() ? batches.completed(changed) : Steps.NONE)
+            .select("SELECT count(*)" + (cascades.workflow() ? WorkflowCascade.WOKEN : "")
+                    + (cascades.batch() ? BatchCascade.WOKEN : "") + " FROM " + changed);
     }
 
     /**
@@ -245,16 +240,16 @@ final class FinishStatements {
 
     /** As {@link #cancelRunningStatement(String)}; without the workflow cascade for jobs known to be plain. */
     private String cancelRunningStatement(String filter, boolean workflows) {
-        String statement = Transition.CANCEL_RUNNING.tag() + WorkflowCascade.with(workflows) + """
-                 cancelled AS (
-                    DELETE FROM {schema}.job j
-                    WHERE %s AND j.state = 'running' AND %s
-                    RETURNING %s, 'cancelled' AS state
-                )""".formatted(filter, Transition.CANCEL_RUNNING.guard("j"), JobColumns.FINISHED_COLUMNS) + history.archiveCte("cancelled", false)
-                + counters.deltaCte(Transition.CANCEL_RUNNING, "cancelled", Counters.Rows.MANY);
-        return workflows ? statement + cascades(Transition.CANCEL_RUNNING, "cancelled", null)
-                + "\nSELECT count(*)" + WOKEN + " FROM cancelled"
-                : statement + "\nSELECT count(*) FROM cancelled";
+        return Steps.step("cancelled", """
+                %s
+                DELETE FROM {schema}.job j
+                WHERE %s AND j.state = 'running' AND %s
+                RETURNING %s, 'cancelled' AS state""".formatted(Transition.CANCEL_RUNNING.tag(), filter,
+                Transition.CANCEL_RUNNING.guard("j"), JobColumns.FINISHED_COLUMNS))
+            .then(history.archive("cancelled", false))
+            .then(counters.delta(Transition.CANCEL_RUNNING, "cancelled", Counters.Rows.MANY))
+            .then(workflows ? cascades(Transition.CANCEL_RUNNING, "cancelled", null) : Steps.NONE)
+            .select("SELECT count(*)" + (workflows ? WOKEN : "") + " FROM cancelled");
     }
 
     /**
@@ -264,27 +259,26 @@ final class FinishStatements {
      * did something to, with what.
      */
     private String cancelStatement(String ids, boolean requestRunning) {
-        return Transition.CANCEL.tag() + """
-                WITH RECURSIVE cancelled AS (
-                    DELETE FROM {schema}.job j
-                    WHERE j.id = ANY(ARRAY(SELECT id FROM {schema}.job WHERE id = ANY(%2$s)
-                                           AND state IN ('waiting', 'scheduled', 'ready') FOR UPDATE SKIP LOCKED))
-                      AND j.state IN ('waiting', 'scheduled', 'ready')
-                    RETURNING %s, j.state AS from_state, 'cancelled' AS state
-                ), windows_released AS (
-                    DELETE FROM {schema}.dedup_window w USING cancelled c
-                    WHERE w.queue = c.queue AND w.dedup_key = c.dedup_key
-                )""".formatted(JobColumns.FINISHED_COLUMNS, ids) + (requestRunning ? """
-                , requested AS (
-                    UPDATE {schema}.job SET cancel_requested = true
-                    WHERE id = ANY(%s) AND state = 'running'
-                    RETURNING id
-                )""".formatted(ids) : "") + history.archiveCte("cancelled", false)
-                + counters.deltaCte(Transition.CANCEL, "cancelled", Counters.Rows.MANY)
-                + cascades(Transition.CANCEL, "cancelled", null) + """
-
-                SELECT id, true AS finished%s FROM cancelled""".formatted(WOKEN)
-                + (requestRunning ? "\nUNION ALL SELECT id, false, NULL::text[], NULL::text[] FROM requested" : "");
+        return Steps.step("cancelled", """
+                %s
+                DELETE FROM {schema}.job j
+                WHERE j.id = ANY(ARRAY(SELECT id FROM {schema}.job WHERE id = ANY(%s)
+                                       AND state IN ('waiting', 'scheduled', 'ready') FOR UPDATE SKIP LOCKED))
+                  AND j.state IN ('waiting', 'scheduled', 'ready')
+                RETURNING %s, j.state AS from_state, 'cancelled' AS state""".formatted(Transition.CANCEL.tag(), ids,
+                JobColumns.FINISHED_COLUMNS))
+            .then("windows_released", """
+                DELETE FROM {schema}.dedup_window w USING cancelled c
+                WHERE w.queue = c.queue AND w.dedup_key = c.dedup_key""")
+            .then(requestRunning ? Steps.step("requested", """
+                UPDATE {schema}.job SET cancel_requested = true
+                WHERE id = ANY(%s) AND state = 'running'
+                RETURNING id""".formatted(ids)) : Steps.NONE)
+            .then(history.archive("cancelled", false))
+            .then(counters.delta(Transition.CANCEL, "cancelled", Counters.Rows.MANY))
+            .then(cascades(Transition.CANCEL, "cancelled", null))
+            .select("SELECT id, true AS finished" + WOKEN + " FROM cancelled"
+                    + (requestRunning ? "\nUNION ALL SELECT id, false, NULL::text[], NULL::text[] FROM requested" : ""));
     }
 
     /**
@@ -295,16 +289,16 @@ final class FinishStatements {
      * handlers ran, however long they took.
      */
     private String snoozeStatement(Transition transition) {
-        return transition.tag() + """
-                WITH snoozed AS (
-                    UPDATE {schema}.job
-                    SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
-                        run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
-                        attempts = :attempt - 1, locked_by = NULL, lease_until = NULL, debounce_key = NULL
-                    WHERE id = :id AND %s
-                    RETURNING queue, state
-                )""".formatted(transition.guard(""))
-                + counters.deltaCte(transition, "snoozed", Counters.Rows.MANY) + "\nSELECT count(*) FROM snoozed";
+        return Steps.step("snoozed", """
+                %s
+                UPDATE {schema}.job
+                SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
+                    run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
+                    attempts = :attempt - 1, locked_by = NULL, lease_until = NULL, debounce_key = NULL
+                WHERE id = :id AND %s
+                RETURNING queue, state""".formatted(transition.tag(), transition.guard("")))
+            .then(counters.delta(transition, "snoozed", Counters.Rows.MANY))
+            .select("SELECT count(*) FROM snoozed");
     }
 
     /**
@@ -324,23 +318,24 @@ final class FinishStatements {
         List<String> columns = new java.util.ArrayList<>(JobColumns.RESTORED_FROM_JOB);
         columns.add("state");
         columns.addAll(JobColumns.RESTORED_FROM_REST.keySet());
-        return Transition.CLAIM_RESTORE.tag() + """
-                WITH restored AS (
-                    SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
-                           r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
-                           r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
-                           %s
-                    FROM unnest(:r_ids::bigint[], :r_queues::text[], :r_payloads::text[], :r_payload_types::text[],
-                                :r_headers::text[], :r_attempts::int[], :r_created_ats::text[], :r_run_ats::text[],
-                                :r_timeouts::bigint[], :r_workflow_ids::bigint[], :r_batch_ids::bigint[],
-                                :r_fairness_keys::text[], :r_rests::text[])
-                         AS r(id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms,
-                              workflow_id, batch_id, fairness_key, rest)
-                )""".formatted(String.join(",\n                       ", rest)) + history.unarchiveCte("restored")
-                + counters.deltaCte(Transition.CLAIM_RESTORE, "restored", Counters.Rows.MANY) + """
-
+        return Steps.step("restored", """
+                %s
+                SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
+                       r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
+                       r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
+                       %s
+                FROM unnest(:r_ids::bigint[], :r_queues::text[], :r_payloads::text[], :r_payload_types::text[],
+                            :r_headers::text[], :r_attempts::int[], :r_created_ats::text[], :r_run_ats::text[],
+                            :r_timeouts::bigint[], :r_workflow_ids::bigint[], :r_batch_ids::bigint[],
+                            :r_fairness_keys::text[], :r_rests::text[])
+                     AS r(id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms,
+                          workflow_id, batch_id, fairness_key, rest)""".formatted(Transition.CLAIM_RESTORE.tag(),
+                String.join(",\n                   ", rest)))
+            .then(history.unarchive("restored"))
+            .then(counters.delta(Transition.CLAIM_RESTORE, "restored", Counters.Rows.MANY))
+            .select("""
                 INSERT INTO {schema}.job (%s) OVERRIDING SYSTEM VALUE
-                SELECT %s FROM restored""".formatted(String.join(", ", columns), String.join(", ", columns));
+                SELECT %s FROM restored""".formatted(String.join(", ", columns), String.join(", ", columns)));
     }
 
     /**
@@ -349,23 +344,21 @@ final class FinishStatements {
      * the attempt not yet counted. The backoff and the time of death count from this statement (as for a snooze).
      */
     private String failStatement(Transition transition, boolean workflows) {
-        String statement = transition.tag() + WorkflowCascade.with(workflows) + """
-                 failed AS (
-                    UPDATE {schema}.job
-                    SET state = CASE WHEN :dead::boolean THEN 'dead'
-                                     WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
-                        run_at = CASE WHEN :dead::boolean THEN run_at
-                                      ELSE statement_timestamp() + :delay_ms::bigint * interval '1 millisecond' END,
-                        attempts = :attempt, max_attempts = :max_attempts,
-                        locked_by = NULL, lease_until = NULL, last_error = :error, debounce_key = NULL,
-                        dead_at = CASE WHEN :dead::boolean THEN statement_timestamp() END
-                    WHERE id = :id AND %s
-                    RETURNING id, queue, state, workflow_id, batch_id
-                )""".formatted(transition.guard(""))
-                + counters.deltaCte(transition, "failed", Counters.Rows.MANY);
-        return workflows ? statement + cascades(transition, "failed", null)
-                + "\nSELECT count(*)" + WOKEN + " FROM failed"
-                : statement + "\nSELECT count(*) FROM failed";
+        return Steps.step("failed", """
+                %s
+                UPDATE {schema}.job
+                SET state = CASE WHEN :dead::boolean THEN 'dead'
+                                 WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
+                    run_at = CASE WHEN :dead::boolean THEN run_at
+                                  ELSE statement_timestamp() + :delay_ms::bigint * interval '1 millisecond' END,
+                    attempts = :attempt, max_attempts = :max_attempts,
+                    locked_by = NULL, lease_until = NULL, last_error = :error, debounce_key = NULL,
+                    dead_at = CASE WHEN :dead::boolean THEN statement_timestamp() END
+                WHERE id = :id AND %s
+                RETURNING id, queue, state, workflow_id, batch_id""".formatted(transition.tag(), transition.guard("")))
+            .then(counters.delta(transition, "failed", Counters.Rows.MANY))
+            .then(workflows ? cascades(transition, "failed", null) : Steps.NONE)
+            .select("SELECT count(*)" + (workflows ? WOKEN : "") + " FROM failed");
     }
 
     /**
@@ -375,42 +368,41 @@ final class FinishStatements {
      * cannot deadlock, and a row being acknowledged right now is left to its owner.
      */
     private String rescueStatement() {
-        return Transition.RESCUE.tag() + """
-                WITH RECURSIVE stale AS (
-                    DELETE FROM {schema}.node
-                    WHERE id = ANY(ARRAY(SELECT id FROM {schema}.node
-                                         WHERE heartbeat_at < now() - :node_timeout_ms * interval '1 millisecond'
-                                         FOR UPDATE SKIP LOCKED))
-                    RETURNING id
-                ), rescued AS (
-                    UPDATE {schema}.job j
-                    SET state = CASE WHEN j.attempts >= j.max_attempts THEN 'dead' ELSE 'ready' END,
-                        locked_by = NULL, lease_until = NULL,
-                        dead_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
-                        last_error = 'Attempt ' || j.attempts || ' lost: ' ||
-                                     CASE WHEN j.lease_until < now() THEN 'lease expired' ELSE 'node stopped' END
-                    WHERE j.id = ANY(ARRAY(
-                        SELECT r.id FROM {schema}.job r
-                        WHERE r.state = 'running' AND %s
-                          AND (r.lease_until < now()
-                               OR NOT EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = r.locked_by
-                                              AND n.id NOT IN (SELECT id FROM stale)))
-                        ORDER BY r.id FOR UPDATE SKIP LOCKED))
-                    RETURNING j.id, j.queue, j.state, j.workflow_id, j.batch_id
-                )""".formatted(Transition.RESCUE.guard("r")) + counters.deltaCte(Transition.RESCUE, "rescued", Counters.Rows.MANY)
-                + cascades(Transition.RESCUE, "rescued", null)
-                + "\nSELECT count(*)" + WOKEN + " FROM rescued";
+        return Steps.step("stale", """
+                %s
+                DELETE FROM {schema}.node
+                WHERE id = ANY(ARRAY(SELECT id FROM {schema}.node
+                                     WHERE heartbeat_at < now() - :node_timeout_ms * interval '1 millisecond'
+                                     FOR UPDATE SKIP LOCKED))
+                RETURNING id""".formatted(Transition.RESCUE.tag()))
+            .then("rescued", """
+                UPDATE {schema}.job j
+                SET state = CASE WHEN j.attempts >= j.max_attempts THEN 'dead' ELSE 'ready' END,
+                    locked_by = NULL, lease_until = NULL,
+                    dead_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
+                    last_error = 'Attempt ' || j.attempts || ' lost: ' ||
+                                 CASE WHEN j.lease_until < now() THEN 'lease expired' ELSE 'node stopped' END
+                WHERE j.id = ANY(ARRAY(
+                    SELECT r.id FROM {schema}.job r
+                    WHERE r.state = 'running' AND %s
+                      AND (r.lease_until < now()
+                           OR NOT EXISTS (SELECT 1 FROM {schema}.node n WHERE n.id = r.locked_by
+                                          AND n.id NOT IN (SELECT id FROM stale)))
+                    ORDER BY r.id FOR UPDATE SKIP LOCKED))
+                RETURNING j.id, j.queue, j.state, j.workflow_id, j.batch_id""".formatted(Transition.RESCUE.guard("r")))
+            .then(counters.delta(Transition.RESCUE, "rescued", Counters.Rows.MANY))
+            .then(cascades(Transition.RESCUE, "rescued", null))
+            .select("SELECT count(*)" + WOKEN + " FROM rescued");
     }
 
-
     private String releaseStatement() {
-        return Transition.RELEASE.tag() + """
-                WITH released AS (
-                    UPDATE {schema}.job SET state = 'ready', attempts = attempts - 1, locked_by = NULL, lease_until = NULL
-                    WHERE id = ANY(:ids::bigint[]) AND %s
-                    RETURNING queue
-                )""".formatted(Transition.RELEASE.guard("")) + counters.deltaCte(Transition.RELEASE, "released", Counters.Rows.MANY)
-                + "\nSELECT count(*) FROM released";
+        return Steps.step("released", """
+                %s
+                UPDATE {schema}.job SET state = 'ready', attempts = attempts - 1, locked_by = NULL, lease_until = NULL
+                WHERE id = ANY(:ids::bigint[]) AND %s
+                RETURNING queue""".formatted(Transition.RELEASE.tag(), Transition.RELEASE.guard("")))
+            .then(counters.delta(Transition.RELEASE, "released", Counters.Rows.MANY))
+            .select("SELECT count(*) FROM released");
     }
 
     /**
@@ -419,39 +411,40 @@ final class FinishStatements {
      * retried.
      */
     private String retryDeadStatement() {
-        return Transition.RETRY_DEAD.tag() + """
-                WITH RECURSIVE retried AS (
-                    UPDATE {schema}.job j SET state = 'ready', attempts = 0, run_at = now(), dead_at = NULL
-                    WHERE j.id IN (
-                        SELECT DISTINCT ON (d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END) d.id
-                        FROM {schema}.job d
-                        WHERE d.queue = :queue AND d.state = 'dead' AND (d.id = ANY(:ids::bigint[]) OR :ids::bigint[] IS NULL)
-                          AND (d.dedup_key IS NULL OR NOT EXISTS (
-                                SELECT 1 FROM {schema}.job live
-                                WHERE live.queue = d.queue AND live.dedup_key = d.dedup_key AND live.state <> 'dead'))
-                        ORDER BY d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END, d.id DESC)
-                      AND j.state = 'dead'
-                    RETURNING j.id, j.queue, j.workflow_id, j.batch_id, j.fairness_key
-                )""" + counters.deltaCte(Transition.RETRY_DEAD, "retried", Counters.Rows.MANY)
-                + cascades(Transition.RETRY_DEAD, "retried", null) + fairness.activateCte("retried", "", false)
-                + "\nSELECT count(*)" + WOKEN + " FROM retried";
+        return Steps.step("retried", """
+                %s
+                UPDATE {schema}.job j SET state = 'ready', attempts = 0, run_at = now(), dead_at = NULL
+                WHERE j.id IN (
+                    SELECT DISTINCT ON (d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END) d.id
+                    FROM {schema}.job d
+                    WHERE d.queue = :queue AND d.state = 'dead' AND (d.id = ANY(:ids::bigint[]) OR :ids::bigint[] IS NULL)
+                      AND (d.dedup_key IS NULL OR NOT EXISTS (
+                            SELECT 1 FROM {schema}.job live
+                            WHERE live.queue = d.queue AND live.dedup_key = d.dedup_key AND live.state <> 'dead'))
+                    ORDER BY d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END, d.id DESC)
+                  AND j.state = 'dead'
+                RETURNING j.id, j.queue, j.workflow_id, j.batch_id, j.fairness_key""".formatted(Transition.RETRY_DEAD.tag()))
+            .then(counters.delta(Transition.RETRY_DEAD, "retried", Counters.Rows.MANY))
+            .then(cascades(Transition.RETRY_DEAD, "retried", null))
+            .then(fairness.activate("retried", "", false))
+            .select("SELECT count(*)" + WOKEN + " FROM retried");
     }
 
     /** Deletes up to a batch of dead jobs matching a filter (admin purge, retention). */
     private String deleteDeadStatement(Transition transition, String filter) {
-        return transition.tag() + """
-                WITH RECURSIVE deleted AS (
-                    DELETE FROM {schema}.job WHERE id = ANY(ARRAY(
-                        SELECT id FROM {schema}.job WHERE %s LIMIT :limit FOR UPDATE SKIP LOCKED))
-                    RETURNING id, queue, workflow_id, batch_id
-                )""".formatted(filter) + counters.deltaCte(transition, "deleted", Counters.Rows.MANY)
-                + cascades(transition, "deleted", (transition == Transition.PURGE) ? "purged while dead"
-                        : "expired while dead")
-                + "\nSELECT count(*)" + WOKEN + " FROM deleted";
+        return Steps.step("deleted", """
+                %s
+                DELETE FROM {schema}.job WHERE id = ANY(ARRAY(
+                    SELECT id FROM {schema}.job WHERE %s LIMIT :limit FOR UPDATE SKIP LOCKED))
+                RETURNING id, queue, workflow_id, batch_id""".formatted(transition.tag(), filter))
+            .then(counters.delta(transition, "deleted", Counters.Rows.MANY))
+            .then(cascades(transition, "deleted", (transition == Transition.PURGE) ? "purged while dead"
+                    : "expired while dead"))
+            .select("SELECT count(*)" + WOKEN + " FROM deleted");
     }
 
-    /** The workflow and batch cascades of a transition's statement (see {@link WorkflowCascade#ctes}). */
-    private String cascades(Transition transition, String changed, @Nullable String cause) {
-        return cascade.ctes(transition, changed, cause) + batches.ctes(transition, changed);
+    /** The workflow and batch cascades of a transition's statement (see {@link WorkflowCascade#steps}). */
+    private Steps cascades(Transition transition, String changed, @Nullable String cause) {
+        return cascade.steps(transition, changed, cause).then(batches.steps(transition, changed));
     }
 }

@@ -20,16 +20,14 @@ final class InsertStatements {
      * live job holds it (a send that the job's own dedup key turns away must not renew the window); the rows
      * whose key could not be taken are not inserted.
      */
-    private static final String WINDOW_CTE = """
-            , windowed AS (
-                INSERT INTO {schema}.dedup_window AS w (queue, dedup_key, expires_at)
-                SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
-                FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
-                  AND NOT EXISTS (SELECT 1 FROM {schema}.job live
-                                  WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
-                ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
-                RETURNING queue, dedup_key
-            )""";
+    private static final Steps WINDOWED = Steps.step("windowed", """
+            INSERT INTO {schema}.dedup_window AS w (queue, dedup_key, expires_at)
+            SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
+            FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM {schema}.job live
+                              WHERE live.queue = i.queue AND live.dedup_key = i.dedup_key AND live.state <> 'dead')
+            ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
+            RETURNING queue, dedup_key""");
 
     private final Counters counters;
 
@@ -91,66 +89,67 @@ final class InsertStatements {
     }
 
     /**
-     * The insert of new jobs read from the CTE {@code input} (queue, payload, payload_type, headers, priority,
-     * due, max_attempts, dedup_key, group_key, timeout_ms and, with dedup windows, dedup_for_ms) as CTEs
+     * The insert of new jobs read from the step {@code input} (queue, payload, payload_type, headers, priority,
+     * due, max_attempts, dedup_key, group_key, timeout_ms and, with dedup windows, dedup_for_ms) as steps
      * {@code inserted} (id, queue, state), its counter deltas and, with {@code notify}, {@code notified}: a
      * NOTIFY of the queue delivered at commit, which the final select must reference. The one way a job row
      * comes into being, for sends and recurring ticks alike (and, in the same words, pgqueue.send() in SQL); to
-     * follow a WITH clause that defines {@code input}.
+     * follow the steps that define {@code input}.
      */
-    String insertCtes(Counters.Rows rows, boolean notify) {
-        return insertCtes(rows, notify, false);
+    Steps inserted(Counters.Rows rows, boolean notify) {
+        return inserted(rows, notify, false);
     }
 
-    /** As {@link #insertCtes(Counters.Rows, boolean)}; with {@code windowed}, input rows may carry dedup windows. */
-    String insertCtes(Counters.Rows rows, boolean notify, boolean windowed) {
-        return insertCtes(rows, notify, windowed, false, false);
+    /** As {@link #inserted(Counters.Rows, boolean)}; with {@code windowed}, input rows may carry dedup windows. */
+    Steps inserted(Counters.Rows rows, boolean notify, boolean windowed) {
+        return inserted(rows, notify, windowed, false, false);
     }
 
     /**
-     * As {@link #insertCtes(Counters.Rows, boolean, boolean)}; with {@code batched}, the jobs are members of the
+     * As {@link #inserted(Counters.Rows, boolean, boolean)}; with {@code batched}, the jobs are members of the
      * batch {@code :batch_id}, which the caller locked open, and the statement carries the batch cascade; with
      * {@code keyed}, the input rows carry {@code fairness_key}, and the statement the fairness cascade.
      */
-    private String insertCtes(Counters.Rows rows, boolean notify, boolean windowed, boolean batched, boolean keyed) {
+    private Steps inserted(Counters.Rows rows, boolean notify, boolean windowed, boolean batched, boolean keyed) {
         String columns = (batched ? ", batch_id" : "") + (keyed ? ", fairness_key" : "");
-        return Transition.ENQUEUE.tag() + (windowed ? WINDOW_CTE : "") + """
-                , inserted AS (
-                    INSERT INTO {schema}.job (queue, state, priority, run_at, payload, payload_type, headers,
-                                              max_attempts, dedup_key, group_key, timeout_ms%2$s)
-                    SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
-                           payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms%3$s
-                    FROM input i%1$s
-                    ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
-                    RETURNING id, queue, state%2$s
-                )""".formatted(windowed ? """
+        return (windowed ? WINDOWED : Steps.NONE)
+            .then("inserted", """
+                %s
+                INSERT INTO {schema}.job (queue, state, priority, run_at, payload, payload_type, headers,
+                                          max_attempts, dedup_key, group_key, timeout_ms%s)
+                SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
+                       payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms%s
+                FROM input i%s
+                ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
+                RETURNING id, queue, state%s""".formatted(Transition.ENQUEUE.tag(), columns,
+                (batched ? ", :batch_id::bigint" : "") + (keyed ? ", fairness_key" : ""), windowed ? """
 
-                    WHERE i.dedup_for_ms IS NULL
-                       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)"""
-                : "", columns, (batched ? ", :batch_id::bigint" : "") + (keyed ? ", fairness_key" : ""))
-                + counters.deltaCte(Transition.ENQUEUE, "inserted", rows) + (batched ? batches.addedCtes("inserted") : "")
-                + (keyed ? fairness.activateCte("inserted", "", false) : "")
-                + (notify ? """
-                , notified AS (
-                    SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row
-                )""" : "");
+                WHERE i.dedup_for_ms IS NULL
+                   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)"""
+                : "", columns))
+            .then(counters.delta(Transition.ENQUEUE, "inserted", rows))
+            .then(batched ? batches.added("inserted") : Steps.NONE)
+            .then(keyed ? fairness.activate("inserted", "", false) : Steps.NONE)
+            .then(notify ? Steps.step("notified",
+                    "SELECT pg_notify(:channel, queue) FROM (SELECT queue FROM inserted LIMIT 1) AS any_row")
+                    : Steps.NONE);
     }
 
-    /** The input CTE of a send: the job rows as parameters of the given shape. */
-    private static String inputCte(RowShape shape, boolean keyed) {
-        return """
-                WITH input AS (
-                    SELECT :queue::text AS queue, i.*,
-                           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-                    FROM %s AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
-                                 group_key, timeout_ms, dedup_for_ms%s)
-                )""".formatted(shape.rows(keyed), keyed ? ", fairness_key" : "");
+    /** The input step of a send: the job rows as parameters of the given shape. */
+    private static Steps input(RowShape shape, boolean keyed) {
+        return Steps.step("input", """
+                SELECT :queue::text AS queue, i.*,
+                       coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+                FROM %s AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
+                             group_key, timeout_ms, dedup_for_ms%s)""".formatted(shape.rows(keyed),
+                keyed ? ", fairness_key" : ""));
     }
 
     private String enqueueStatement(Variant variant) {
-        return inputCte(variant.shape(), variant.keyed())
-                + insertCtes(variant.shape().counted, variant.notifies(), variant.windowed(), variant.batched(), variant.keyed())
-                + (variant.notifies() ? "\nSELECT id FROM inserted LEFT JOIN notified ON true" : "\nSELECT id FROM inserted");
+        return input(variant.shape(), variant.keyed())
+            .then(inserted(variant.shape().counted, variant.notifies(), variant.windowed(), variant.batched(),
+                    variant.keyed()))
+            .select(variant.notifies() ? "SELECT id FROM inserted LEFT JOIN notified ON true" : "SELECT id FROM inserted");
     }
 
     /**
@@ -158,23 +157,23 @@ final class InsertStatements {
      * gives that one the new payload and options and pushes its run-at back. Only inserted rows are counted.
      */
     private String debounceStatement() {
-        return inputCte(RowShape.SINGLE, true) + Transition.ENQUEUE.tag() + """
-                , upserted AS (
-                    INSERT INTO {schema}.job AS j (queue, state, priority, run_at, payload, payload_type, headers,
-                                                   max_attempts, group_key, timeout_ms, debounce_key, fairness_key)
-                    SELECT queue, 'scheduled', priority, due, payload::jsonb, payload_type, headers::jsonb,
-                           max_attempts, group_key, timeout_ms, :debounce_key, fairness_key
-                    FROM input
-                    ON CONFLICT (queue, debounce_key) WHERE state = 'scheduled' AND debounce_key IS NOT NULL
-                    DO UPDATE SET payload = excluded.payload, payload_type = excluded.payload_type,
-                                  headers = excluded.headers, priority = excluded.priority, run_at = excluded.run_at,
-                                  max_attempts = excluded.max_attempts, group_key = excluded.group_key,
-                                  timeout_ms = excluded.timeout_ms
-                    RETURNING id, queue, state, (xmax = 0) AS inserted
-                ), inserted AS (
-                    SELECT id, queue, state FROM upserted WHERE inserted
-                )""" + counters.deltaCte(Transition.ENQUEUE, "inserted", Counters.Rows.ONE)
-                + "\nSELECT id, inserted FROM upserted";
+        return input(RowShape.SINGLE, true)
+            .then("upserted", """
+                %s
+                INSERT INTO {schema}.job AS j (queue, state, priority, run_at, payload, payload_type, headers,
+                                               max_attempts, group_key, timeout_ms, debounce_key, fairness_key)
+                SELECT queue, 'scheduled', priority, due, payload::jsonb, payload_type, headers::jsonb,
+                       max_attempts, group_key, timeout_ms, :debounce_key, fairness_key
+                FROM input
+                ON CONFLICT (queue, debounce_key) WHERE state = 'scheduled' AND debounce_key IS NOT NULL
+                DO UPDATE SET payload = excluded.payload, payload_type = excluded.payload_type,
+                              headers = excluded.headers, priority = excluded.priority, run_at = excluded.run_at,
+                              max_attempts = excluded.max_attempts, group_key = excluded.group_key,
+                              timeout_ms = excluded.timeout_ms
+                RETURNING id, queue, state, (xmax = 0) AS inserted""".formatted(Transition.ENQUEUE.tag()))
+            .then("inserted", "SELECT id, queue, state FROM upserted WHERE inserted")
+            .then(counters.delta(Transition.ENQUEUE, "inserted", Counters.Rows.ONE))
+            .select("SELECT id, inserted FROM upserted");
     }
 
     /** How the rows of one insert travel as parameters. */

@@ -150,13 +150,12 @@ final class JdbcBatchRepository implements BatchRepository {
 
     /** The seal of the batch {@code :id} if it is in {@code state}; returns its state afterwards (null: none). */
     private static String sealStatement(BatchCascade cascade, String state) {
-        return """
-                WITH b_target AS (
-                    SELECT id FROM {schema}.batch WHERE id = :id AND state = '%s' FOR UPDATE
-                )""".formatted(state) + cascade.sealCtes() + """
-
+        return Steps.step("b_target", "SELECT id FROM {schema}.batch WHERE id = :id AND state = '%s' FOR UPDATE"
+                .formatted(state))
+            .then(cascade.sealed())
+            .select("""
                 SELECT coalesce((SELECT state FROM b_batches), (SELECT state FROM {schema}.batch WHERE id = :id)) AS state,
-                       ARRAY(SELECT queue FROM b_woken) AS b_woken""";
+                       ARRAY(SELECT queue FROM b_woken) AS b_woken""");
     }
 
     @Override

@@ -115,48 +115,44 @@ final class JdbcHistoryRepository implements HistoryRepository {
     }
 
     /**
-     * The {@link Transition.Cascade#HISTORY} of a finishing statement: the CTE that copies its finished rows
-     * into job_history, to follow the CTE {@code finished} (which returns the finished columns and
-     * {@code state}), or an empty string when history is off. With {@code outputs}, the handlers' outputs come
+     * The {@link Transition.Cascade#HISTORY} of a finishing statement: the step that copies its finished rows
+     * into job_history, to follow the step {@code finished} (which returns the finished columns and
+     * {@code state}), or {@link Steps#NONE} when history is off. With {@code outputs}, the handlers' outputs come
      * as the parameter {@code outputs}, aligned with {@code ids}.
      */
-    String archiveCte(String finished, boolean outputs) {
-        return archiveCte(finished, outputs, "archived");
+    Steps archive(String finished, boolean outputs) {
+        return archive(finished, outputs, "archived");
     }
 
-    /** As {@link #archiveCte(String, boolean)}, named {@code alias} (a statement may archive twice). */
-    String archiveCte(String finished, boolean outputs, String alias) {
+    /** As {@link #archive(String, boolean)}, named {@code name} (a statement may archive twice). */
+    Steps archive(String finished, boolean outputs, String name) {
         if (!enabled) {
-            return "";
+            return Steps.NONE;
         }
-        return """
-                , %s AS (
-                    INSERT INTO {schema}.job_history (id, queue, payload, payload_type, headers, attempts, group_key,
-                                                      dedup_key, created_at, run_at, attempted_at, last_error, state, output,
-                                                      workflow_id, batch_id)
-                    SELECT f.id, f.queue, f.payload::jsonb, f.payload_type, f.headers::jsonb, f.attempts, f.group_key,
-                           f.dedup_key, f.created_at, f.run_at, f.attempted_at, f.last_error, f.state, %s, f.workflow_id,
-                           f.batch_id
-                    FROM %s f%s
-                )""".formatted(alias, outputs ? "o.output::jsonb" : "NULL::jsonb", finished, outputs
-                ? " LEFT JOIN unnest(:ids::bigint[], :outputs::text[]) AS o(id, output) ON o.id = f.id" : "");
+        return Steps.step(name, """
+                INSERT INTO {schema}.job_history (id, queue, payload, payload_type, headers, attempts, group_key,
+                                                  dedup_key, created_at, run_at, attempted_at, last_error, state, output,
+                                                  workflow_id, batch_id)
+                SELECT f.id, f.queue, f.payload::jsonb, f.payload_type, f.headers::jsonb, f.attempts, f.group_key,
+                       f.dedup_key, f.created_at, f.run_at, f.attempted_at, f.last_error, f.state, %s, f.workflow_id,
+                       f.batch_id
+                FROM %s f%s""".formatted(outputs ? "o.output::jsonb" : "NULL::jsonb", finished, outputs
+                ? " LEFT JOIN unnest(:ids::bigint[], :outputs::text[]) AS o(id, output) ON o.id = f.id" : ""));
     }
 
     /**
      * The {@link Transition.Cascade#HISTORY_REMOVAL} of a statement that undoes a finishing one in the same
-     * transaction, to follow the CTE {@code restored} (which returns the rows' {@code id}): removes the history
-     * rows that statement copied, which finished at this transaction's start (so one partition is read), or an
-     * empty string when history is off.
+     * transaction, to follow the step {@code restored} (which returns the rows' {@code id}): removes the history
+     * rows that statement copied, which finished at this transaction's start (so one partition is read), or
+     * {@link Steps#NONE} when history is off.
      */
-    String unarchiveCte(String restored) {
+    Steps unarchive(String restored) {
         if (!enabled) {
-            return "";
+            return Steps.NONE;
         }
-        return """
-                , unarchived AS (
-                    DELETE FROM {schema}.job_history h
-                    WHERE h.finished_at = now() AND h.id IN (SELECT id FROM %s)
-                )""".formatted(restored);
+        return Steps.step("unarchived", """
+                DELETE FROM {schema}.job_history h
+                WHERE h.finished_at = now() AND h.id IN (SELECT id FROM %s)""".formatted(restored));
     }
 
     @Override

@@ -23,19 +23,17 @@ final class JdbcScheduleRepository implements ScheduleRepository {
      * Advances the schedule by compare-and-set on its next and last run (a run-time trigger changes only the
      * last); the winner's row feeds the job insert.
      */
-    private static final String FIRE = """
-            WITH advanced AS (
-                UPDATE {schema}.schedule SET next_run_at = :next, last_run_at = :tick, updated_at = now()
-                WHERE name = :name AND next_run_at = :expected
-                  AND last_run_at IS NOT DISTINCT FROM :expected_last::timestamptz
-                RETURNING name, queue, payload, payload_type
-            ), input AS (
-                SELECT queue, coalesce(payload, '{}'::jsonb) AS payload, payload_type,
-                       jsonb_build_object('schedule', name, 'tick', :tick_label::text) AS headers,
-                       0::smallint AS priority, now() AS due, NULL::int AS max_attempts, :dedup_key::text AS dedup_key,
-                       NULL::text AS group_key, NULL::bigint AS timeout_ms, :dedup_for_ms::bigint AS dedup_for_ms
-                FROM advanced WHERE :enqueue::boolean
-            )""";
+    private static final Steps FIRE = Steps.step("advanced", """
+            UPDATE {schema}.schedule SET next_run_at = :next, last_run_at = :tick, updated_at = now()
+            WHERE name = :name AND next_run_at = :expected
+              AND last_run_at IS NOT DISTINCT FROM :expected_last::timestamptz
+            RETURNING name, queue, payload, payload_type""")
+        .then("input", """
+            SELECT queue, coalesce(payload, '{}'::jsonb) AS payload, payload_type,
+                   jsonb_build_object('schedule', name, 'tick', :tick_label::text) AS headers,
+                   0::smallint AS priority, now() AS due, NULL::int AS max_attempts, :dedup_key::text AS dedup_key,
+                   NULL::text AS group_key, NULL::bigint AS timeout_ms, :dedup_for_ms::bigint AS dedup_for_ms
+            FROM advanced WHERE :enqueue::boolean""");
 
     private final Jdbc jdbc;
 
@@ -105,9 +103,10 @@ final class JdbcScheduleRepository implements ScheduleRepository {
      * returns how many jobs it enqueued, or, for a tick that skips its job, whether it advanced.
      */
     private Sql fireStatement(InsertStatements inserts, boolean notify, boolean triggered) {
-        return schema.sql("schedule.fire" + (notify ? "+notify" : "") + (triggered ? "+triggered" : ""), FIRE + inserts.insertCtes(Counters.Rows.ONE, notify, triggered)
-                + "\nSELECT CASE WHEN :enqueue::boolean THEN (SELECT count(*) FROM inserted) ELSE (SELECT count(*) FROM advanced) END"
-                + (notify ? " + 0 * (SELECT count(*) FROM notified)" : "") + " AS fired");
+        return schema.sql("schedule.fire" + (notify ? "+notify" : "") + (triggered ? "+triggered" : ""),
+                FIRE.then(inserts.inserted(Counters.Rows.ONE, notify, triggered)).select(
+                        "SELECT CASE WHEN :enqueue::boolean THEN (SELECT count(*) FROM inserted) ELSE (SELECT count(*) "
+                        + "FROM advanced) END" + (notify ? " + 0 * (SELECT count(*) FROM notified)" : "") + " AS fired"));
     }
 
     @Override

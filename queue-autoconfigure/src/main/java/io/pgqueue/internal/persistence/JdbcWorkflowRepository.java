@@ -80,44 +80,43 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
                 "INSERT INTO {schema}.workflow (name, default_policy) VALUES (:name, :policy) RETURNING id");
         this.allocate = schema.sql("workflow.allocate", """
                 SELECT nextval(pg_get_serial_sequence('{schema}.job', 'id')) FROM generate_series(1, :count)""");
-        this.insert = schema.sql("workflow.insert", Transition.SUBMIT.tag() + """
-                WITH input AS (
-                    SELECT n.id, n.queue, n.pending, n.name, n.parents, i.payload, i.payload_type, i.headers,
-                           i.priority, i.max_attempts, i.group_key, i.timeout_ms, i.fairness_key,
-                           coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-                    FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[],
-                                :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :group_key::text[],
-                                :timeout_ms::bigint[], :fairness_key::text[])
-                         WITH ORDINALITY AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms,
-                                              max_attempts, group_key, timeout_ms, fairness_key, ord)
-                    JOIN unnest(:ids::bigint[], :queues::text[], :pending::int[], :names::text[], :parents::text[])
-                         WITH ORDINALITY AS n(id, queue, pending, name, parents, ord) ON n.ord = i.ord
-                ), inserted AS (
-                    INSERT INTO {schema}.job (id, queue, state, priority, run_at, payload, payload_type, headers,
-                                              max_attempts, group_key, timeout_ms, workflow_id, pending_parents,
-                                              fairness_key)
-                    OVERRIDING SYSTEM VALUE
-                    SELECT id, queue, CASE WHEN pending > 0 THEN 'waiting' WHEN due > now() THEN 'scheduled' ELSE 'ready' END,
-                           priority, due, payload::jsonb, payload_type, headers::jsonb, max_attempts, group_key,
-                           timeout_ms, :workflow_id, pending, fairness_key
-                    FROM input
-                    RETURNING id, queue, state, workflow_id, fairness_key
-                )""" + counters.deltaCte(Transition.SUBMIT, "inserted", Counters.Rows.MANY)
-                + new FairnessCascade().activateCte("inserted", "", true) + """
-                , nodes AS (
-                    INSERT INTO {schema}.workflow_node (workflow_id, name, job_id, queue, parents)
-                    SELECT :workflow_id, name, id, queue,
-                           ARRAY(SELECT jsonb_array_elements_text(parents::jsonb))
-                    FROM input
-                ), edges AS (
-                    INSERT INTO {schema}.job_dependency (parent_id, child_id, policy)
-                    SELECT * FROM unnest(:edge_parents::bigint[], :edge_children::bigint[], :edge_policies::text[])
-                )""" + Counters.Aggregate.WORKFLOW.deltaCte("counted_workflow", """
+        this.insert = schema.sql("workflow.insert", Steps.step("input", """
+                SELECT n.id, n.queue, n.pending, n.name, n.parents, i.payload, i.payload_type, i.headers,
+                       i.priority, i.max_attempts, i.group_key, i.timeout_ms, i.fairness_key,
+                       coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
+                FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[],
+                            :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :group_key::text[],
+                            :timeout_ms::bigint[], :fairness_key::text[])
+                     WITH ORDINALITY AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms,
+                                          max_attempts, group_key, timeout_ms, fairness_key, ord)
+                JOIN unnest(:ids::bigint[], :queues::text[], :pending::int[], :names::text[], :parents::text[])
+                     WITH ORDINALITY AS n(id, queue, pending, name, parents, ord) ON n.ord = i.ord""")
+            .then("inserted", """
+                %s
+                INSERT INTO {schema}.job (id, queue, state, priority, run_at, payload, payload_type, headers,
+                                          max_attempts, group_key, timeout_ms, workflow_id, pending_parents,
+                                          fairness_key)
+                OVERRIDING SYSTEM VALUE
+                SELECT id, queue, CASE WHEN pending > 0 THEN 'waiting' WHEN due > now() THEN 'scheduled' ELSE 'ready' END,
+                       priority, due, payload::jsonb, payload_type, headers::jsonb, max_attempts, group_key,
+                       timeout_ms, :workflow_id, pending, fairness_key
+                FROM input
+                RETURNING id, queue, state, workflow_id, fairness_key""".formatted(Transition.SUBMIT.tag()))
+            .then(counters.delta(Transition.SUBMIT, "inserted", Counters.Rows.MANY))
+            .then(new FairnessCascade().activate("inserted", "", true))
+            .then("nodes", """
+                INSERT INTO {schema}.workflow_node (workflow_id, name, job_id, queue, parents)
+                SELECT :workflow_id, name, id, queue,
+                       ARRAY(SELECT jsonb_array_elements_text(parents::jsonb))
+                FROM input""")
+            .then("edges", """
+                INSERT INTO {schema}.job_dependency (parent_id, child_id, policy)
+                SELECT * FROM unnest(:edge_parents::bigint[], :edge_children::bigint[], :edge_policies::text[])""")
+            .then(Counters.Aggregate.WORKFLOW.delta("counted_workflow", """
                 SELECT :workflow_id::bigint AS workflow_id, 'none' AS was,
                                  CASE WHEN state = 'waiting' THEN 'waiting' ELSE 'active' END AS now_is
-                          FROM inserted""") + """
-
-                SELECT DISTINCT queue FROM inserted WHERE state = 'ready'""");
+                          FROM inserted"""))
+            .select("SELECT DISTINCT queue FROM inserted WHERE state = 'ready'"));
         this.lock = schema.sql("workflow.lock", "SELECT name, default_policy FROM {schema}.workflow WHERE id = :id FOR UPDATE");
         this.nodes = schema.sql("workflow.nodes", """
                 SELECT n.name, n.job_id, coalesce(n.state, j.state) AS state
@@ -147,14 +146,13 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
                 WHERE n.workflow_id = :workflow_id AND n.state IS NULL AND j.state <> 'dead'
                 ORDER BY (j.state = 'waiting') DESC, n.job_id""");
         this.countsByState = schema.sql("workflow.counts-by-state", "SELECT state, count(*) FROM {schema}.workflow GROUP BY state");
-        this.squeeze = schema.sql("workflow.squeeze", workflowCounts.squeezeStatement("""
-                , stated AS (
-                    UPDATE {schema}.workflow w
-                    SET state = s.state,
-                        finished_at = CASE WHEN s.state IN ('completed', 'cancelled') THEN coalesce(w.finished_at, now()) END
-                    FROM (SELECT c.workflow_id, %s AS state FROM folded c) AS s
-                    WHERE w.id = s.workflow_id AND (w.state <> s.state OR (w.finished_at IS NULL) = (s.state IN ('completed', 'cancelled')))
-                )""".formatted(STATE_OF_COUNTS)));
+        this.squeeze = schema.sql("workflow.squeeze", workflowCounts.squeezeStatement(Steps.step("stated", """
+                UPDATE {schema}.workflow w
+                SET state = s.state,
+                    finished_at = CASE WHEN s.state IN ('completed', 'cancelled') THEN coalesce(w.finished_at, now()) END
+                FROM (SELECT c.workflow_id, %s AS state FROM folded c) AS s
+                WHERE w.id = s.workflow_id AND (w.state <> s.state OR (w.finished_at IS NULL) = (s.state IN ('completed', 'cancelled')))"""
+                .formatted(STATE_OF_COUNTS))));
         this.expire = schema.sql("workflow.expire", """
                 WITH gone AS (
                     DELETE FROM {schema}.workflow WHERE id = ANY(ARRAY(

@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
  * their output), the workflow's counts get their deltas, and the statement returns the queues of the jobs it
  * made ready, which {@code Wakeups} wakes once it committed (as for a send: this node's listeners at once, others
  * by a debounced NOTIFY, none by NOTIFY when notifications are off). Every CTE runs on the statement's changed
- * rows that have a workflow: for plain jobs it reads an empty set. The statement must start with
- * {@code WITH RECURSIVE} ({@link #with}) and its final select must carry {@link #WOKEN}.
+ * rows that have a workflow: for plain jobs it reads an empty set. Its steps include a recursive one, so a
+ * statement that takes them is {@code WITH RECURSIVE} ({@link Steps}); its final select must carry {@link #WOKEN}.
  *
  * <p>Policies of an edge whose parent did not complete: {@code cancel} cancels the child; {@code run}
  * counts the edge as satisfied (the child runs and can see which parent failed); {@code hold} keeps the
@@ -40,26 +40,18 @@ final class WorkflowCascade {
     }
 
     /**
-     * How a statement's WITH clause starts: a statement that carries this cascade is recursive (the transitive
-     * cancellation of dependants needs it).
-     */
-    static String with(boolean cascades) {
-        return cascades ? "WITH RECURSIVE" : "WITH";
-    }
-
-    /**
      * The cascade of a transition's statement, whose CTE {@code changed} returns {@code id}, {@code workflow_id}
      * and, where the transition leaves or reaches several states, {@code from_state} or {@code state}.
      *
      * @param cause why rows that leave the job table without a finished state (purged, expired) ended, for
      * their nodes; null for the other transitions
      */
-    String ctes(Transition transition, String changed, @Nullable String cause) {
+    Steps steps(Transition transition, String changed, @Nullable String cause) {
         String from = (transition.from().size() == 1) ? Transition.literal(transition.from().iterator().next())
                 : "from_state";
         String to = transition.to().isEmpty() ? "'cancelled'"
                 : (transition.to().size() == 1) ? Transition.literal(transition.to().iterator().next()) : "state";
-        return ctes(changed, from, to, cause);
+        return steps(changed, from, to, cause);
     }
 
     /**
@@ -69,35 +61,30 @@ final class WorkflowCascade {
      * every edge, whatever its policy, so none of the cancelling half is needed: a statement a third the size,
      * which matters on this hot path (PostgreSQL starts and ends every node of a plan on each execution).
      */
-    String completedCtes(String changed) {
-        return """
-                , wf_moved AS (
-                    SELECT id, workflow_id FROM %1$s WHERE workflow_id IS NOT NULL
-                ), wf_consumed AS (
-                    DELETE FROM {schema}.job_dependency d WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_moved))
-                    RETURNING d.child_id
-                ), wf_satisfied AS (
-                    SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
-                ), wf_locked AS (
-                    SELECT j.id FROM {schema}.job j
-                    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied)) AND %2$s
-                    ORDER BY j.id FOR UPDATE
-                )""".formatted(changed, Transition.UNBLOCK.guard("j")) + releasedCte() + """
-                , wf_nodes AS (
-                    UPDATE {schema}.workflow_node n SET state = 'completed', finished_at = now(), output = o.output::jsonb
-                    FROM wf_moved m LEFT JOIN unnest(:ids::bigint[], :outputs::text[]) AS o(id, output) ON o.id = m.id
-                    WHERE n.job_id = m.id
-                )""" + Counters.Aggregate.WORKFLOW.deltaCte("wf_counted",
-                        new Counters.Move("SELECT workflow_id FROM wf_moved", "active", "completed"),
-                        new Counters.Move("SELECT workflow_id FROM wf_released WHERE state <> 'waiting'", "waiting", "active"))
-                + WOKEN_QUEUES;
+    Steps completed(String changed) {
+        return Steps.step("wf_moved", "SELECT id, workflow_id FROM %s WHERE workflow_id IS NOT NULL".formatted(changed))
+            .then("wf_consumed", """
+                DELETE FROM {schema}.job_dependency d WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_moved))
+                RETURNING d.child_id""")
+            .then("wf_satisfied", "SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id")
+            .then("wf_locked", """
+                SELECT j.id FROM {schema}.job j
+                WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied)) AND %s
+                ORDER BY j.id FOR UPDATE""".formatted(Transition.UNBLOCK.guard("j")))
+            .then(released())
+            .then("wf_nodes", """
+                UPDATE {schema}.workflow_node n SET state = 'completed', finished_at = now(), output = o.output::jsonb
+                FROM wf_moved m LEFT JOIN unnest(:ids::bigint[], :outputs::text[]) AS o(id, output) ON o.id = m.id
+                WHERE n.job_id = m.id""")
+            .then(Counters.Aggregate.WORKFLOW.delta("wf_counted",
+                    new Counters.Move("SELECT workflow_id FROM wf_moved", "active", "completed"),
+                    new Counters.Move("SELECT workflow_id FROM wf_released WHERE state <> 'waiting'", "waiting", "active")))
+            .then(WOKEN_QUEUES);
     }
 
     /** The queues of the jobs the cascade made ready, for the statement's final select ({@link #WOKEN}). */
-    private static final String WOKEN_QUEUES = """
-            , wf_woken AS (
-                SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
-            )""";
+    private static final Steps WOKEN_QUEUES = Steps.step("wf_woken",
+            "SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'");
 
     /**
      * {@link Transition#UNBLOCK} of the locked children by the edges they had satisfied, with its deltas. A child is
@@ -106,93 +93,89 @@ final class WorkflowCascade {
      * claim's snapshot only when that statement runs), and against that earlier clock a child due at its submission
      * looked scheduled, to wait for the next promotion.
      */
-    private String releasedCte() {
-        return """
-                , wf_released AS (
-                    %1$s
-                    UPDATE {schema}.job j
-                    SET pending_parents = j.pending_parents - s.n,
-                        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
-                                     WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-                    FROM wf_satisfied s
-                    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND %2$s
-                    RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
-                )""".formatted(Transition.UNBLOCK.tag(), Transition.UNBLOCK.guard("j"))
-                + counters.deltaCte(Transition.UNBLOCK, "wf_released", Counters.Rows.MANY)
-                + FAIRNESS.activateCte("wf_released", "wf_", true);
+    private Steps released() {
+        return Steps.step("wf_released", """
+                %s
+                UPDATE {schema}.job j
+                SET pending_parents = j.pending_parents - s.n,
+                    state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+                                 WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
+                FROM wf_satisfied s
+                WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND %s
+                RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key""".formatted(Transition.UNBLOCK.tag(),
+                Transition.UNBLOCK.guard("j")))
+            .then(counters.delta(Transition.UNBLOCK, "wf_released", Counters.Rows.MANY))
+            .then(FAIRNESS.activate("wf_released", "wf_", true));
     }
 
-    private String ctes(String changed, String from, String to, @Nullable String cause) {
-        return """
-                , wf_moved AS (
-                    SELECT id, workflow_id, %1$s AS was, %2$s AS now_is
-                    FROM %3$s WHERE workflow_id IS NOT NULL
-                ), wf_ended AS (
-                    SELECT id, now_is AS outcome FROM wf_moved
-                    WHERE now_is IN ('completed', 'cancelled', 'dead') AND was <> now_is
-                ), wf_doomed (id, root, parent) AS (
-                    SELECT d.child_id, e.id, e.id FROM {schema}.job_dependency d JOIN wf_ended e ON d.parent_id = e.id
-                    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_ended WHERE outcome <> 'completed'))
-                      AND e.outcome <> 'completed' AND (d.policy = 'cancel' OR (d.policy = 'hold' AND e.outcome = 'cancelled'))
-                      AND d.child_id NOT IN (SELECT id FROM wf_moved)
-                    UNION
-                    SELECT d.child_id, x.root, x.id FROM {schema}.job_dependency d JOIN wf_doomed x ON d.parent_id = x.id
-                    WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
-                ), wf_sources AS (
-                    SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-                ), wf_consumed AS (
-                    DELETE FROM {schema}.job_dependency d USING wf_sources s
-                    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_sources)) AND d.parent_id = s.id
-                      AND NOT (d.policy = 'hold' AND s.outcome = 'dead')
-                    RETURNING d.child_id, d.policy, s.outcome
-                ), wf_orphaned AS (
-                    DELETE FROM {schema}.job_dependency d
-                    WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
-                      AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
-                    RETURNING d.child_id
-                ), wf_satisfied AS (
-                    SELECT child_id, count(*) AS n FROM wf_consumed
-                    WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
-                    GROUP BY child_id
-                ), wf_locked AS (
-                    SELECT j.id FROM {schema}.job j
-                    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND %4$s
-                    ORDER BY j.id FOR UPDATE
-                ), wf_cancelled AS (
-                    %5$s
-                    DELETE FROM {schema}.job j
-                    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND %4$s
-                    RETURNING %6$s, 'cancelled' AS state
-                )""".formatted(standing(from), standing(to), changed, Transition.CANCEL_DEPENDANTS.guard("j"),
-                Transition.CANCEL_DEPENDANTS.tag(), JobColumns.FINISHED_COLUMNS)
-                + history.archiveCte("wf_cancelled", false, "wf_archived")
-                + counters.deltaCte(Transition.CANCEL_DEPENDANTS, "wf_cancelled", Counters.Rows.MANY) + releasedCte()
-                + """
-                , wf_nodes AS (
-                    UPDATE {schema}.workflow_node n
-                    SET state = f.state, finished_at = now(), error = f.error
-                    FROM (SELECT m.id, m.now_is AS state, %1$s AS error
-                          FROM wf_moved m
-                          WHERE m.now_is IN ('completed', 'cancelled') AND m.was <> m.now_is
-                          UNION ALL
-                          (SELECT DISTINCT ON (c.id) c.id, 'cancelled',
-                                 -- the node's own parent; below the first level, the node whose end started it
-                                 'parent ' || coalesce(p.name, x.parent::text)
-                                 || CASE WHEN x.parent = x.root THEN '' ELSE ' was cancelled: '
-                                         || coalesce(r.name, x.root::text) END
-                                 || ' ended ' || e.outcome
-                          FROM wf_cancelled c JOIN wf_doomed x ON x.id = c.id JOIN wf_ended e ON e.id = x.root
-                               LEFT JOIN {schema}.workflow_node p ON p.job_id = x.parent
-                               LEFT JOIN {schema}.workflow_node r ON r.job_id = x.root
-                          ORDER BY c.id, (x.parent = x.root) DESC)) AS f
-                    WHERE n.job_id = f.id
-                )""".formatted(literal(cause)) + Counters.Aggregate.WORKFLOW.deltaCte("wf_counted", """
+    private Steps steps(String changed, String from, String to, @Nullable String cause) {
+        return Steps.step("wf_moved", """
+                SELECT id, workflow_id, %s AS was, %s AS now_is
+                FROM %s WHERE workflow_id IS NOT NULL""".formatted(standing(from), standing(to), changed))
+            .then("wf_ended", """
+                SELECT id, now_is AS outcome FROM wf_moved
+                WHERE now_is IN ('completed', 'cancelled', 'dead') AND was <> now_is""")
+            .then(Steps.recursiveStep("wf_doomed (id, root, parent)", """
+                SELECT d.child_id, e.id, e.id FROM {schema}.job_dependency d JOIN wf_ended e ON d.parent_id = e.id
+                WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_ended WHERE outcome <> 'completed'))
+                  AND e.outcome <> 'completed' AND (d.policy = 'cancel' OR (d.policy = 'hold' AND e.outcome = 'cancelled'))
+                  AND d.child_id NOT IN (SELECT id FROM wf_moved)
+                UNION
+                SELECT d.child_id, x.root, x.id FROM {schema}.job_dependency d JOIN wf_doomed x ON d.parent_id = x.id
+                WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)"""))
+            .then("wf_sources", "SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed")
+            .then("wf_consumed", """
+                DELETE FROM {schema}.job_dependency d USING wf_sources s
+                WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_sources)) AND d.parent_id = s.id
+                  AND NOT (d.policy = 'hold' AND s.outcome = 'dead')
+                RETURNING d.child_id, d.policy, s.outcome""")
+            .then("wf_orphaned", """
+                DELETE FROM {schema}.job_dependency d
+                WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
+                  AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
+                RETURNING d.child_id""")
+            .then("wf_satisfied", """
+                SELECT child_id, count(*) AS n FROM wf_consumed
+                WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
+                GROUP BY child_id""")
+            .then("wf_locked", """
+                SELECT j.id FROM {schema}.job j
+                WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND %s
+                ORDER BY j.id FOR UPDATE""".formatted(Transition.CANCEL_DEPENDANTS.guard("j")))
+            .then("wf_cancelled", """
+                %s
+                DELETE FROM {schema}.job j
+                WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND %s
+                RETURNING %s, 'cancelled' AS state""".formatted(Transition.CANCEL_DEPENDANTS.tag(),
+                Transition.CANCEL_DEPENDANTS.guard("j"), JobColumns.FINISHED_COLUMNS))
+            .then(history.archive("wf_cancelled", false, "wf_archived"))
+            .then(counters.delta(Transition.CANCEL_DEPENDANTS, "wf_cancelled", Counters.Rows.MANY))
+            .then(released())
+            .then("wf_nodes", """
+                UPDATE {schema}.workflow_node n
+                SET state = f.state, finished_at = now(), error = f.error
+                FROM (SELECT m.id, m.now_is AS state, %s AS error
+                      FROM wf_moved m
+                      WHERE m.now_is IN ('completed', 'cancelled') AND m.was <> m.now_is
+                      UNION ALL
+                      (SELECT DISTINCT ON (c.id) c.id, 'cancelled',
+                             -- the node's own parent; below the first level, the node whose end started it
+                             'parent ' || coalesce(p.name, x.parent::text)
+                             || CASE WHEN x.parent = x.root THEN '' ELSE ' was cancelled: '
+                                     || coalesce(r.name, x.root::text) END
+                             || ' ended ' || e.outcome
+                      FROM wf_cancelled c JOIN wf_doomed x ON x.id = c.id JOIN wf_ended e ON e.id = x.root
+                           LEFT JOIN {schema}.workflow_node p ON p.job_id = x.parent
+                           LEFT JOIN {schema}.workflow_node r ON r.job_id = x.root
+                      ORDER BY c.id, (x.parent = x.root) DESC)) AS f
+                WHERE n.job_id = f.id""".formatted(literal(cause)))
+            .then(Counters.Aggregate.WORKFLOW.delta("wf_counted", """
                 SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
                           UNION ALL
                           SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
                           UNION ALL
-                          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting'""")
-                + WOKEN_QUEUES;
+                          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting'"""))
+            .then(WOKEN_QUEUES);
     }
 
     /** Why nodes ended, as a literal: one of the causes written in this package, never input. */

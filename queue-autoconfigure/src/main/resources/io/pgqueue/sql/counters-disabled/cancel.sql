@@ -11,13 +11,14 @@
 
 -- name: cancel.jobs
 /* pgqueue:cancel.jobs */
-/* pgqueue:cancel */WITH RECURSIVE cancelled AS (
+WITH RECURSIVE cancelled AS (
+    /* pgqueue:cancel */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job WHERE id = ANY(:ids::bigint[])
                            AND state IN ('waiting', 'scheduled', 'ready') FOR UPDATE SKIP LOCKED))
       AND j.state IN ('waiting', 'scheduled', 'ready')
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, j.state AS from_state, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, j.state AS from_state, 'cancelled' AS state
 ), windows_released AS (
     DELETE FROM "pgqueue".dedup_window w USING cancelled c
     WHERE w.queue = c.queue AND w.dedup_key = c.dedup_key
@@ -64,7 +65,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, j.state AS fr
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
@@ -117,10 +118,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -169,7 +170,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -213,13 +214,14 @@ UNION ALL SELECT id, false, NULL::text[], NULL::text[] FROM requested;
 
 -- name: cancel.batch-members
 /* pgqueue:cancel.batch-members */
-/* pgqueue:cancel */WITH RECURSIVE cancelled AS (
+WITH RECURSIVE cancelled AS (
+    /* pgqueue:cancel */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job WHERE batch_id = :batch_id AND state IN ('waiting', 'scheduled', 'ready')))
                            AND state IN ('waiting', 'scheduled', 'ready') FOR UPDATE SKIP LOCKED))
       AND j.state IN ('waiting', 'scheduled', 'ready')
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, j.state AS from_state, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, j.state AS from_state, 'cancelled' AS state
 ), windows_released AS (
     DELETE FROM "pgqueue".dedup_window w USING cancelled c
     WHERE w.queue = c.queue AND w.dedup_key = c.dedup_key
@@ -262,7 +264,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, j.state AS fr
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
@@ -315,10 +317,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -367,7 +369,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c

@@ -16,7 +16,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -34,7 +35,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -73,7 +75,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -120,7 +123,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -188,7 +192,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -197,13 +201,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state
 )
@@ -216,7 +221,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -225,13 +230,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
@@ -265,7 +271,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -274,13 +280,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id
 ), b_moved AS (
@@ -322,7 +329,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -331,13 +338,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id, fairness_key
 ), b_moved AS (
@@ -400,7 +408,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -420,7 +429,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -461,7 +471,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -510,7 +521,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -580,7 +592,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -589,13 +601,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state
 ), notified AS (
@@ -610,7 +623,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -619,13 +632,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
@@ -661,7 +675,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -670,13 +684,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id
 ), b_moved AS (
@@ -720,7 +735,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -729,13 +744,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id, fairness_key
 ), b_moved AS (
@@ -800,7 +816,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -818,7 +835,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -857,7 +875,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -904,7 +923,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -972,7 +992,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -981,13 +1001,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state
 )
@@ -1000,7 +1021,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1009,13 +1030,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
@@ -1049,7 +1071,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1058,13 +1080,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id
 ), b_moved AS (
@@ -1106,7 +1129,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1115,13 +1138,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id, fairness_key
 ), b_moved AS (
@@ -1184,7 +1208,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1204,7 +1229,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1245,7 +1271,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1294,7 +1321,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1364,7 +1392,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1373,13 +1401,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state
 ), notified AS (
@@ -1394,7 +1423,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1403,13 +1432,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
@@ -1445,7 +1475,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1454,13 +1484,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id
 ), b_moved AS (
@@ -1504,7 +1535,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (SELECT p.payload, o.* FROM unnest(:payload::text[]) AS p(payload) CROSS JOIN (VALUES (:payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS o) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1513,13 +1544,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id, fairness_key
 ), b_moved AS (
@@ -1584,7 +1616,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1602,7 +1635,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1641,7 +1675,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1688,7 +1723,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1756,7 +1792,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1765,13 +1801,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state
 )
@@ -1784,7 +1821,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1793,13 +1830,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
@@ -1833,7 +1871,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1842,13 +1880,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id
 ), b_moved AS (
@@ -1890,7 +1929,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -1899,13 +1938,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id, fairness_key
 ), b_moved AS (
@@ -1968,7 +2008,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -1988,7 +2029,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -2029,7 +2071,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -2078,7 +2121,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, inserted AS (
+), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
@@ -2148,7 +2192,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -2157,13 +2201,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state
 ), notified AS (
@@ -2178,7 +2223,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -2187,13 +2232,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
@@ -2229,7 +2275,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -2238,13 +2284,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id
 ), b_moved AS (
@@ -2288,7 +2335,7 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[], :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :dedup_key::text[], :group_key::text[], :timeout_ms::bigint[], :dedup_for_ms::bigint[], :fairness_key::text[]) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, windowed AS (
+), windowed AS (
     INSERT INTO "pgqueue".dedup_window AS w (queue, dedup_key, expires_at)
     SELECT DISTINCT ON (queue, dedup_key) queue, dedup_key, now() + dedup_for_ms * interval '1 millisecond'
     FROM input i WHERE dedup_for_ms IS NOT NULL AND dedup_key IS NOT NULL
@@ -2297,13 +2344,14 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) DO UPDATE SET expires_at = excluded.expires_at WHERE w.expires_at <= now()
     RETURNING queue, dedup_key
 ), inserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job (queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, dedup_key, group_key, timeout_ms, batch_id, fairness_key)
     SELECT queue, CASE WHEN due > now() THEN 'scheduled' ELSE 'ready' END, priority, due,
            payload::jsonb, payload_type, headers::jsonb, max_attempts, dedup_key, group_key, timeout_ms, :batch_id::bigint, fairness_key
     FROM input i
-WHERE i.dedup_for_ms IS NULL
-   OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
+    WHERE i.dedup_for_ms IS NULL
+       OR EXISTS (SELECT 1 FROM windowed w WHERE w.queue = i.queue AND w.dedup_key = i.dedup_key)
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, batch_id, fairness_key
 ), b_moved AS (
@@ -2368,7 +2416,8 @@ WITH input AS (
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
     FROM (VALUES (:payload::text, :payload_type::text, :headers::text, :priority::smallint, :run_at_ms::bigint, :delay_ms::bigint, :max_attempts::int, :dedup_key::text, :group_key::text, :timeout_ms::bigint, :dedup_for_ms::bigint, :fairness_key::text)) AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms, max_attempts, dedup_key,
                  group_key, timeout_ms, dedup_for_ms, fairness_key)
-)/* pgqueue:enqueue */, upserted AS (
+), upserted AS (
+    /* pgqueue:enqueue */
     INSERT INTO "pgqueue".job AS j (queue, state, priority, run_at, payload, payload_type, headers,
                                    max_attempts, group_key, timeout_ms, debounce_key, fairness_key)
     SELECT queue, 'scheduled', priority, due, payload::jsonb, payload_type, headers::jsonb,

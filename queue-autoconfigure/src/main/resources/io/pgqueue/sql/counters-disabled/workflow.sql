@@ -11,7 +11,7 @@
 
 -- name: workflow.insert
 /* pgqueue:workflow.insert */
-/* pgqueue:submit */WITH input AS (
+WITH input AS (
     SELECT n.id, n.queue, n.pending, n.name, n.parents, i.payload, i.payload_type, i.headers,
            i.priority, i.max_attempts, i.group_key, i.timeout_ms, i.fairness_key,
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
@@ -23,6 +23,7 @@
     JOIN unnest(:ids::bigint[], :queues::text[], :pending::int[], :names::text[], :parents::text[])
          WITH ORDINALITY AS n(id, queue, pending, name, parents, ord) ON n.ord = i.ord
 ), inserted AS (
+    /* pgqueue:submit */
     INSERT INTO "pgqueue".job (id, queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, group_key, timeout_ms, workflow_id, pending_parents,
                               fairness_key)
@@ -65,8 +66,8 @@
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT :workflow_id::bigint AS workflow_id, 'none' AS was,
-                 CASE WHEN state = 'waiting' THEN 'waiting' ELSE 'active' END AS now_is
-          FROM inserted) AS m
+                     CASE WHEN state = 'waiting' THEN 'waiting' ELSE 'active' END AS now_is
+              FROM inserted) AS m
     GROUP BY workflow_id
 )
 SELECT DISTINCT queue FROM inserted WHERE state = 'ready';

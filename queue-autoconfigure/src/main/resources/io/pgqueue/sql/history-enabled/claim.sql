@@ -13,23 +13,23 @@
 /* pgqueue:claim.fair-and-delete:10-of-16 */
 SAVEPOINT pgqueue_claim;
 /* pgqueue:claim.fair-and-delete:10-of-16 #2 */
-/* pgqueue:claim_delete */WITH fair_settings AS (
+WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_candidates AS (
     SELECT k.key, k.pass, coalesce(k.weight, (SELECT c.weight FROM fair_settings c WHERE c.key = k.key), :fair_default_weight::float8) AS weight, coalesce((SELECT c.cap FROM fair_settings c WHERE c.key = k.key), :fair_default_cap::int) AS cap
     FROM "pgqueue".fair_key k
-WHERE k.queue = :queue AND k.active AND NOT k.drained AND NOT k.paused
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state q WHERE q.queue = :queue AND q.paused)
-ORDER BY k.pass, k.key LIMIT 16
+    WHERE k.queue = :queue AND k.active AND NOT k.drained AND NOT k.paused
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state q WHERE q.queue = :queue AND q.paused)
+    ORDER BY k.pass, k.key LIMIT 16
 ), fair_room AS (
     SELECT c.*, CASE WHEN c.cap IS NULL THEN :limit ELSE least(:limit, c.cap) END AS room
     FROM fair_candidates c
 ), fair_rooms AS (
     SELECT c.*, CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN 10 + 1
-     ELSE (SELECT count(*)::int FROM (
-               SELECT 1 FROM "pgqueue".job a
-               WHERE a.queue = :queue AND a.fairness_key = c.key AND a.state >= 'ready' AND a.state <= 'ready'
-               ORDER BY a.priority DESC, a.run_at, a.id LIMIT 10 + 1) AS ready) END AS ready FROM fair_room c
+         ELSE (SELECT count(*)::int FROM (
+                   SELECT 1 FROM "pgqueue".job a
+                   WHERE a.queue = :queue AND a.fairness_key = c.key AND a.state >= 'ready' AND a.state <= 'ready'
+                   ORDER BY a.priority DESC, a.run_at, a.id LIMIT 10 + 1) AS ready) END AS ready FROM fair_room c
 ), fair_shares AS (
     SELECT key, count(*)::int AS share FROM (
         SELECT r.key, row_number() OVER (ORDER BY r.pass + g.j / r.weight, r.key) AS n
@@ -48,26 +48,27 @@ ORDER BY k.pass, k.key LIMIT 16
     SELECT p.id, s.key FROM fair_slots s CROSS JOIN LATERAL (
         SELECT j.id FROM "pgqueue".job j
         WHERE j.queue = :queue AND j.fairness_key = s.key AND j.state >= 'ready' AND j.state <= 'ready' AND (j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
         ORDER BY j.priority DESC, j.run_at, j.id LIMIT s.share FOR UPDATE SKIP LOCKED) AS p
     LIMIT 10
 ), fair_taken AS (
     SELECT key, count(*)::int AS n FROM fair_picked GROUP BY key
 ), fair_emptied AS (
     SELECT r.key FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key WHERE (r.room > 0 AND CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN coalesce(t.n, 0) = 0
-                     ELSE coalesce(t.n, 0) >= r.ready END)
+                         ELSE coalesce(t.n, 0) >= r.ready END)
 ), claimed AS (
+    /* pgqueue:claim_delete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-          j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
-          j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
-          now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
-          j.fairness_key
+              j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+              j.fairness_key
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -84,23 +85,24 @@ SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_at
 
 -- name: claim.and-delete
 /* pgqueue:claim.and-delete */
-/* pgqueue:claim_delete */WITH claimed AS (
+WITH claimed AS (
+    /* pgqueue:claim_delete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED))
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED))
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-          j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
-          j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
-          now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
-          j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
+              j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+              j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -119,36 +121,37 @@ SAVEPOINT pgqueue_claim;
 
 -- name: claim.and-delete-after
 /* pgqueue:claim.and-delete-after */
-/* pgqueue:claim_delete */WITH claimed AS (
+WITH claimed AS (
+    /* pgqueue:claim_delete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM (SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-  AND j.priority > :after_priority
-ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS higher
-UNION ALL
-SELECT id FROM (SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-  AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
-ORDER BY j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT :limit))
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+      AND j.priority > :after_priority
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS higher
+    UNION ALL
+    SELECT id FROM (SELECT id FROM "pgqueue".job j
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+      AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
+    ORDER BY j.run_at, j.id LIMIT :limit FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT :limit))
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-          j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
-          j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
-          now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
-          j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
+              j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+              j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -167,23 +170,24 @@ SAVEPOINT pgqueue_claim;
 
 -- name: claim.and-delete:10
 /* pgqueue:claim.and-delete:10 */
-/* pgqueue:claim_delete */WITH claimed AS (
+WITH claimed AS (
+    /* pgqueue:claim_delete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED))
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED))
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-          j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
-          j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
-          now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
-          j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
+              j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+              j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -202,36 +206,37 @@ SAVEPOINT pgqueue_claim;
 
 -- name: claim.and-delete-after:10
 /* pgqueue:claim.and-delete-after:10 */
-/* pgqueue:claim_delete */WITH claimed AS (
+WITH claimed AS (
+    /* pgqueue:claim_delete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM (SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-  AND j.priority > :after_priority
-ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS higher
-UNION ALL
-SELECT id FROM (SELECT id FROM "pgqueue".job j
-WHERE j.queue = :queue AND j.state = 'ready'
-  AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
-  AND(j.group_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job g
-        WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
-          AND g.id <> j.id
-          AND (g.state = 'running'
-               OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
-  AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
-ORDER BY j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT 10))
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+      AND j.priority > :after_priority
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS higher
+    UNION ALL
+    SELECT id FROM (SELECT id FROM "pgqueue".job j
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+      AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
+    ORDER BY j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT 10))
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
-          j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
-          j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
-          now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
-          j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
+              j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+              j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,

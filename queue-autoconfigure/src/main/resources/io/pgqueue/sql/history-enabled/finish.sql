@@ -11,7 +11,8 @@
 
 -- name: finish.snooze
 /* pgqueue:finish.snooze */
-/* pgqueue:snooze */WITH snoozed AS (
+WITH snoozed AS (
+    /* pgqueue:snooze */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -24,11 +25,12 @@
 )
 SELECT count(*) FROM snoozed;
 /* pgqueue:finish.snooze #2 */
-/* pgqueue:cancel_running */WITH cancelled AS (
+WITH cancelled AS (
+    /* pgqueue:cancel_running */
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -45,7 +47,8 @@ SELECT count(*) FROM cancelled;
 
 -- name: finish.snooze:cascades
 /* pgqueue:finish.snooze:cascades */
-/* pgqueue:snooze */WITH snoozed AS (
+WITH snoozed AS (
+    /* pgqueue:snooze */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -58,11 +61,12 @@ SELECT count(*) FROM cancelled;
 )
 SELECT count(*) FROM snoozed;
 /* pgqueue:finish.snooze:cascades #2 */
-/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
+WITH RECURSIVE cancelled AS (
+    /* pgqueue:cancel_running */
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -113,7 +117,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), wf_archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -180,10 +184,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -232,7 +236,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -278,7 +282,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.fail
 /* pgqueue:finish.fail */
-/* pgqueue:fail */WITH failed AS (
+WITH failed AS (
+    /* pgqueue:fail */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -295,11 +300,12 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 )
 SELECT count(*) FROM failed;
 /* pgqueue:finish.fail #2 */
-/* pgqueue:cancel_running */WITH cancelled AS (
+WITH cancelled AS (
+    /* pgqueue:cancel_running */
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -316,7 +322,8 @@ SELECT count(*) FROM cancelled;
 
 -- name: finish.fail:cascades
 /* pgqueue:finish.fail:cascades */
-/* pgqueue:fail */WITH RECURSIVE failed AS (
+WITH RECURSIVE failed AS (
+    /* pgqueue:fail */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -369,7 +376,7 @@ SELECT count(*) FROM cancelled;
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), wf_archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -436,10 +443,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -488,7 +495,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -532,11 +539,12 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 )
 SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 /* pgqueue:finish.fail:cascades #2 */
-/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
+WITH RECURSIVE cancelled AS (
+    /* pgqueue:cancel_running */
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -587,7 +595,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), wf_archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -654,10 +662,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -706,7 +714,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -752,7 +760,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.fail-after-rollback:cascades
 /* pgqueue:finish.fail-after-rollback:cascades */
-/* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
+WITH RECURSIVE failed AS (
+    /* pgqueue:fail_after_rollback */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -805,7 +814,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), wf_archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -872,10 +881,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -924,7 +933,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -972,7 +981,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 /* pgqueue:finish.undo-claim-then-fail:cascades */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.undo-claim-then-fail:cascades #2 */
-/* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
+WITH RECURSIVE failed AS (
+    /* pgqueue:fail_after_rollback */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -1025,7 +1035,7 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), wf_archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -1092,10 +1102,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -1144,7 +1154,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -1192,7 +1202,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 /* pgqueue:finish.restore-claim-then-fail */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.restore-claim-then-fail #2 */
-/* pgqueue:claim_restore */WITH restored AS (
+WITH restored AS (
+    /* pgqueue:claim_restore */
     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
            r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
@@ -1226,7 +1237,8 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
 INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
 SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
 /* pgqueue:finish.restore-claim-then-fail #3 */
-/* pgqueue:fail_after_rollback */WITH failed AS (
+WITH failed AS (
+    /* pgqueue:fail_after_rollback */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -1247,7 +1259,8 @@ SELECT count(*) FROM failed;
 /* pgqueue:finish.restore-claim-then-fail:cascades */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.restore-claim-then-fail:cascades #2 */
-/* pgqueue:claim_restore */WITH restored AS (
+WITH restored AS (
+    /* pgqueue:claim_restore */
     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
            r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
@@ -1281,7 +1294,8 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
 INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
 SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
 /* pgqueue:finish.restore-claim-then-fail:cascades #3 */
-/* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
+WITH RECURSIVE failed AS (
+    /* pgqueue:fail_after_rollback */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -1334,7 +1348,7 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), wf_archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -1401,10 +1415,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -1453,7 +1467,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -1501,7 +1515,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 /* pgqueue:finish.restore-claim-then-snooze */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.restore-claim-then-snooze #2 */
-/* pgqueue:claim_restore */WITH restored AS (
+WITH restored AS (
+    /* pgqueue:claim_restore */
     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
            r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
@@ -1535,7 +1550,8 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
 INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
 SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
 /* pgqueue:finish.restore-claim-then-snooze #3 */
-/* pgqueue:snooze_after_rollback */WITH snoozed AS (
+WITH snoozed AS (
+    /* pgqueue:snooze_after_rollback */
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -1550,11 +1566,12 @@ SELECT count(*) FROM snoozed;
 
 -- name: finish.cancel-running
 /* pgqueue:finish.cancel-running */
-/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
+WITH RECURSIVE cancelled AS (
+    /* pgqueue:cancel_running */
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -1605,7 +1622,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), wf_archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -1672,10 +1689,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -1724,7 +1741,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -1770,11 +1787,12 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.complete
 /* pgqueue:finish.complete */
-/* pgqueue:complete */WITH done AS (
+WITH done AS (
+    /* pgqueue:complete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
               CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
@@ -1792,11 +1810,12 @@ SELECT count(*) FROM done;
 
 -- name: finish.complete:nodes
 /* pgqueue:finish.complete:nodes */
-/* pgqueue:complete */WITH RECURSIVE done AS (
+WITH done AS (
+    /* pgqueue:complete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND NOT j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
               CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
@@ -1871,11 +1890,12 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM done;
 
 -- name: finish.complete:members
 /* pgqueue:finish.complete:members */
-/* pgqueue:complete */WITH RECURSIVE done AS (
+WITH done AS (
+    /* pgqueue:complete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND NOT j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
               CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
@@ -1925,7 +1945,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -1971,11 +1991,12 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
 
 -- name: finish.complete:nodes+members
 /* pgqueue:finish.complete:nodes+members */
-/* pgqueue:complete */WITH RECURSIVE done AS (
+WITH done AS (
+    /* pgqueue:complete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND NOT j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
               CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
@@ -2082,7 +2103,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -2128,11 +2149,12 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.cancel-running-nodes
 /* pgqueue:finish.cancel-running-nodes */
-/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
+WITH RECURSIVE cancelled AS (
+    /* pgqueue:cancel_running */
     DELETE FROM "pgqueue".job j
     WHERE id = ANY(:ids::bigint[]) AND locked_by = :node AND ((id, attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -2183,7 +2205,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), wf_archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -2250,10 +2272,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -2302,7 +2324,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c

@@ -11,7 +11,8 @@
 
 -- name: maintenance.rescue
 /* pgqueue:maintenance.rescue */
-/* pgqueue:rescue */WITH RECURSIVE stale AS (
+WITH RECURSIVE stale AS (
+    /* pgqueue:rescue */
     DELETE FROM "pgqueue".node
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".node
                          WHERE heartbeat_at < now() - :node_timeout_ms * interval '1 millisecond'
@@ -74,7 +75,7 @@
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), wf_archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -141,10 +142,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -193,7 +194,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -237,15 +238,16 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
 )
 SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM rescued;
 /* pgqueue:maintenance.rescue #2 */
-/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
+WITH RECURSIVE cancelled AS (
+    /* pgqueue:cancel_running */
     DELETE FROM "pgqueue".job j
     WHERE id = ANY(ARRAY(SELECT r.id FROM "pgqueue".job r
-               WHERE r.state = 'running' AND r.cancel_requested
-                 AND (r.lease_until < now()
-                      OR NOT EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = r.locked_by))
-               ORDER BY r.id FOR UPDATE SKIP LOCKED)) AND j.state = 'running' AND j.cancel_requested
+                   WHERE r.state = 'running' AND r.cancel_requested
+                     AND (r.lease_until < now()
+                          OR NOT EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = r.locked_by))
+                   ORDER BY r.id FOR UPDATE SKIP LOCKED)) AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -296,7 +298,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), wf_archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -363,10 +365,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -415,7 +417,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -461,7 +463,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: maintenance.release
 /* pgqueue:maintenance.release */
-/* pgqueue:release */WITH released AS (
+WITH released AS (
+    /* pgqueue:release */
     UPDATE "pgqueue".job SET state = 'ready', attempts = attempts - 1, locked_by = NULL, lease_until = NULL
     WHERE id = ANY(:ids::bigint[]) AND locked_by = :node AND state = 'running' AND NOT cancel_requested
     RETURNING queue
@@ -471,11 +474,12 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 )
 SELECT count(*) FROM released;
 /* pgqueue:maintenance.release #2 */
-/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
+WITH RECURSIVE cancelled AS (
+    /* pgqueue:cancel_running */
     DELETE FROM "pgqueue".job j
     WHERE id = ANY(:ids::bigint[]) AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -526,7 +530,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), wf_archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -593,10 +597,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -645,7 +649,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -691,7 +695,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: maintenance.retry-dead
 /* pgqueue:maintenance.retry-dead */
-/* pgqueue:retry_dead */WITH RECURSIVE retried AS (
+WITH RECURSIVE retried AS (
+    /* pgqueue:retry_dead */
     UPDATE "pgqueue".job j SET state = 'ready', attempts = 0, run_at = now(), dead_at = NULL
     WHERE j.id IN (
         SELECT DISTINCT ON (d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END) d.id
@@ -745,7 +750,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), wf_archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -812,10 +817,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -864,7 +869,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -931,7 +936,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: maintenance.purge-dead
 /* pgqueue:maintenance.purge-dead */
-/* pgqueue:purge */WITH RECURSIVE deleted AS (
+WITH RECURSIVE deleted AS (
+    /* pgqueue:purge */
     DELETE FROM "pgqueue".job WHERE id = ANY(ARRAY(
         SELECT id FROM "pgqueue".job WHERE queue = :queue AND state = 'dead' AND (id = ANY(:ids::bigint[]) OR :ids::bigint[] IS NULL) ORDER BY id LIMIT :limit FOR UPDATE SKIP LOCKED))
     RETURNING id, queue, workflow_id, batch_id
@@ -977,7 +983,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), wf_archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -1044,10 +1050,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -1096,7 +1102,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c
@@ -1142,7 +1148,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: maintenance.expire-dead
 /* pgqueue:maintenance.expire-dead */
-/* pgqueue:expire */WITH RECURSIVE deleted AS (
+WITH RECURSIVE deleted AS (
+    /* pgqueue:expire */
     DELETE FROM "pgqueue".job WHERE id = ANY(ARRAY(
         SELECT id FROM "pgqueue".job WHERE state = 'dead' AND coalesce(dead_at, created_at) < now() - :retention_ms * interval '1 millisecond' LIMIT :limit FOR UPDATE SKIP LOCKED))
     RETURNING id, queue, workflow_id, batch_id
@@ -1188,7 +1195,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
-j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
 ), wf_archived AS (
     INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
                                       dedup_key, created_at, run_at, attempted_at, last_error, state, output,
@@ -1255,10 +1262,10 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
     SELECT workflow_id, sum((now_is = 'waiting')::int - (was = 'waiting')::int), sum((now_is = 'active')::int - (was = 'active')::int), sum((now_is = 'dead')::int - (was = 'dead')::int), sum((now_is = 'completed')::int - (was = 'completed')::int), sum((now_is = 'cancelled')::int - (was = 'cancelled')::int)
     FROM (SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
-          UNION ALL
-          SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'cancelled' FROM wf_cancelled
+              UNION ALL
+              SELECT workflow_id, 'waiting', 'active' FROM wf_released WHERE state <> 'waiting') AS m
     GROUP BY workflow_id
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
@@ -1307,7 +1314,7 @@ j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' A
     SET unfinished_slots = b.unfinished_slots + c.unfinished_slots,
         uncompleted_slots = b.uncompleted_slots + c.uncompleted_slots,
         state = CASE WHEN b.state = 'cancelled' THEN 'cancelled' WHEN b.unfinished_slots + c.unfinished_slots > 0 THEN 'running'
-     WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
+         WHEN b.uncompleted_slots + c.uncompleted_slots = 0 THEN 'succeeded' ELSE 'failed' END,
         finished_at = CASE WHEN b.unfinished_slots + c.unfinished_slots = 0
                            THEN coalesce(b.finished_at, now()) END
     FROM b_crossed c

@@ -12,8 +12,11 @@ public final class SqlFunctionText {
 
     /** The counter deltas of one enqueued row, unqualified (the function runs in pgqueue's schema), whitespace collapsed. */
     public static String enqueueDeltas() {
-        return normalize(new Counters(true).deltaCte(Transition.ENQUEUE, "inserted", Counters.Rows.ONE)
-            .replace("{schema}.", ""));
+        String statement = new Counters(true).delta(Transition.ENQUEUE, "inserted", Counters.Rows.ONE)
+            .select("SELECT 1");
+        // the step as the function writes it after its insert: ", counted_enqueue AS (...)"
+        String step = statement.substring("WITH ".length(), statement.lastIndexOf("\nSELECT 1"));
+        return normalize(", " + step.replace("{schema}.", ""));
     }
 
     public static String normalize(String sql) {

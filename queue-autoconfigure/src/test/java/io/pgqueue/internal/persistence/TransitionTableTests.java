@@ -55,9 +55,10 @@ class TransitionTableTests {
                 // cascades are all there
                 for (String name : TAG.matcher(statement).results().map((t) -> t.group(1)).toList()) {
                     Transition transition = Transition.valueOf(name.toUpperCase(java.util.Locale.ROOT));
-                    String deltas = new Counters(true).deltaCte(transition, "changed", Counters.Rows.MANY)
+                    String deltas = text(new Counters(true).delta(transition, "changed", Counters.Rows.MANY))
                         .replace("FROM changed", "");
-                    String insertIntoDeltas = deltas.substring(0, deltas.indexOf("SELECT"));
+                    int insert = deltas.indexOf("INSERT INTO");
+                    String insertIntoDeltas = deltas.substring(insert, deltas.indexOf("SELECT", insert));
                     assertThat(statement).as("deltas of %s in %s", transition, statement)
                         .contains(insertIntoDeltas.replace("{schema}", "\"pgqueue\""));
                     String flat = statement.replaceAll("\\s+", " ");
@@ -74,8 +75,10 @@ class TransitionTableTests {
                             .contains("DELETE FROM \"pgqueue\".job_history");
                     }
                     if (transition.cascades().contains(Transition.Cascade.WORKFLOW)) {
+                        // the cascade's transitive cancellation reads itself: a statement with it is recursive
+                        // (the light cascade of completed nodes has none)
                         assertThat(statement).as("workflow cascade of %s in %s", transition, statement)
-                            .startsWith(transition.tag() + "WITH RECURSIVE")
+                            .startsWith(statement.contains("wf_doomed") ? "WITH RECURSIVE" : "WITH")
                             .contains("DELETE FROM \"pgqueue\".job_dependency")
                             .contains("INSERT INTO \"pgqueue\".workflow_counter_delta")
                             .contains("ARRAY(SELECT queue FROM wf_woken) AS wf_woken");
@@ -154,38 +157,38 @@ class TransitionTableTests {
     @Test
     void deltasFollowFromTheTable() {
         Counters counters = new Counters(true);
-        assertThat(counters.deltaCte(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY))
+        assertThat(text(counters.delta(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY)))
             .contains("(queue, ready, running)")
             .contains("SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue");
-        assertThat(counters.deltaCte(Transition.FAIL_AFTER_ROLLBACK, "failed", Counters.Rows.MANY))
+        assertThat(text(counters.delta(Transition.FAIL_AFTER_ROLLBACK, "failed", Counters.Rows.MANY)))
             .contains("(queue, scheduled, ready, dead, failed, dead_lettered)")
             .contains("count(*) FILTER (WHERE state = 'ready') - count(*)");
-        assertThat(counters.deltaCte(Transition.ENQUEUE, "inserted", Counters.Rows.ONE))
+        assertThat(text(counters.delta(Transition.ENQUEUE, "inserted", Counters.Rows.ONE)))
             .contains("(queue, scheduled, ready, enqueued)")
             .contains("SELECT queue, (state = 'scheduled')::int, (state = 'ready')::int, 1 FROM inserted")
             .doesNotContain("GROUP BY");
-        assertThat(counters.deltaCte(Transition.PURGE, "deleted", Counters.Rows.MANY))
+        assertThat(text(counters.delta(Transition.PURGE, "deleted", Counters.Rows.MANY)))
             .contains("(queue, dead)")
             .contains("SELECT queue, -count(*) FROM deleted");
-        assertThat(counters.deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY))
+        assertThat(text(counters.delta(Transition.COMPLETE, "done", Counters.Rows.MANY)))
             .contains("(queue, running, completed, cancelled)")
             .contains("SELECT queue, -count(*), count(*) FILTER (WHERE state = 'completed'), "
                     + "count(*) FILTER (WHERE state = 'cancelled') FROM done");
-        assertThat(counters.deltaCte(Transition.CANCEL, "cancelled", Counters.Rows.MANY))
+        assertThat(text(counters.delta(Transition.CANCEL, "cancelled", Counters.Rows.MANY)))
             .contains("(queue, waiting, scheduled, ready, cancelled)")
             .contains("SELECT queue, -count(*) FILTER (WHERE from_state = 'waiting'), "
                     + "-count(*) FILTER (WHERE from_state = 'scheduled'), "
                     + "-count(*) FILTER (WHERE from_state = 'ready'), count(*) FROM cancelled");
-        assertThat(counters.deltaCte(Transition.UNBLOCK, "wf_released", Counters.Rows.MANY))
+        assertThat(text(counters.delta(Transition.UNBLOCK, "wf_released", Counters.Rows.MANY)))
             .contains("(queue, waiting, scheduled, ready)")
             .contains("SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), "
                     + "count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') "
                     + "FROM wf_released");
         // an undoing transition takes its transition's deltas back
-        assertThat(counters.deltaCte(Transition.CLAIM_RESTORE, "restored", Counters.Rows.MANY))
+        assertThat(text(counters.delta(Transition.CLAIM_RESTORE, "restored", Counters.Rows.MANY)))
             .contains("(queue, ready, completed)")
             .contains("SELECT queue, -(-count(*)), -(count(*)) FROM restored GROUP BY queue");
-        assertThat(new Counters(false).deltaCte(Transition.COMPLETE, "done", Counters.Rows.MANY)).isEmpty();
+        assertThat(new Counters(false).delta(Transition.COMPLETE, "done", Counters.Rows.MANY).isEmpty()).isTrue();
     }
 
     @Test
@@ -246,5 +249,10 @@ class TransitionTableTests {
         catch (RuntimeException expected) {
             // no database behind this DataSource: the statement was generated before the call failed
         }
+    }
+
+    /** A part's steps as the text a statement that takes them shows. */
+    private static String text(Steps steps) {
+        return steps.select("SELECT 1");
     }
 }

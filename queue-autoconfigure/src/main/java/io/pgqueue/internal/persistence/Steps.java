@@ -1,0 +1,109 @@
+package io.pgqueue.internal.persistence;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * The steps of a statement: named common table expressions, each one query, run in order in one round trip, and
+ * then the statement's final query. The one way pgqueue composes a statement from parts: a transition's own
+ * change, the counter deltas of its aggregates ({@link Counters}), the history's copy ({@link JdbcHistoryRepository}),
+ * the cascades of workflows, batches and fair keys. A part made elsewhere is itself {@code Steps}, taken whole; a
+ * part that a setting switches off is {@link #NONE}. Immutable: composing returns new steps.
+ *
+ * <p>A chain that carries a recursive step (the workflow cascade's transitive cancellation) is rendered
+ * {@code WITH RECURSIVE}, whichever part brought it.
+ */
+final class Steps {
+
+    /** No step: what a switched-off part contributes. */
+    static final Steps NONE = new Steps(List.of(), false);
+
+    /** A step's name, optionally with its column names: {@code wf_doomed (id, root, parent)}. */
+    private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]*( \\([a-z_]+(, [a-z_]+)*\\))?");
+
+    /**
+     * One step: a named common table expression.
+     *
+     * @param name its name (and column names), which later steps and the final query read it by
+     * @param query its query (a SELECT, or a data-modifying statement with RETURNING when read)
+     */
+    record Step(String name, String query) {
+
+        Step {
+            if (!NAME.matcher(name).matches()) {
+                throw new IllegalArgumentException("Invalid step name '" + name + "'");
+            }
+            query = query.stripIndent().strip();
+        }
+    }
+
+    private final List<Step> steps;
+
+    private final boolean recursive;
+
+    private Steps(List<Step> steps, boolean recursive) {
+        this.steps = steps;
+        this.recursive = recursive;
+    }
+
+    /** One step. */
+    static Steps step(String name, String query) {
+        return new Steps(List.of(new Step(name, query)), false);
+    }
+
+    /** One step that reads itself (a {@code UNION} over its own rows): the chain is {@code WITH RECURSIVE}. */
+    static Steps recursiveStep(String name, String query) {
+        return new Steps(List.of(new Step(name, query)), true);
+    }
+
+    /** These steps, then one more. */
+    Steps then(String name, String query) {
+        return then(step(name, query));
+    }
+
+    /** These steps, then the given ones. */
+    Steps then(Steps more) {
+        if (more.steps.isEmpty()) {
+            return this;
+        }
+        if (steps.isEmpty()) {
+            return more.recursive || !recursive ? more : new Steps(more.steps, true);
+        }
+        List<Step> all = new ArrayList<>(steps);
+        all.addAll(more.steps);
+        return new Steps(List.copyOf(all), recursive || more.recursive);
+    }
+
+    /** Whether the chain has no step. */
+    boolean isEmpty() {
+        return steps.isEmpty();
+    }
+
+    /** The steps' names, in order. */
+    List<String> names() {
+        return steps.stream().map(Step::name).toList();
+    }
+
+    /**
+     * The statement: the steps as a {@code WITH} clause, then the final query (the query alone when there is no
+     * step).
+     */
+    String select(String query) {
+        String last = query.stripIndent().strip();
+        if (steps.isEmpty()) {
+            return last;
+        }
+        StringBuilder sql = new StringBuilder(recursive ? "WITH RECURSIVE " : "WITH ");
+        for (int i = 0; i < steps.size(); i++) {
+            Step step = steps.get(i);
+            if (i > 0) {
+                sql.append(", ");
+            }
+            sql.append(step.name()).append(" AS (\n");
+            step.query().lines().forEach((line) -> sql.append(line.isEmpty() ? "" : "    ").append(line).append('\n'));
+            sql.append(')');
+        }
+        return sql.append('\n').append(last).toString();
+    }
+}
