@@ -42,7 +42,7 @@ final class JdbcSchemaRepository implements SchemaRepository {
                 WHERE t NOT IN (SELECT table_name FROM information_schema.tables WHERE table_schema = :schema)
                 ORDER BY array_position(:tables::text[], t)
                 """);
-        String qualified = schema.qualify("{schema}.\"" + Schema.validateIdentifier(historyTable) + "\"");
+        String qualified = schema.table("\"" + Schema.validateIdentifier(historyTable) + "\"");
         this.historyTableExists = schema.sql("schema.history-table-exists", "SELECT count(*) FROM (SELECT to_regclass(:table) AS t) AS r WHERE t IS NOT NULL");
         this.version = schema.sql("schema.migrated-version", "SELECT version FROM " + qualified
                 + " WHERE success AND version IS NOT NULL ORDER BY installed_rank DESC LIMIT 1");
@@ -66,17 +66,17 @@ final class JdbcSchemaRepository implements SchemaRepository {
 
     @Override
     public @Nullable Integer statedVersion() {
-        return statedBy("{schema}.schema_version()", statedVersion);
+        return statedBy("schema_version()", statedVersion);
     }
 
     @Override
     public @Nullable Integer compatibleFrom() {
-        return statedBy("{schema}.schema_compatible_from()", compatibleFrom);
+        return statedBy("schema_compatible_from()", compatibleFrom);
     }
 
     /** What a function of the schema returns, or null when the schema has no such function. */
     private @Nullable Integer statedBy(String function, Sql call) {
-        if (jdbc.count(versionFunctionExists, (params) -> params.text("function", schema.qualify(function))) == 0) {
+        if (jdbc.count(versionFunctionExists, (params) -> params.text("function", schema.table(function))) == 0) {
             return null;
         }
         return (int) jdbc.count(call, Jdbc.Binder.NONE);
@@ -119,7 +119,7 @@ final class JdbcSchemaRepository implements SchemaRepository {
 
     /** The identity column's bounds of a table (minimum and maximum value), or none if it has no such column. */
     private long[] bounds(Connection connection, String table) throws SQLException {
-        return jdbc.run(connection, identityBounds, (params) -> params.text("table", schema.qualify("{schema}." + table)),
+        return jdbc.run(connection, identityBounds, (params) -> params.text("table", schema.table(table)),
                 (statement) -> {
                     try (ResultSet row = statement.executeQuery()) {
                         return row.next() ? new long[] { row.getLong(1), row.getLong(2) } : new long[0];
@@ -145,7 +145,7 @@ final class JdbcSchemaRepository implements SchemaRepository {
                     }
                 });
         if (ids[0] > 0) {
-            String qualified = schema.qualify("{schema}." + table);
+            String qualified = schema.table(table);
             throw new IllegalStateException("Table " + qualified + " holds ids outside this database's id block "
                     + first + ".." + last + "; it was used before with another id block or none");
         }

@@ -54,13 +54,13 @@ public final class Schema {
         return channel.substring(0, 54) + "_" + String.format("%08x", name.hashCode());
     }
 
-    /** Replaces every {@code {schema}} of a SQL text by the quoted schema name. */
-    String qualify(String sql) {
-        return sql.replace("{schema}", quoted);
+    /** A table (or function) of pgqueue's schema, qualified: {@code "pgqueue".job}. */
+    String table(String table) {
+        return quoted + "." + table;
     }
 
     /**
-     * Parses a statement after qualifying its table names, and records it: every statement on pgqueue's
+     * Parses a statement, its table names qualified by the schema's (each {@code {schema}}), and records it: every statement on pgqueue's
      * tables is made here, so that the transition table's test and the statement catalogue see all of them, not
      * a list kept by hand. The statement starts with its name as a comment ({@code /* pgqueue:job.complete *}{@code /}),
      * which server logs, {@code pg_stat_activity} and {@code pg_stat_statements} show: a slow statement is
@@ -84,7 +84,7 @@ public final class Schema {
         if (!NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("Invalid statement name '" + name + "'");
         }
-        return Sql.named(name, java.util.Arrays.stream(texts).map(this::qualify).toList());
+        return Sql.named(name, List.of(texts), quoted);
     }
 
     /** Every statement made through this schema so far (page statements are made on first use). */

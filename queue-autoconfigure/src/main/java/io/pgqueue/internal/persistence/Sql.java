@@ -16,6 +16,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class Sql {
 
+    /** Where a statement names pgqueue's schema, before a table's name: {@code {schema}.job}. */
+    static final String SCHEMA = "{schema}";
+
     private final String jdbcSql;
 
     private final Map<String, int[]> positions;
@@ -56,7 +59,7 @@ final class Sql {
      * {@code pg_stat_statements} show.
      */
     static Sql named(String name, String sql) {
-        return named(name, List.of(sql));
+        return named(name, List.of(sql), null);
     }
 
     /**
@@ -64,13 +67,13 @@ final class Sql {
      * their place, {@code /* pgqueue:claim.lease #2 *}{@code /}): pgjdbc sends them as separate statements, and each
      * is seen on its own in {@code pg_stat_statements}.
      */
-    static Sql named(String name, List<String> parts) {
+    static Sql named(String name, List<String> parts, @Nullable String quotedSchema) {
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < parts.size(); i++) {
             text.append((i == 0) ? "" : ";\n").append("/* pgqueue:").append(name).append((i == 0) ? "" : " #" + (i + 1))
                 .append(" */\n").append(parts.get(i));
         }
-        return parse(text.toString()).named(name);
+        return parse(text.toString(), quotedSchema).named(name);
     }
 
     /** This statement under its name in the catalogue. */
@@ -105,34 +108,83 @@ final class Sql {
         return plannedPerExecution;
     }
 
-    /** Parses a statement whose {@code {schema}} placeholders were already replaced. */
+    /** Parses a statement that names no table of pgqueue's schema. */
     static Sql parse(String sql) {
+        return parse(sql, null);
+    }
+
+    /**
+     * Parses a statement in one pass: each named parameter ({@code :queue}) becomes JDBC's {@code ?} at its
+     * places, and each {@code {schema}} (before a table's name, also inside a literal such as
+     * {@code '{schema}.job'}) the quoted name of pgqueue's schema; quoted identifiers, comments and casts are
+     * left as they are. The text keeps the named parameters, with the schema's name: what the catalogue shows.
+     *
+     * @param quotedSchema the schema's name, quoted; null for a statement that must not name it
+     */
+    static Sql parse(String sql, @Nullable String quotedSchema) {
         StringBuilder jdbc = new StringBuilder(sql.length());
+        StringBuilder text = new StringBuilder(sql.length());
         Map<String, List<Integer>> found = new LinkedHashMap<>();
         int index = 0;
         int i = 0;
         while (i < sql.length()) {
             char c = sql.charAt(i);
-            if (c == '\'' || c == '"') {
+            if (sql.startsWith(SCHEMA, i)) {
+                if (quotedSchema == null) {
+                    throw new IllegalArgumentException("A statement that names pgqueue's schema must be made by Schema: "
+                            + sql);
+                }
+                jdbc.append(quotedSchema);
+                text.append(quotedSchema);
+                i += SCHEMA.length();
+            }
+            else if (c == '\'') {
+                // a literal: copied as it is, but for the schema's name ('{schema}.job'), up to its closing quote
+                jdbc.append(c);
+                text.append(c);
+                i++;
+                while (i < sql.length() && sql.charAt(i) != '\'') {
+                    if (sql.startsWith(SCHEMA, i) && quotedSchema != null) {
+                        jdbc.append(quotedSchema);
+                        text.append(quotedSchema);
+                        i += SCHEMA.length();
+                    }
+                    else {
+                        jdbc.append(sql.charAt(i));
+                        text.append(sql.charAt(i));
+                        i++;
+                    }
+                }
+                if (i < sql.length()) {
+                    jdbc.append('\'');
+                    text.append('\'');
+                    i++;
+                }
+            }
+            else if (c == '"') {
                 int end = sql.indexOf(c, i + 1);
                 end = (end < 0) ? sql.length() : end + 1;
                 jdbc.append(sql, i, end);
+                text.append(sql, i, end);
                 i = end;
             }
             else if (c == '-' && sql.startsWith("--", i)) {
                 int end = sql.indexOf('\n', i);
                 end = (end < 0) ? sql.length() : end;
                 jdbc.append(sql, i, end);
+                text.append(sql, i, end);
                 i = end;
             }
             else if (c == '/' && sql.startsWith("/*", i)) {
                 int end = sql.indexOf("*/", i + 2);
                 end = (end < 0) ? sql.length() : end + 2;
                 jdbc.append(sql, i, end);
+                text.append(sql, i, end);
                 i = end;
             }
             else if (c == ':' && i + 1 < sql.length() && sql.charAt(i + 1) == ':') {
                 jdbc.append("::");
+                text.append("::");
                 i += 2;
             }
             else if (c == ':' && i + 1 < sql.length() && Character.isJavaIdentifierStart(sql.charAt(i + 1))) {
@@ -143,6 +195,7 @@ final class Sql {
                 // interned: binders name parameters with literals, so each look-up matches by reference
                 found.computeIfAbsent(sql.substring(i + 1, end).intern(), (name) -> new ArrayList<>()).add(++index);
                 jdbc.append('?');
+                text.append(sql, i, end);
                 i = end;
             }
             else if (c == '?') {
@@ -150,12 +203,13 @@ final class Sql {
             }
             else {
                 jdbc.append(c);
+                text.append(c);
                 i++;
             }
         }
         Map<String, int[]> positions = new LinkedHashMap<>();
         found.forEach((name, at) -> positions.put(name, at.stream().mapToInt(Integer::intValue).toArray()));
-        return new Sql(jdbc.toString(), Collections.unmodifiableMap(positions), index, false, null, sql);
+        return new Sql(jdbc.toString(), Collections.unmodifiableMap(positions), index, false, null, text.toString());
     }
 
     String jdbcSql() {

@@ -219,6 +219,21 @@ class TransitionTableTests {
         assertThatIllegalArgumentException().isThrownBy(() -> Sql.parse("SELECT ?"));
     }
 
+    @Test
+    void theSchemaIsNamedInTheSameParseAndOnlyByStatementsSchemaMakes() {
+        Sql sql = Sql.parse("SELECT nextval(pg_get_serial_sequence('{schema}.job', 'id')), :a FROM {schema}.job "
+                + "/* {schema} */ WHERE \"{schema}\" IS NULL", "\"jobs_2\"");
+        assertThat(sql.jdbcSql()).isEqualTo("SELECT nextval(pg_get_serial_sequence('\"jobs_2\".job', 'id')), ? FROM "
+                + "\"jobs_2\".job /* {schema} */ WHERE \"{schema}\" IS NULL");
+        assertThat(sql.text()).isEqualTo("SELECT nextval(pg_get_serial_sequence('\"jobs_2\".job', 'id')), :a FROM "
+                + "\"jobs_2\".job /* {schema} */ WHERE \"{schema}\" IS NULL");
+        // a statement made without the schema cannot name it: it would run against a table of that name elsewhere
+        assertThatIllegalArgumentException().isThrownBy(() -> Sql.parse("SELECT 1 FROM {schema}.job"))
+            .withMessageStartingWith("A statement that names pgqueue's schema must be made by Schema");
+        assertThat(new Schema("jobs_2").sql("lookup.example", "SELECT id FROM {schema}.job WHERE id = :id").jdbcSql())
+            .isEqualTo("/* pgqueue:lookup.example */\nSELECT id FROM \"jobs_2\".job WHERE id = ?");
+    }
+
     /** A fragment as the statements read once parsed: schema qualified, named parameters as {@code ?}. */
     private static String jdbc(String fragment) {
         return fragment.replace("{schema}", "\"pgqueue\"").replaceAll("(?<!:):[a-z_]+", "?");
