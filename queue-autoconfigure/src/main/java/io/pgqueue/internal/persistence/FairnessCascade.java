@@ -122,6 +122,13 @@ final class FairnessCascade {
                 ORDER BY k.pass, k.key LIMIT %d""".formatted(Math.max(most, keys));
     }
 
+    /** The configured settings, then the keys a claim looks at with their weights and caps ({@code fair_candidates}). */
+    private static Steps candidateKeys(int most, int keys) {
+        return SETTINGS.then("fair_candidates", """
+                SELECT k.key, k.pass, %s AS weight, %s AS cap
+                %s""".formatted(WEIGHT, CAP, candidates(most, keys)));
+    }
+
     /**
      * The FAIRNESS cascade of a statement whose CTE {@code rows} returns {@code queue}, {@code fairness_key} and,
      * when {@code readyOnly}, {@code state}: the keys of its rows (those made ready) are held FOR KEY SHARE
@@ -169,10 +176,7 @@ final class FairnessCascade {
      * tables), and the statement is planned once rather than at every claim.
      */
     Steps leased(int most, int keys) {
-        return SETTINGS
-            .then("fair_candidates", """
-                SELECT k.key, k.pass, %s AS weight, %s AS cap
-                %s""".formatted(WEIGHT, CAP, candidates(most, keys)))
+        return candidateKeys(most, keys)
             .then("fair_capped", """
                 SELECT k.key, k.pass,
                        (SELECT s.pass FROM {schema}.fair_key s WHERE s.queue = k.queue AND s.key = k.key) AS seen_pass
@@ -218,10 +222,7 @@ final class FairnessCascade {
      * savepoint gives them back with the jobs).
      */
     Steps deleted(int most, int keys) {
-        return SETTINGS
-            .then("fair_candidates", """
-                SELECT k.key, k.pass, %s AS weight, %s AS cap
-                %s""".formatted(WEIGHT, CAP, candidates(most, keys)))
+        return candidateKeys(most, keys)
             .then("fair_room", """
                 SELECT c.*, CASE WHEN c.cap IS NULL THEN :limit ELSE least(:limit, c.cap) END AS room
                 FROM fair_candidates c""")
