@@ -14,8 +14,7 @@
 
 -- name: claim.promote-due
 /* pgqueue:claim.promote-due */
-WITH promoted AS (
-    /* pgqueue:promote */
+/* pgqueue:promote */WITH promoted AS (
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE  state = 'scheduled' AND run_at <= now()
@@ -50,8 +49,7 @@ SELECT count(*) FROM promoted;
 
 -- name: claim.promote-due-of-queue
 /* pgqueue:claim.promote-due-of-queue */
-WITH promoted AS (
-    /* pgqueue:promote */
+/* pgqueue:promote */WITH promoted AS (
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
@@ -65,8 +63,7 @@ SELECT count(*) FROM promoted;
 
 -- name: claim.promote-due-of-fair-queue
 /* pgqueue:claim.promote-due-of-fair-queue */
-WITH promoted AS (
-    /* pgqueue:promote */
+/* pgqueue:promote */WITH promoted AS (
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
@@ -101,8 +98,7 @@ SELECT count(*) FROM promoted;
 
 -- name: claim.lease
 /* pgqueue:claim.lease */
-WITH promoted AS (
-    /* pgqueue:promote */
+/* pgqueue:promote */WITH promoted AS (
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
@@ -114,8 +110,7 @@ WITH promoted AS (
 )
 SELECT count(*) FROM promoted;
 /* pgqueue:claim.lease #2 */
-WITH claimed AS (
-    /* pgqueue:claim_lease */
+/* pgqueue:claim_lease */WITH claimed AS (
     UPDATE "pgqueue".job j
     SET state = 'running', attempts = j.attempts + 1,
         max_attempts = coalesce(j.max_attempts, :default_max_attempts),
@@ -144,8 +139,7 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.lease-after
 /* pgqueue:claim.lease-after */
-WITH promoted AS (
-    /* pgqueue:promote */
+/* pgqueue:promote */WITH promoted AS (
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
@@ -157,8 +151,7 @@ WITH promoted AS (
 )
 SELECT count(*) FROM promoted;
 /* pgqueue:claim.lease-after #2 */
-WITH claimed AS (
-    /* pgqueue:claim_lease */
+/* pgqueue:claim_lease */WITH claimed AS (
     UPDATE "pgqueue".job j
     SET state = 'running', attempts = j.attempts + 1,
         max_attempts = coalesce(j.max_attempts, :default_max_attempts),
@@ -200,7 +193,7 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.fair-lease:10-of-16
 /* pgqueue:claim.fair-lease:10-of-16 */
-WITH fair_settings AS (
+/* pgqueue:claim_lease */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_candidates AS (
     SELECT k.key, k.pass, coalesce(k.weight, (SELECT c.weight FROM fair_settings c WHERE c.key = k.key), :fair_default_weight::float8) AS weight, coalesce((SELECT c.cap FROM fair_settings c WHERE c.key = k.key), :fair_default_cap::int) AS cap
@@ -270,7 +263,6 @@ WITH fair_settings AS (
 ), fair_emptied AS (
     SELECT key FROM fair_charged WHERE emptied
 ), claimed AS (
-    /* pgqueue:claim_lease */
     UPDATE "pgqueue".job j
     SET state = 'running', attempts = j.attempts + 1,
         max_attempts = coalesce(j.max_attempts, :default_max_attempts),
@@ -292,7 +284,7 @@ SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_at
 /* pgqueue:claim.fair-and-delete:10-of-16 */
 SAVEPOINT pgqueue_claim;
 /* pgqueue:claim.fair-and-delete:10-of-16 #2 */
-WITH fair_settings AS (
+/* pgqueue:claim_delete */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_candidates AS (
     SELECT k.key, k.pass, coalesce(k.weight, (SELECT c.weight FROM fair_settings c WHERE c.key = k.key), :fair_default_weight::float8) AS weight, coalesce((SELECT c.cap FROM fair_settings c WHERE c.key = k.key), :fair_default_cap::int) AS cap
@@ -340,7 +332,6 @@ WITH fair_settings AS (
     SELECT r.key FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key WHERE (r.room > 0 AND CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN coalesce(t.n, 0) = 0
                          ELSE coalesce(t.n, 0) >= r.ready END)
 ), claimed AS (
-    /* pgqueue:claim_delete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
@@ -356,8 +347,7 @@ SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_at
 
 -- name: claim.and-delete
 /* pgqueue:claim.and-delete */
-WITH claimed AS (
-    /* pgqueue:claim_delete */
+/* pgqueue:claim_delete */WITH claimed AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job j
     WHERE j.queue = :queue AND j.state = 'ready'
@@ -384,8 +374,7 @@ SAVEPOINT pgqueue_claim;
 
 -- name: claim.and-delete-after
 /* pgqueue:claim.and-delete-after */
-WITH claimed AS (
-    /* pgqueue:claim_delete */
+/* pgqueue:claim_delete */WITH claimed AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM (SELECT id FROM "pgqueue".job j
     WHERE j.queue = :queue AND j.state = 'ready'
@@ -454,8 +443,7 @@ UPDATE "pgqueue".queue_rate SET started = started + :started WHERE queue = :queu
 
 -- name: claim.lease:10
 /* pgqueue:claim.lease:10 */
-WITH promoted AS (
-    /* pgqueue:promote */
+/* pgqueue:promote */WITH promoted AS (
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
@@ -467,8 +455,7 @@ WITH promoted AS (
 )
 SELECT count(*) FROM promoted;
 /* pgqueue:claim.lease:10 #2 */
-WITH claimed AS (
-    /* pgqueue:claim_lease */
+/* pgqueue:claim_lease */WITH claimed AS (
     UPDATE "pgqueue".job j
     SET state = 'running', attempts = j.attempts + 1,
         max_attempts = coalesce(j.max_attempts, :default_max_attempts),
@@ -497,8 +484,7 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.and-delete:10
 /* pgqueue:claim.and-delete:10 */
-WITH claimed AS (
-    /* pgqueue:claim_delete */
+/* pgqueue:claim_delete */WITH claimed AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job j
     WHERE j.queue = :queue AND j.state = 'ready'
@@ -525,8 +511,7 @@ SAVEPOINT pgqueue_claim;
 
 -- name: claim.lease-after:10
 /* pgqueue:claim.lease-after:10 */
-WITH promoted AS (
-    /* pgqueue:promote */
+/* pgqueue:promote */WITH promoted AS (
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
@@ -538,8 +523,7 @@ WITH promoted AS (
 )
 SELECT count(*) FROM promoted;
 /* pgqueue:claim.lease-after:10 #2 */
-WITH claimed AS (
-    /* pgqueue:claim_lease */
+/* pgqueue:claim_lease */WITH claimed AS (
     UPDATE "pgqueue".job j
     SET state = 'running', attempts = j.attempts + 1,
         max_attempts = coalesce(j.max_attempts, :default_max_attempts),
@@ -581,8 +565,7 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.and-delete-after:10
 /* pgqueue:claim.and-delete-after:10 */
-WITH claimed AS (
-    /* pgqueue:claim_delete */
+/* pgqueue:claim_delete */WITH claimed AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM (SELECT id FROM "pgqueue".job j
     WHERE j.queue = :queue AND j.state = 'ready'

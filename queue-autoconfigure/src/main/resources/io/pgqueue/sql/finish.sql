@@ -14,8 +14,7 @@
 
 -- name: finish.snooze
 /* pgqueue:finish.snooze */
-WITH snoozed AS (
-    /* pgqueue:snooze */
+/* pgqueue:snooze */WITH snoozed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -28,8 +27,7 @@ WITH snoozed AS (
 )
 SELECT count(*) FROM snoozed;
 /* pgqueue:finish.snooze #2 */
-WITH cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -42,8 +40,7 @@ SELECT count(*) FROM cancelled;
 
 -- name: finish.snooze:cascades
 /* pgqueue:finish.snooze:cascades */
-WITH snoozed AS (
-    /* pgqueue:snooze */
+/* pgqueue:snooze */WITH snoozed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -56,8 +53,7 @@ WITH snoozed AS (
 )
 SELECT count(*) FROM snoozed;
 /* pgqueue:finish.snooze:cascades #2 */
-WITH RECURSIVE cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -261,8 +257,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.fail
 /* pgqueue:finish.fail */
-WITH failed AS (
-    /* pgqueue:fail */
+/* pgqueue:fail */WITH failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -279,8 +274,7 @@ WITH failed AS (
 )
 SELECT count(*) FROM failed;
 /* pgqueue:finish.fail #2 */
-WITH cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -293,8 +287,7 @@ SELECT count(*) FROM cancelled;
 
 -- name: finish.fail:cascades
 /* pgqueue:finish.fail:cascades */
-WITH RECURSIVE failed AS (
-    /* pgqueue:fail */
+/* pgqueue:fail */WITH RECURSIVE failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -502,8 +495,7 @@ WITH RECURSIVE failed AS (
 )
 SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 /* pgqueue:finish.fail:cascades #2 */
-WITH RECURSIVE cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -707,8 +699,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.fail-after-rollback
 /* pgqueue:finish.fail-after-rollback */
-WITH failed AS (
-    /* pgqueue:fail_after_rollback */
+/* pgqueue:fail_after_rollback */WITH failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -727,8 +718,7 @@ SELECT count(*) FROM failed;
 
 -- name: finish.fail-after-rollback:cascades
 /* pgqueue:finish.fail-after-rollback:cascades */
-WITH RECURSIVE failed AS (
-    /* pgqueue:fail_after_rollback */
+/* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -940,8 +930,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 /* pgqueue:finish.undo-claim-then-fail */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.undo-claim-then-fail #2 */
-WITH failed AS (
-    /* pgqueue:fail_after_rollback */
+/* pgqueue:fail_after_rollback */WITH failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -962,8 +951,7 @@ SELECT count(*) FROM failed;
 /* pgqueue:finish.undo-claim-then-fail:cascades */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.undo-claim-then-fail:cascades #2 */
-WITH RECURSIVE failed AS (
-    /* pgqueue:fail_after_rollback */
+/* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -1175,8 +1163,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 /* pgqueue:finish.restore-claim-then-fail */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.restore-claim-then-fail #2 */
-WITH restored AS (
-    /* pgqueue:claim_restore */
+/* pgqueue:claim_restore */WITH restored AS (
     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
            r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
@@ -1207,8 +1194,7 @@ WITH restored AS (
 INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
 SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
 /* pgqueue:finish.restore-claim-then-fail #3 */
-WITH failed AS (
-    /* pgqueue:fail_after_rollback */
+/* pgqueue:fail_after_rollback */WITH failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -1229,8 +1215,7 @@ SELECT count(*) FROM failed;
 /* pgqueue:finish.restore-claim-then-fail:cascades */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.restore-claim-then-fail:cascades #2 */
-WITH restored AS (
-    /* pgqueue:claim_restore */
+/* pgqueue:claim_restore */WITH restored AS (
     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
            r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
@@ -1261,8 +1246,7 @@ WITH restored AS (
 INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
 SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
 /* pgqueue:finish.restore-claim-then-fail:cascades #3 */
-WITH RECURSIVE failed AS (
-    /* pgqueue:fail_after_rollback */
+/* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -1472,8 +1456,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.snooze-after-rollback
 /* pgqueue:finish.snooze-after-rollback */
-WITH snoozed AS (
-    /* pgqueue:snooze_after_rollback */
+/* pgqueue:snooze_after_rollback */WITH snoozed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -1490,8 +1473,7 @@ SELECT count(*) FROM snoozed;
 /* pgqueue:finish.undo-claim-then-snooze */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.undo-claim-then-snooze #2 */
-WITH snoozed AS (
-    /* pgqueue:snooze_after_rollback */
+/* pgqueue:snooze_after_rollback */WITH snoozed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -1508,8 +1490,7 @@ SELECT count(*) FROM snoozed;
 /* pgqueue:finish.restore-claim-then-snooze */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.restore-claim-then-snooze #2 */
-WITH restored AS (
-    /* pgqueue:claim_restore */
+/* pgqueue:claim_restore */WITH restored AS (
     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
            r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
@@ -1540,8 +1521,7 @@ WITH restored AS (
 INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
 SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
 /* pgqueue:finish.restore-claim-then-snooze #3 */
-WITH snoozed AS (
-    /* pgqueue:snooze_after_rollback */
+/* pgqueue:snooze_after_rollback */WITH snoozed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -1561,8 +1541,7 @@ WHERE id = ANY(:ids) AND state = 'running' AND locked_by = :node AND cancel_requ
 
 -- name: finish.cancel-running
 /* pgqueue:finish.cancel-running */
-WITH RECURSIVE cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -1773,8 +1752,7 @@ WHERE j.id = p.id AND j.attempts = p.attempt AND j.locked_by = :node AND j.state
 
 -- name: finish.complete
 /* pgqueue:finish.complete */
-WITH done AS (
-    /* pgqueue:complete */
+/* pgqueue:complete */WITH done AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -1788,8 +1766,7 @@ SELECT count(*) FROM done;
 
 -- name: finish.complete:nodes
 /* pgqueue:finish.complete:nodes */
-WITH done AS (
-    /* pgqueue:complete */
+/* pgqueue:complete */WITH done AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND NOT j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -1992,8 +1969,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM succeeded;
 
 -- name: finish.complete:members
 /* pgqueue:finish.complete:members */
-WITH done AS (
-    /* pgqueue:complete */
+/* pgqueue:complete */WITH done AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND NOT j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -2259,8 +2235,7 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 
 -- name: finish.complete:nodes+members
 /* pgqueue:finish.complete:nodes+members */
-WITH done AS (
-    /* pgqueue:complete */
+/* pgqueue:complete */WITH done AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND NOT j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -2697,8 +2672,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.cancel-running-nodes
 /* pgqueue:finish.cancel-running-nodes */
-WITH RECURSIVE cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = ANY(:ids::bigint[]) AND locked_by = :node AND ((id, attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,

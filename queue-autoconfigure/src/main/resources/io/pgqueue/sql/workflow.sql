@@ -22,7 +22,7 @@ SELECT nextval(pg_get_serial_sequence('"pgqueue".job', 'id')) FROM generate_seri
 
 -- name: workflow.insert
 /* pgqueue:workflow.insert */
-WITH input AS (
+/* pgqueue:submit */WITH input AS (
     SELECT n.id, n.queue, n.pending, n.name, n.parents, i.payload, i.payload_type, i.headers,
            i.priority, i.max_attempts, i.group_key, i.timeout_ms, i.fairness_key,
            coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
@@ -34,7 +34,6 @@ WITH input AS (
     JOIN unnest(:ids::bigint[], :queues::text[], :pending::int[], :names::text[], :parents::text[])
          WITH ORDINALITY AS n(id, queue, pending, name, parents, ord) ON n.ord = i.ord
 ), inserted AS (
-    /* pgqueue:submit */
     INSERT INTO "pgqueue".job (id, queue, state, priority, run_at, payload, payload_type, headers,
                               max_attempts, group_key, timeout_ms, workflow_id, pending_parents,
                               fairness_key)

@@ -222,16 +222,16 @@ final class ClaimStatements {
      */
     private String promoteStatement(boolean oneQueue, boolean keyed) {
         return Steps.step("promoted", """
-                %s
                 UPDATE {schema}.job SET state = 'ready', debounce_key = NULL
                 WHERE id = ANY(ARRAY(SELECT id FROM {schema}.job
                                      WHERE %s state = 'scheduled' AND run_at <= now()
                                      ORDER BY run_at LIMIT %s FOR UPDATE SKIP LOCKED))
-                RETURNING queue%s""".formatted(Transition.PROMOTE.tag(), oneQueue ? "queue = :queue AND" : "",
+                RETURNING queue%s""".formatted(oneQueue ? "queue = :queue AND" : "",
                         // a queue's promotion (before its claims) always takes as many: a constant, for a generic plan
                         oneQueue ? String.valueOf(PROMOTE_PER_CLAIM) : ":promote_limit", keyed ? ", fairness_key" : ""))
             .then(counters.delta(Transition.PROMOTE, "promoted", Counters.Rows.MANY))
             .then(keyed ? fairness.activate("promoted", "", false) : Steps.NONE)
+            .tagged(Transition.PROMOTE)
             .select("SELECT count(*) FROM promoted");
     }
 
@@ -260,15 +260,15 @@ final class ClaimStatements {
 
     private String claimLeasedStatement(boolean after, String limit) {
         return Steps.step("claimed", """
-                %s
                 UPDATE {schema}.job j
                 %s
                 WHERE j.id = ANY(ARRAY(%s))
                   AND %s
                   %s
-                %s""".formatted(Transition.CLAIM_LEASE.tag(), JobColumns.LEASE_SET, readyIds(after, limit),
-                Transition.CLAIM_LEASE.guard("j"), claimCommit, JobColumns.LEASE_RETURNING))
+                %s""".formatted(JobColumns.LEASE_SET, readyIds(after, limit), Transition.CLAIM_LEASE.guard("j"),
+                claimCommit, JobColumns.LEASE_RETURNING))
             .then(counters.delta(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY))
+            .tagged(Transition.CLAIM_LEASE)
             .select(JobColumns.CLAIMED_COLUMNS);
     }
 
@@ -289,15 +289,15 @@ final class ClaimStatements {
         return fairness.leased(size.most(), size.keys())
             .then("fair_emptied", "SELECT key FROM fair_charged WHERE emptied")
             .then("claimed", """
-                %s
                 UPDATE {schema}.job j
                 %s
                 WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
                   AND %s
                   %s
-                %s""".formatted(Transition.CLAIM_LEASE.tag(), JobColumns.LEASE_SET, Transition.CLAIM_LEASE.guard("j"),
-                claimCommit, JobColumns.LEASE_RETURNING))
+                %s""".formatted(JobColumns.LEASE_SET, Transition.CLAIM_LEASE.guard("j"), claimCommit,
+                JobColumns.LEASE_RETURNING))
             .then(counters.delta(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY))
+            .tagged(Transition.CLAIM_LEASE)
             .select(JobColumns.FAIR_CLAIMED_COLUMNS);
     }
 
@@ -313,13 +313,12 @@ final class ClaimStatements {
 
     private String claimAndDeleteStatement(boolean after, String limit) {
         return Steps.step("claimed", """
-                %s
                 DELETE FROM {schema}.job j
                 WHERE j.id = ANY(ARRAY(%s))
-                %s, %s AS rest""".formatted(Transition.CLAIM_DELETE.tag(), readyIds(after, limit),
-                JobColumns.DELETE_RETURNING, JobColumns.REST_OF_ROW))
+                %s, %s AS rest""".formatted(readyIds(after, limit), JobColumns.DELETE_RETURNING, JobColumns.REST_OF_ROW))
             .then(history.archive("claimed", false))
             .then(counters.delta(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY))
+            .tagged(Transition.CLAIM_DELETE)
             .select(JobColumns.CLAIMED_WITH_RESTS);
     }
 
@@ -327,12 +326,12 @@ final class ClaimStatements {
     private String fairClaimAndDeleteStatement(FairSize size) {
         return fairness.deleted(size.most(), size.keys())
             .then("claimed", """
-                %s
                 DELETE FROM {schema}.job j
                 WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
-                %s""".formatted(Transition.CLAIM_DELETE.tag(), JobColumns.DELETE_RETURNING))
+                %s""".formatted(JobColumns.DELETE_RETURNING))
             .then(history.archive("claimed", false))
             .then(counters.delta(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY))
+            .tagged(Transition.CLAIM_DELETE)
             .select(JobColumns.FAIR_CLAIMED_COLUMNS);
     }
 }

@@ -198,15 +198,14 @@ final class FinishStatements {
         // this one): these variants' cascades are the light ones of jobs that completed
         boolean workflows = cascades.any();
         Steps done = Steps.step("done", """
-                %s
                 DELETE FROM {schema}.job j
                 WHERE j.id = ANY(:ids::bigint[]) AND %s%s
                 RETURNING %s,
-                          CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state""".formatted(
-                Transition.COMPLETE.tag(), Transition.COMPLETE.guard("j"),
+                          CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state""".formatted(Transition.COMPLETE.guard("j"),
                 workflows ? " AND NOT j.cancel_requested" : "", JobColumns.FINISHED_COLUMNS))
             .then(history.archive("done", true))
-            .then(counters.delta(Transition.COMPLETE, "done", Counters.Rows.MANY));
+            .then(counters.delta(Transition.COMPLETE, "done", Counters.Rows.MANY))
+            .tagged(Transition.COMPLETE);
         return completedCascades(done, "done", cascades);
     }
 
@@ -241,14 +240,14 @@ final class FinishStatements {
     /** As {@link #cancelRunningStatement(String)}; without the workflow cascade for jobs known to be plain. */
     private String cancelRunningStatement(String filter, boolean workflows) {
         return Steps.step("cancelled", """
-                %s
                 DELETE FROM {schema}.job j
                 WHERE %s AND j.state = 'running' AND %s
-                RETURNING %s, 'cancelled' AS state""".formatted(Transition.CANCEL_RUNNING.tag(), filter,
-                Transition.CANCEL_RUNNING.guard("j"), JobColumns.FINISHED_COLUMNS))
+                RETURNING %s, 'cancelled' AS state""".formatted(filter, Transition.CANCEL_RUNNING.guard("j"),
+                JobColumns.FINISHED_COLUMNS))
             .then(history.archive("cancelled", false))
             .then(counters.delta(Transition.CANCEL_RUNNING, "cancelled", Counters.Rows.MANY))
             .then(workflows ? cascades(Transition.CANCEL_RUNNING, "cancelled", null) : Steps.NONE)
+            .tagged(Transition.CANCEL_RUNNING)
             .select("SELECT count(*)" + (workflows ? WOKEN : "") + " FROM cancelled");
     }
 
@@ -260,13 +259,11 @@ final class FinishStatements {
      */
     private String cancelStatement(String ids, boolean requestRunning) {
         return Steps.step("cancelled", """
-                %s
                 DELETE FROM {schema}.job j
                 WHERE j.id = ANY(ARRAY(SELECT id FROM {schema}.job WHERE id = ANY(%s)
                                        AND state IN ('waiting', 'scheduled', 'ready') FOR UPDATE SKIP LOCKED))
                   AND j.state IN ('waiting', 'scheduled', 'ready')
-                RETURNING %s, j.state AS from_state, 'cancelled' AS state""".formatted(Transition.CANCEL.tag(), ids,
-                JobColumns.FINISHED_COLUMNS))
+                RETURNING %s, j.state AS from_state, 'cancelled' AS state""".formatted(ids, JobColumns.FINISHED_COLUMNS))
             .then("windows_released", """
                 DELETE FROM {schema}.dedup_window w USING cancelled c
                 WHERE w.queue = c.queue AND w.dedup_key = c.dedup_key""")
@@ -277,6 +274,7 @@ final class FinishStatements {
             .then(history.archive("cancelled", false))
             .then(counters.delta(Transition.CANCEL, "cancelled", Counters.Rows.MANY))
             .then(cascades(Transition.CANCEL, "cancelled", null))
+            .tagged(Transition.CANCEL)
             .select("SELECT id, true AS finished" + WOKEN + " FROM cancelled"
                     + (requestRunning ? "\nUNION ALL SELECT id, false, NULL::text[], NULL::text[] FROM requested" : ""));
     }
@@ -290,14 +288,14 @@ final class FinishStatements {
      */
     private String snoozeStatement(Transition transition) {
         return Steps.step("snoozed", """
-                %s
                 UPDATE {schema}.job
                 SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
                     run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
                     attempts = :attempt - 1, locked_by = NULL, lease_until = NULL, debounce_key = NULL
                 WHERE id = :id AND %s
-                RETURNING queue, state""".formatted(transition.tag(), transition.guard("")))
+                RETURNING queue, state""".formatted(transition.guard("")))
             .then(counters.delta(transition, "snoozed", Counters.Rows.MANY))
+            .tagged(transition)
             .select("SELECT count(*) FROM snoozed");
     }
 
@@ -319,7 +317,6 @@ final class FinishStatements {
         columns.add("state");
         columns.addAll(JobColumns.RESTORED_FROM_REST.keySet());
         return Steps.step("restored", """
-                %s
                 SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
                        r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
                        r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
@@ -329,10 +326,10 @@ final class FinishStatements {
                             :r_timeouts::bigint[], :r_workflow_ids::bigint[], :r_batch_ids::bigint[],
                             :r_fairness_keys::text[], :r_rests::text[])
                      AS r(id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms,
-                          workflow_id, batch_id, fairness_key, rest)""".formatted(Transition.CLAIM_RESTORE.tag(),
-                String.join(",\n                   ", rest)))
+                          workflow_id, batch_id, fairness_key, rest)""".formatted(String.join(",\n                   ", rest)))
             .then(history.unarchive("restored"))
             .then(counters.delta(Transition.CLAIM_RESTORE, "restored", Counters.Rows.MANY))
+            .tagged(Transition.CLAIM_RESTORE)
             .select("""
                 INSERT INTO {schema}.job (%s) OVERRIDING SYSTEM VALUE
                 SELECT %s FROM restored""".formatted(String.join(", ", columns), String.join(", ", columns)));
@@ -345,7 +342,6 @@ final class FinishStatements {
      */
     private String failStatement(Transition transition, boolean workflows) {
         return Steps.step("failed", """
-                %s
                 UPDATE {schema}.job
                 SET state = CASE WHEN :dead::boolean THEN 'dead'
                                  WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -355,9 +351,10 @@ final class FinishStatements {
                     locked_by = NULL, lease_until = NULL, last_error = :error, debounce_key = NULL,
                     dead_at = CASE WHEN :dead::boolean THEN statement_timestamp() END
                 WHERE id = :id AND %s
-                RETURNING id, queue, state, workflow_id, batch_id""".formatted(transition.tag(), transition.guard("")))
+                RETURNING id, queue, state, workflow_id, batch_id""".formatted(transition.guard("")))
             .then(counters.delta(transition, "failed", Counters.Rows.MANY))
             .then(workflows ? cascades(transition, "failed", null) : Steps.NONE)
+            .tagged(transition)
             .select("SELECT count(*)" + (workflows ? WOKEN : "") + " FROM failed");
     }
 
@@ -369,12 +366,11 @@ final class FinishStatements {
      */
     private String rescueStatement() {
         return Steps.step("stale", """
-                %s
                 DELETE FROM {schema}.node
                 WHERE id = ANY(ARRAY(SELECT id FROM {schema}.node
                                      WHERE heartbeat_at < now() - :node_timeout_ms * interval '1 millisecond'
                                      FOR UPDATE SKIP LOCKED))
-                RETURNING id""".formatted(Transition.RESCUE.tag()))
+                RETURNING id""")
             .then("rescued", """
                 UPDATE {schema}.job j
                 SET state = CASE WHEN j.attempts >= j.max_attempts THEN 'dead' ELSE 'ready' END,
@@ -392,16 +388,17 @@ final class FinishStatements {
                 RETURNING j.id, j.queue, j.state, j.workflow_id, j.batch_id""".formatted(Transition.RESCUE.guard("r")))
             .then(counters.delta(Transition.RESCUE, "rescued", Counters.Rows.MANY))
             .then(cascades(Transition.RESCUE, "rescued", null))
+            .tagged(Transition.RESCUE)
             .select("SELECT count(*)" + WOKEN + " FROM rescued");
     }
 
     private String releaseStatement() {
         return Steps.step("released", """
-                %s
                 UPDATE {schema}.job SET state = 'ready', attempts = attempts - 1, locked_by = NULL, lease_until = NULL
                 WHERE id = ANY(:ids::bigint[]) AND %s
-                RETURNING queue""".formatted(Transition.RELEASE.tag(), Transition.RELEASE.guard("")))
+                RETURNING queue""".formatted(Transition.RELEASE.guard("")))
             .then(counters.delta(Transition.RELEASE, "released", Counters.Rows.MANY))
+            .tagged(Transition.RELEASE)
             .select("SELECT count(*) FROM released");
     }
 
@@ -412,7 +409,6 @@ final class FinishStatements {
      */
     private String retryDeadStatement() {
         return Steps.step("retried", """
-                %s
                 UPDATE {schema}.job j SET state = 'ready', attempts = 0, run_at = now(), dead_at = NULL
                 WHERE j.id IN (
                     SELECT DISTINCT ON (d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END) d.id
@@ -423,23 +419,24 @@ final class FinishStatements {
                             WHERE live.queue = d.queue AND live.dedup_key = d.dedup_key AND live.state <> 'dead'))
                     ORDER BY d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END, d.id DESC)
                   AND j.state = 'dead'
-                RETURNING j.id, j.queue, j.workflow_id, j.batch_id, j.fairness_key""".formatted(Transition.RETRY_DEAD.tag()))
+                RETURNING j.id, j.queue, j.workflow_id, j.batch_id, j.fairness_key""")
             .then(counters.delta(Transition.RETRY_DEAD, "retried", Counters.Rows.MANY))
             .then(cascades(Transition.RETRY_DEAD, "retried", null))
             .then(fairness.activate("retried", "", false))
+            .tagged(Transition.RETRY_DEAD)
             .select("SELECT count(*)" + WOKEN + " FROM retried");
     }
 
     /** Deletes up to a batch of dead jobs matching a filter (admin purge, retention). */
     private String deleteDeadStatement(Transition transition, String filter) {
         return Steps.step("deleted", """
-                %s
                 DELETE FROM {schema}.job WHERE id = ANY(ARRAY(
                     SELECT id FROM {schema}.job WHERE %s LIMIT :limit FOR UPDATE SKIP LOCKED))
-                RETURNING id, queue, workflow_id, batch_id""".formatted(transition.tag(), filter))
+                RETURNING id, queue, workflow_id, batch_id""".formatted(filter))
             .then(counters.delta(transition, "deleted", Counters.Rows.MANY))
             .then(cascades(transition, "deleted", (transition == Transition.PURGE) ? "purged while dead"
                     : "expired while dead"))
+            .tagged(transition)
             .select("SELECT count(*)" + WOKEN + " FROM deleted");
     }
 

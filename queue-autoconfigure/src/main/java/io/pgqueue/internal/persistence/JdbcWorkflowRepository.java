@@ -92,7 +92,6 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
                 JOIN unnest(:ids::bigint[], :queues::text[], :pending::int[], :names::text[], :parents::text[])
                      WITH ORDINALITY AS n(id, queue, pending, name, parents, ord) ON n.ord = i.ord""")
             .then("inserted", """
-                %s
                 INSERT INTO {schema}.job (id, queue, state, priority, run_at, payload, payload_type, headers,
                                           max_attempts, group_key, timeout_ms, workflow_id, pending_parents,
                                           fairness_key)
@@ -101,7 +100,7 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
                        priority, due, payload::jsonb, payload_type, headers::jsonb, max_attempts, group_key,
                        timeout_ms, :workflow_id, pending, fairness_key
                 FROM input
-                RETURNING id, queue, state, workflow_id, fairness_key""".formatted(Transition.SUBMIT.tag()))
+                RETURNING id, queue, state, workflow_id, fairness_key""")
             .then(counters.delta(Transition.SUBMIT, "inserted", Counters.Rows.MANY))
             .then(new FairnessCascade().activate("inserted", "", true))
             .then("nodes", """
@@ -116,6 +115,7 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
                 SELECT :workflow_id::bigint AS workflow_id, 'none' AS was,
                                  CASE WHEN state = 'waiting' THEN 'waiting' ELSE 'active' END AS now_is
                           FROM inserted"""))
+            .tagged(Transition.SUBMIT)
             .select("SELECT DISTINCT queue FROM inserted WHERE state = 'ready'"));
         this.lock = schema.sql("workflow.lock", "SELECT name, default_policy FROM {schema}.workflow WHERE id = :id FOR UPDATE");
         this.nodes = schema.sql("workflow.nodes", """

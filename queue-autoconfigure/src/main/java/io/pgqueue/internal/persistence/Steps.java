@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The steps of a statement: named common table expressions, each one query, run in order in one round trip, and
  * then the statement's final query. The one way pgqueue composes a statement from parts: a transition's own
@@ -17,7 +19,7 @@ import java.util.regex.Pattern;
 final class Steps {
 
     /** No step: what a switched-off part contributes. */
-    static final Steps NONE = new Steps(List.of(), false);
+    static final Steps NONE = new Steps(List.of(), false, null);
 
     /** A step's name, optionally with its column names: {@code wf_doomed (id, root, parent)}. */
     private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]*( \\([a-z_]+(, [a-z_]+)*\\))?");
@@ -42,19 +44,23 @@ final class Steps {
 
     private final boolean recursive;
 
-    private Steps(List<Step> steps, boolean recursive) {
+    /** The tag of the transition the statement carries out, written before it (where logs show it), or null. */
+    private final @Nullable String tag;
+
+    private Steps(List<Step> steps, boolean recursive, @Nullable String tag) {
         this.steps = steps;
         this.recursive = recursive;
+        this.tag = tag;
     }
 
     /** One step. */
     static Steps step(String name, String query) {
-        return new Steps(List.of(new Step(name, query)), false);
+        return new Steps(List.of(new Step(name, query)), false, null);
     }
 
     /** One step that reads itself (a {@code UNION} over its own rows): the chain is {@code WITH RECURSIVE}. */
     static Steps recursiveStep(String name, String query) {
-        return new Steps(List.of(new Step(name, query)), true);
+        return new Steps(List.of(new Step(name, query)), true, null);
     }
 
     /** These steps, then one more. */
@@ -67,12 +73,18 @@ final class Steps {
         if (more.steps.isEmpty()) {
             return this;
         }
-        if (steps.isEmpty()) {
-            return more.recursive || !recursive ? more : new Steps(more.steps, true);
-        }
         List<Step> all = new ArrayList<>(steps);
         all.addAll(more.steps);
-        return new Steps(List.copyOf(all), recursive || more.recursive);
+        return new Steps(List.copyOf(all), recursive || more.recursive, (tag != null) ? tag : more.tag);
+    }
+
+    /**
+     * These steps as the statement of a transition: its tag ({@code /* pgqueue:complete *}{@code /}) is written
+     * first, where {@code pg_stat_activity} shows it however long the statement is (its text is cut at
+     * {@code track_activity_query_size}). The transitions of a cascade's steps are tagged inside those steps.
+     */
+    Steps tagged(Transition transition) {
+        return new Steps(steps, recursive, transition.tag());
     }
 
     /** Whether the chain has no step. */
@@ -91,10 +103,11 @@ final class Steps {
      */
     String select(String query) {
         String last = query.stripIndent().strip();
+        String prefix = (tag != null) ? tag : "";
         if (steps.isEmpty()) {
-            return last;
+            return prefix + last;
         }
-        StringBuilder sql = new StringBuilder(recursive ? "WITH RECURSIVE " : "WITH ");
+        StringBuilder sql = new StringBuilder(prefix).append(recursive ? "WITH RECURSIVE " : "WITH ");
         for (int i = 0; i < steps.size(); i++) {
             Step step = steps.get(i);
             if (i > 0) {

@@ -11,8 +11,7 @@
 
 -- name: finish.snooze
 /* pgqueue:finish.snooze */
-WITH snoozed AS (
-    /* pgqueue:snooze */
+/* pgqueue:snooze */WITH snoozed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -22,8 +21,7 @@ WITH snoozed AS (
 )
 SELECT count(*) FROM snoozed;
 /* pgqueue:finish.snooze #2 */
-WITH cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -33,8 +31,7 @@ SELECT count(*) FROM cancelled;
 
 -- name: finish.snooze:cascades
 /* pgqueue:finish.snooze:cascades */
-WITH snoozed AS (
-    /* pgqueue:snooze */
+/* pgqueue:snooze */WITH snoozed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -44,8 +41,7 @@ WITH snoozed AS (
 )
 SELECT count(*) FROM snoozed;
 /* pgqueue:finish.snooze:cascades #2 */
-WITH RECURSIVE cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -237,8 +233,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.fail
 /* pgqueue:finish.fail */
-WITH failed AS (
-    /* pgqueue:fail */
+/* pgqueue:fail */WITH failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -252,8 +247,7 @@ WITH failed AS (
 )
 SELECT count(*) FROM failed;
 /* pgqueue:finish.fail #2 */
-WITH cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -263,8 +257,7 @@ SELECT count(*) FROM cancelled;
 
 -- name: finish.fail:cascades
 /* pgqueue:finish.fail:cascades */
-WITH RECURSIVE failed AS (
-    /* pgqueue:fail */
+/* pgqueue:fail */WITH RECURSIVE failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -460,8 +453,7 @@ WITH RECURSIVE failed AS (
 )
 SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 /* pgqueue:finish.fail:cascades #2 */
-WITH RECURSIVE cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -653,8 +645,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.fail-after-rollback
 /* pgqueue:finish.fail-after-rollback */
-WITH failed AS (
-    /* pgqueue:fail_after_rollback */
+/* pgqueue:fail_after_rollback */WITH failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -670,8 +661,7 @@ SELECT count(*) FROM failed;
 
 -- name: finish.fail-after-rollback:cascades
 /* pgqueue:finish.fail-after-rollback:cascades */
-WITH RECURSIVE failed AS (
-    /* pgqueue:fail_after_rollback */
+/* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -871,8 +861,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 /* pgqueue:finish.undo-claim-then-fail */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.undo-claim-then-fail #2 */
-WITH failed AS (
-    /* pgqueue:fail_after_rollback */
+/* pgqueue:fail_after_rollback */WITH failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -890,8 +879,7 @@ SELECT count(*) FROM failed;
 /* pgqueue:finish.undo-claim-then-fail:cascades */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.undo-claim-then-fail:cascades #2 */
-WITH RECURSIVE failed AS (
-    /* pgqueue:fail_after_rollback */
+/* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -1091,8 +1079,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 /* pgqueue:finish.restore-claim-then-fail */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.restore-claim-then-fail #2 */
-WITH restored AS (
-    /* pgqueue:claim_restore */
+/* pgqueue:claim_restore */WITH restored AS (
     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
            r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
@@ -1120,8 +1107,7 @@ WITH restored AS (
 INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
 SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
 /* pgqueue:finish.restore-claim-then-fail #3 */
-WITH failed AS (
-    /* pgqueue:fail_after_rollback */
+/* pgqueue:fail_after_rollback */WITH failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -1139,8 +1125,7 @@ SELECT count(*) FROM failed;
 /* pgqueue:finish.restore-claim-then-fail:cascades */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.restore-claim-then-fail:cascades #2 */
-WITH restored AS (
-    /* pgqueue:claim_restore */
+/* pgqueue:claim_restore */WITH restored AS (
     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
            r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
@@ -1168,8 +1153,7 @@ WITH restored AS (
 INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
 SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
 /* pgqueue:finish.restore-claim-then-fail:cascades #3 */
-WITH RECURSIVE failed AS (
-    /* pgqueue:fail_after_rollback */
+/* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -1367,8 +1351,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.snooze-after-rollback
 /* pgqueue:finish.snooze-after-rollback */
-WITH snoozed AS (
-    /* pgqueue:snooze_after_rollback */
+/* pgqueue:snooze_after_rollback */WITH snoozed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -1382,8 +1365,7 @@ SELECT count(*) FROM snoozed;
 /* pgqueue:finish.undo-claim-then-snooze */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.undo-claim-then-snooze #2 */
-WITH snoozed AS (
-    /* pgqueue:snooze_after_rollback */
+/* pgqueue:snooze_after_rollback */WITH snoozed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -1397,8 +1379,7 @@ SELECT count(*) FROM snoozed;
 /* pgqueue:finish.restore-claim-then-snooze */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.restore-claim-then-snooze #2 */
-WITH restored AS (
-    /* pgqueue:claim_restore */
+/* pgqueue:claim_restore */WITH restored AS (
     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
            r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
@@ -1426,8 +1407,7 @@ WITH restored AS (
 INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
 SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
 /* pgqueue:finish.restore-claim-then-snooze #3 */
-WITH snoozed AS (
-    /* pgqueue:snooze_after_rollback */
+/* pgqueue:snooze_after_rollback */WITH snoozed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -1439,8 +1419,7 @@ SELECT count(*) FROM snoozed;
 
 -- name: finish.cancel-running
 /* pgqueue:finish.cancel-running */
-WITH RECURSIVE cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -1632,8 +1611,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.complete
 /* pgqueue:finish.complete */
-WITH done AS (
-    /* pgqueue:complete */
+/* pgqueue:complete */WITH done AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -1644,8 +1622,7 @@ SELECT count(*) FROM done;
 
 -- name: finish.complete:nodes
 /* pgqueue:finish.complete:nodes */
-WITH done AS (
-    /* pgqueue:complete */
+/* pgqueue:complete */WITH done AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND NOT j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -1836,8 +1813,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM succeeded;
 
 -- name: finish.complete:members
 /* pgqueue:finish.complete:members */
-WITH done AS (
-    /* pgqueue:complete */
+/* pgqueue:complete */WITH done AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND NOT j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -2091,8 +2067,7 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 
 -- name: finish.complete:nodes+members
 /* pgqueue:finish.complete:nodes+members */
-WITH done AS (
-    /* pgqueue:complete */
+/* pgqueue:complete */WITH done AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND NOT j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -2508,8 +2483,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.cancel-running-nodes
 /* pgqueue:finish.cancel-running-nodes */
-WITH RECURSIVE cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = ANY(:ids::bigint[]) AND locked_by = :node AND ((id, attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,

@@ -11,8 +11,7 @@
 
 -- name: maintenance.rescue
 /* pgqueue:maintenance.rescue */
-WITH RECURSIVE stale AS (
-    /* pgqueue:rescue */
+/* pgqueue:rescue */WITH RECURSIVE stale AS (
     DELETE FROM "pgqueue".node
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".node
                          WHERE heartbeat_at < now() - :node_timeout_ms * interval '1 millisecond'
@@ -218,8 +217,7 @@ WITH RECURSIVE stale AS (
 )
 SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM rescued;
 /* pgqueue:maintenance.rescue #2 */
-WITH RECURSIVE cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = ANY(ARRAY(SELECT r.id FROM "pgqueue".job r
                    WHERE r.state = 'running' AND r.cancel_requested
@@ -415,16 +413,14 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: maintenance.release
 /* pgqueue:maintenance.release */
-WITH released AS (
-    /* pgqueue:release */
+/* pgqueue:release */WITH released AS (
     UPDATE "pgqueue".job SET state = 'ready', attempts = attempts - 1, locked_by = NULL, lease_until = NULL
     WHERE id = ANY(:ids::bigint[]) AND locked_by = :node AND state = 'running' AND NOT cancel_requested
     RETURNING queue
 )
 SELECT count(*) FROM released;
 /* pgqueue:maintenance.release #2 */
-WITH RECURSIVE cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = ANY(:ids::bigint[]) AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -616,8 +612,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: maintenance.retry-dead
 /* pgqueue:maintenance.retry-dead */
-WITH RECURSIVE retried AS (
-    /* pgqueue:retry_dead */
+/* pgqueue:retry_dead */WITH RECURSIVE retried AS (
     UPDATE "pgqueue".job j SET state = 'ready', attempts = 0, run_at = now(), dead_at = NULL
     WHERE j.id IN (
         SELECT DISTINCT ON (d.dedup_key, CASE WHEN d.dedup_key IS NULL THEN d.id END) d.id
@@ -837,8 +832,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: maintenance.purge-dead
 /* pgqueue:maintenance.purge-dead */
-WITH RECURSIVE deleted AS (
-    /* pgqueue:purge */
+/* pgqueue:purge */WITH RECURSIVE deleted AS (
     DELETE FROM "pgqueue".job WHERE id = ANY(ARRAY(
         SELECT id FROM "pgqueue".job WHERE queue = :queue AND state = 'dead' AND (id = ANY(:ids::bigint[]) OR :ids::bigint[] IS NULL) ORDER BY id LIMIT :limit FOR UPDATE SKIP LOCKED))
     RETURNING id, queue, workflow_id, batch_id
@@ -1029,8 +1023,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: maintenance.expire-dead
 /* pgqueue:maintenance.expire-dead */
-WITH RECURSIVE deleted AS (
-    /* pgqueue:expire */
+/* pgqueue:expire */WITH RECURSIVE deleted AS (
     DELETE FROM "pgqueue".job WHERE id = ANY(ARRAY(
         SELECT id FROM "pgqueue".job WHERE state = 'dead' AND coalesce(dead_at, created_at) < now() - :retention_ms * interval '1 millisecond' LIMIT :limit FOR UPDATE SKIP LOCKED))
     RETURNING id, queue, workflow_id, batch_id

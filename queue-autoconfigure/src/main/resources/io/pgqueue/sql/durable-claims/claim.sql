@@ -11,8 +11,7 @@
 
 -- name: claim.lease
 /* pgqueue:claim.lease */
-WITH promoted AS (
-    /* pgqueue:promote */
+/* pgqueue:promote */WITH promoted AS (
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
@@ -24,8 +23,7 @@ WITH promoted AS (
 )
 SELECT count(*) FROM promoted;
 /* pgqueue:claim.lease #2 */
-WITH claimed AS (
-    /* pgqueue:claim_lease */
+/* pgqueue:claim_lease */WITH claimed AS (
     UPDATE "pgqueue".job j
     SET state = 'running', attempts = j.attempts + 1,
         max_attempts = coalesce(j.max_attempts, :default_max_attempts),
@@ -54,8 +52,7 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.lease-after
 /* pgqueue:claim.lease-after */
-WITH promoted AS (
-    /* pgqueue:promote */
+/* pgqueue:promote */WITH promoted AS (
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
@@ -67,8 +64,7 @@ WITH promoted AS (
 )
 SELECT count(*) FROM promoted;
 /* pgqueue:claim.lease-after #2 */
-WITH claimed AS (
-    /* pgqueue:claim_lease */
+/* pgqueue:claim_lease */WITH claimed AS (
     UPDATE "pgqueue".job j
     SET state = 'running', attempts = j.attempts + 1,
         max_attempts = coalesce(j.max_attempts, :default_max_attempts),
@@ -110,7 +106,7 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.fair-lease:10-of-16
 /* pgqueue:claim.fair-lease:10-of-16 */
-WITH fair_settings AS (
+/* pgqueue:claim_lease */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_candidates AS (
     SELECT k.key, k.pass, coalesce(k.weight, (SELECT c.weight FROM fair_settings c WHERE c.key = k.key), :fair_default_weight::float8) AS weight, coalesce((SELECT c.cap FROM fair_settings c WHERE c.key = k.key), :fair_default_cap::int) AS cap
@@ -180,7 +176,6 @@ WITH fair_settings AS (
 ), fair_emptied AS (
     SELECT key FROM fair_charged WHERE emptied
 ), claimed AS (
-    /* pgqueue:claim_lease */
     UPDATE "pgqueue".job j
     SET state = 'running', attempts = j.attempts + 1,
         max_attempts = coalesce(j.max_attempts, :default_max_attempts),
@@ -200,8 +195,7 @@ SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_at
 
 -- name: claim.lease:10
 /* pgqueue:claim.lease:10 */
-WITH promoted AS (
-    /* pgqueue:promote */
+/* pgqueue:promote */WITH promoted AS (
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
@@ -213,8 +207,7 @@ WITH promoted AS (
 )
 SELECT count(*) FROM promoted;
 /* pgqueue:claim.lease:10 #2 */
-WITH claimed AS (
-    /* pgqueue:claim_lease */
+/* pgqueue:claim_lease */WITH claimed AS (
     UPDATE "pgqueue".job j
     SET state = 'running', attempts = j.attempts + 1,
         max_attempts = coalesce(j.max_attempts, :default_max_attempts),
@@ -243,8 +236,7 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.lease-after:10
 /* pgqueue:claim.lease-after:10 */
-WITH promoted AS (
-    /* pgqueue:promote */
+/* pgqueue:promote */WITH promoted AS (
     UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
     WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
                          WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
@@ -256,8 +248,7 @@ WITH promoted AS (
 )
 SELECT count(*) FROM promoted;
 /* pgqueue:claim.lease-after:10 #2 */
-WITH claimed AS (
-    /* pgqueue:claim_lease */
+/* pgqueue:claim_lease */WITH claimed AS (
     UPDATE "pgqueue".job j
     SET state = 'running', attempts = j.attempts + 1,
         max_attempts = coalesce(j.max_attempts, :default_max_attempts),

@@ -11,8 +11,7 @@
 
 -- name: cancel.jobs
 /* pgqueue:cancel.jobs */
-WITH RECURSIVE cancelled AS (
-    /* pgqueue:cancel */
+/* pgqueue:cancel */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job WHERE id = ANY(:ids::bigint[])
                            AND state IN ('waiting', 'scheduled', 'ready') FOR UPDATE SKIP LOCKED))
@@ -242,8 +241,7 @@ UNION ALL SELECT id, false, NULL::text[], NULL::text[] FROM requested;
 
 -- name: cancel.batch-members
 /* pgqueue:cancel.batch-members */
-WITH RECURSIVE cancelled AS (
-    /* pgqueue:cancel */
+/* pgqueue:cancel */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job WHERE batch_id = :batch_id AND state IN ('waiting', 'scheduled', 'ready')))
                            AND state IN ('waiting', 'scheduled', 'ready') FOR UPDATE SKIP LOCKED))

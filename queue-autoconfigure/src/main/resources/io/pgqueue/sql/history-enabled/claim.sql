@@ -13,7 +13,7 @@
 /* pgqueue:claim.fair-and-delete:10-of-16 */
 SAVEPOINT pgqueue_claim;
 /* pgqueue:claim.fair-and-delete:10-of-16 #2 */
-WITH fair_settings AS (
+/* pgqueue:claim_delete */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_candidates AS (
     SELECT k.key, k.pass, coalesce(k.weight, (SELECT c.weight FROM fair_settings c WHERE c.key = k.key), :fair_default_weight::float8) AS weight, coalesce((SELECT c.cap FROM fair_settings c WHERE c.key = k.key), :fair_default_cap::int) AS cap
@@ -61,7 +61,6 @@ WITH fair_settings AS (
     SELECT r.key FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key WHERE (r.room > 0 AND CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN coalesce(t.n, 0) = 0
                          ELSE coalesce(t.n, 0) >= r.ready END)
 ), claimed AS (
-    /* pgqueue:claim_delete */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
@@ -85,8 +84,7 @@ SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_at
 
 -- name: claim.and-delete
 /* pgqueue:claim.and-delete */
-WITH claimed AS (
-    /* pgqueue:claim_delete */
+/* pgqueue:claim_delete */WITH claimed AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job j
     WHERE j.queue = :queue AND j.state = 'ready'
@@ -121,8 +119,7 @@ SAVEPOINT pgqueue_claim;
 
 -- name: claim.and-delete-after
 /* pgqueue:claim.and-delete-after */
-WITH claimed AS (
-    /* pgqueue:claim_delete */
+/* pgqueue:claim_delete */WITH claimed AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM (SELECT id FROM "pgqueue".job j
     WHERE j.queue = :queue AND j.state = 'ready'
@@ -170,8 +167,7 @@ SAVEPOINT pgqueue_claim;
 
 -- name: claim.and-delete:10
 /* pgqueue:claim.and-delete:10 */
-WITH claimed AS (
-    /* pgqueue:claim_delete */
+/* pgqueue:claim_delete */WITH claimed AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM "pgqueue".job j
     WHERE j.queue = :queue AND j.state = 'ready'
@@ -206,8 +202,7 @@ SAVEPOINT pgqueue_claim;
 
 -- name: claim.and-delete-after:10
 /* pgqueue:claim.and-delete-after:10 */
-WITH claimed AS (
-    /* pgqueue:claim_delete */
+/* pgqueue:claim_delete */WITH claimed AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM (SELECT id FROM "pgqueue".job j
     WHERE j.queue = :queue AND j.state = 'ready'

@@ -11,8 +11,7 @@
 
 -- name: finish.snooze
 /* pgqueue:finish.snooze */
-WITH snoozed AS (
-    /* pgqueue:snooze */
+/* pgqueue:snooze */WITH snoozed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -25,8 +24,7 @@ WITH snoozed AS (
 )
 SELECT count(*) FROM snoozed;
 /* pgqueue:finish.snooze #2 */
-WITH cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -47,8 +45,7 @@ SELECT count(*) FROM cancelled;
 
 -- name: finish.snooze:cascades
 /* pgqueue:finish.snooze:cascades */
-WITH snoozed AS (
-    /* pgqueue:snooze */
+/* pgqueue:snooze */WITH snoozed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -61,8 +58,7 @@ WITH snoozed AS (
 )
 SELECT count(*) FROM snoozed;
 /* pgqueue:finish.snooze:cascades #2 */
-WITH RECURSIVE cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -282,8 +278,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.fail
 /* pgqueue:finish.fail */
-WITH failed AS (
-    /* pgqueue:fail */
+/* pgqueue:fail */WITH failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -300,8 +295,7 @@ WITH failed AS (
 )
 SELECT count(*) FROM failed;
 /* pgqueue:finish.fail #2 */
-WITH cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -322,8 +316,7 @@ SELECT count(*) FROM cancelled;
 
 -- name: finish.fail:cascades
 /* pgqueue:finish.fail:cascades */
-WITH RECURSIVE failed AS (
-    /* pgqueue:fail */
+/* pgqueue:fail */WITH RECURSIVE failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -539,8 +532,7 @@ WITH RECURSIVE failed AS (
 )
 SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM failed;
 /* pgqueue:finish.fail:cascades #2 */
-WITH RECURSIVE cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -760,8 +752,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.fail-after-rollback:cascades
 /* pgqueue:finish.fail-after-rollback:cascades */
-WITH RECURSIVE failed AS (
-    /* pgqueue:fail_after_rollback */
+/* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -981,8 +972,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 /* pgqueue:finish.undo-claim-then-fail:cascades */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.undo-claim-then-fail:cascades #2 */
-WITH RECURSIVE failed AS (
-    /* pgqueue:fail_after_rollback */
+/* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -1202,8 +1192,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 /* pgqueue:finish.restore-claim-then-fail */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.restore-claim-then-fail #2 */
-WITH restored AS (
-    /* pgqueue:claim_restore */
+/* pgqueue:claim_restore */WITH restored AS (
     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
            r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
@@ -1237,8 +1226,7 @@ WITH restored AS (
 INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
 SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
 /* pgqueue:finish.restore-claim-then-fail #3 */
-WITH failed AS (
-    /* pgqueue:fail_after_rollback */
+/* pgqueue:fail_after_rollback */WITH failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -1259,8 +1247,7 @@ SELECT count(*) FROM failed;
 /* pgqueue:finish.restore-claim-then-fail:cascades */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.restore-claim-then-fail:cascades #2 */
-WITH restored AS (
-    /* pgqueue:claim_restore */
+/* pgqueue:claim_restore */WITH restored AS (
     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
            r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
@@ -1294,8 +1281,7 @@ WITH restored AS (
 INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
 SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
 /* pgqueue:finish.restore-claim-then-fail:cascades #3 */
-WITH RECURSIVE failed AS (
-    /* pgqueue:fail_after_rollback */
+/* pgqueue:fail_after_rollback */WITH RECURSIVE failed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :dead::boolean THEN 'dead'
                      WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
@@ -1515,8 +1501,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 /* pgqueue:finish.restore-claim-then-snooze */
 ROLLBACK TO SAVEPOINT pgqueue_claim;
 /* pgqueue:finish.restore-claim-then-snooze #2 */
-WITH restored AS (
-    /* pgqueue:claim_restore */
+/* pgqueue:claim_restore */WITH restored AS (
     SELECT r.id, r.queue, r.payload::jsonb AS payload, r.payload_type, r.headers::jsonb AS headers,
            r.attempts, r.created_at::timestamptz AS created_at, r.run_at::timestamptz AS run_at,
            r.timeout_ms, r.workflow_id, r.batch_id, r.fairness_key, 'ready' AS state,
@@ -1550,8 +1535,7 @@ WITH restored AS (
 INSERT INTO "pgqueue".job (id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents) OVERRIDING SYSTEM VALUE
 SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, timeout_ms, workflow_id, batch_id, fairness_key, state, priority, max_attempts, dedup_key, group_key, locked_by, lease_until, last_error, dead_at, cancel_requested, attempted_at, progress_percent, progress_message, debounce_key, pending_parents FROM restored;
 /* pgqueue:finish.restore-claim-then-snooze #3 */
-WITH snoozed AS (
-    /* pgqueue:snooze_after_rollback */
+/* pgqueue:snooze_after_rollback */WITH snoozed AS (
     UPDATE "pgqueue".job
     SET state = CASE WHEN :delay_ms::bigint > 0 THEN 'scheduled' ELSE 'ready' END,
         run_at = statement_timestamp() + :delay_ms::bigint * interval '1 millisecond',
@@ -1566,8 +1550,7 @@ SELECT count(*) FROM snoozed;
 
 -- name: finish.cancel-running
 /* pgqueue:finish.cancel-running */
-WITH RECURSIVE cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = :id AND attempts = :attempt AND locked_by = :node AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -1787,8 +1770,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.complete
 /* pgqueue:finish.complete */
-WITH done AS (
-    /* pgqueue:complete */
+/* pgqueue:complete */WITH done AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -1810,8 +1792,7 @@ SELECT count(*) FROM done;
 
 -- name: finish.complete:nodes
 /* pgqueue:finish.complete:nodes */
-WITH done AS (
-    /* pgqueue:complete */
+/* pgqueue:complete */WITH done AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND NOT j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -1890,8 +1871,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM done;
 
 -- name: finish.complete:members
 /* pgqueue:finish.complete:members */
-WITH done AS (
-    /* pgqueue:complete */
+/* pgqueue:complete */WITH done AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND NOT j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -1991,8 +1971,7 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
 
 -- name: finish.complete:nodes+members
 /* pgqueue:finish.complete:nodes+members */
-WITH done AS (
-    /* pgqueue:complete */
+/* pgqueue:complete */WITH done AS (
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(:ids::bigint[]) AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND NOT j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
@@ -2149,8 +2128,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 
 -- name: finish.cancel-running-nodes
 /* pgqueue:finish.cancel-running-nodes */
-WITH RECURSIVE cancelled AS (
-    /* pgqueue:cancel_running */
+/* pgqueue:cancel_running */WITH RECURSIVE cancelled AS (
     DELETE FROM "pgqueue".job j
     WHERE id = ANY(:ids::bigint[]) AND locked_by = :node AND ((id, attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE AND j.state = 'running' AND j.cancel_requested
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,

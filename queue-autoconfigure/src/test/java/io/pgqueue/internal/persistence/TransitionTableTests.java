@@ -78,7 +78,7 @@ class TransitionTableTests {
                         // the cascade's transitive cancellation reads itself: a statement with it is recursive
                         // (the light cascade of completed nodes has none)
                         assertThat(statement).as("workflow cascade of %s in %s", transition, statement)
-                            .startsWith(statement.contains("wf_doomed") ? "WITH RECURSIVE" : "WITH")
+                            .startsWith(transition.tag() + (statement.contains("wf_doomed") ? "WITH RECURSIVE" : "WITH"))
                             .contains("DELETE FROM \"pgqueue\".job_dependency")
                             .contains("INSERT INTO \"pgqueue\".workflow_counter_delta")
                             .contains("ARRAY(SELECT queue FROM wf_woken) AS wf_woken");
