@@ -27,11 +27,14 @@ final class PeerScenario {
     static List<Result> run(Scenarios scenarios, BenchServer server, int jobs) throws Exception {
         Scenarios.Setting best = new Scenarios.Setting(128, 100);
         Scenarios.Pair drain = Scenarios.interleaved(() -> scenarios.drainPgqueue("LEASE", best, jobs, true, true),
-                () -> drainDbScheduler(server, jobs));
-        return List.of(new Result("peer: db-scheduler 16.12", "drain, pgqueue LEASE " + best + " vs db-scheduler",
+                () -> drainDbScheduler(server, jobs), jobs);
+        List<Result> rows = new java.util.ArrayList<>();
+        rows.add(new Result("peer: db-scheduler 16.12", "drain, pgqueue LEASE " + best + " vs db-scheduler",
                 drain.pgqueue(), drain.baseline(), "jobs/s", true, jobs + " no-op jobs preloaded; db-scheduler: "
                         + "lock-and-fetch (0.5, 3.0), " + DB_SCHEDULER_THREADS + " threads, polling 100 ms; baseline "
                         + "column = db-scheduler; " + drain.method()));
+        rows.addAll(drain.cpuRows("peer: db-scheduler 16.12", "drain: pgqueue vs db-scheduler", "drained"));
+        return rows;
     }
 
     /** Preloads due one-time tasks and times db-scheduler executing all of them; returns tasks per second. */

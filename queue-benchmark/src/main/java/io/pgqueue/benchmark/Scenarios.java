@@ -96,7 +96,8 @@ final class Scenarios {
             results.addAll(againstRaw(single, "single-row INSERT", send,
                     () -> rawInserts(database, threads, sizes.sends(), 1, RawQueue.INSERT_ONE),
                     MachineCpu.metered(ClientCpu.metered(() -> rawInserts(database, threads, sizes.sends(), 1,
-                            RawQueue.INSERT_ONE_GUARDED), sizes.sends(), guardedCpu), sizes.sends(), guardedMachine)));
+                            RawQueue.INSERT_ONE_GUARDED), sizes.sends(), guardedCpu), sizes.sends(), guardedMachine),
+                    0));
             results.add(new Result("enqueue", single + ": client CPU per job, pgqueue vs raw + send guarantees",
                     median(sendCpu), median(guardedCpu), "µs", false, "CPU time of the sending threads per job, "
                             + "median of every round above: what the client spends beside the database"));
@@ -110,7 +111,7 @@ final class Scenarios {
                         "multi-row INSERT ... VALUES of " + batch, sendBatch,
                         () -> rawInserts(database, batchThreads, batches * batch, batch, RawQueue.insertMany(batch)),
                         () -> rawInserts(database, batchThreads, batches * batch, batch,
-                                RawQueue.insertManyGuarded(batch))));
+                                RawQueue.insertManyGuarded(batch)), (long) batches * batch));
             }
         }
         return results;
@@ -148,18 +149,20 @@ final class Scenarios {
      * against that guarded statement.
      */
     private static List<Result> againstRaw(String variant, String raw, Callable<Double> pgqueue, Callable<Double> bare,
-            Callable<Double> guarded) throws Exception {
+            Callable<Double> guarded, long meteredJobs) throws Exception {
         Pair against = interleaved(pgqueue, bare);
         Pair guarantees = interleaved(guarded, bare);
-        Pair beyond = interleaved(pgqueue, guarded);
-        return List.of(
+        Pair beyond = interleaved(pgqueue, guarded, meteredJobs);
+        List<Result> rows = new ArrayList<>(List.of(
                 new Result("enqueue", variant, against.pgqueue(), against.baseline(), "jobs/s", true,
                         "raw: " + raw + "; " + against.method()),
                 new Result("enqueue", variant + ": raw + send guarantees vs raw", guarantees.pgqueue(),
                         guarantees.baseline(), "jobs/s", true, "the price of the guarantees in raw SQL alone "
                                 + "(clock, dedup arbiter, RETURNING id, counter delta); " + guarantees.method()),
                 new Result("enqueue", variant + ": pgqueue vs raw + send guarantees", beyond.pgqueue(),
-                        beyond.baseline(), "jobs/s", true, "what pgqueue costs beyond those guarantees; " + beyond.method()));
+                        beyond.baseline(), "jobs/s", true, "what pgqueue costs beyond those guarantees; " + beyond.method())));
+        rows.addAll(beyond.cpuRows("enqueue", variant + ": pgqueue vs raw + send guarantees", "were sent"));
+        return rows;
     }
 
     /**
@@ -243,12 +246,13 @@ final class Scenarios {
             for (Setting setting : settings) {
                 Setting rawSetting = lease ? new Setting(LEASE_BASELINE_CONNECTIONS, setting.batch()) : setting;
                 Pair drain = interleaved(() -> drainPgqueue(mode, setting, sizes.drainJobs(), true, true),
-                        () -> drainRaw(mode, rawSetting, sizes.drainJobs()));
+                        () -> drainRaw(mode, rawSetting, sizes.drainJobs()), sizes.drainJobs());
                 Result result = new Result("drain " + mode, setting.toString(), drain.pgqueue(), drain.baseline(),
                         "jobs/s", true, sizes.drainJobs() + " no-op jobs preloaded" + (lease ? "; raw: "
                                 + LEASE_BASELINE_CONNECTIONS + " connections, lease UPDATE + batched DELETE, batch "
                                 + setting.batch() : "") + "; " + drain.method());
                 results.add(result);
+                results.addAll(drain.cpuRows("drain " + mode, setting + ": pgqueue vs raw", "drained"));
                 if (best == null || result.pgqueue() > best.pgqueue()) {
                     best = result;
                     bestSetting = setting;
@@ -698,11 +702,14 @@ final class Scenarios {
     List<Result> backlog() throws Exception {
         Setting setting = new Setting(64, 50);
         Pair backlog = interleaved(() -> backlogRun(setting, sizes.backlogLarge(), sizes.backlogLarge()),
-                () -> backlogRun(setting, sizes.backlogWork(), 0));
-        return List.of(new Result("backlog scaling", "first " + sizes.backlogWork() + " jobs of " + sizes.backlogLarge()
+                () -> backlogRun(setting, sizes.backlogWork(), 0), sizes.backlogWork());
+        List<Result> rows = new ArrayList<>();
+        rows.add(new Result("backlog scaling", "first " + sizes.backlogWork() + " jobs of " + sizes.backlogLarge()
                 + " ready + " + sizes.backlogLarge() + " scheduled vs of " + sizes.backlogWork() + " ready",
                 backlog.pgqueue(), backlog.baseline(), "jobs/s", true,
                 "LEASE, " + setting + "; baseline column = pgqueue with the small backlog; " + backlog.method()));
+        rows.addAll(backlog.cpuRows("backlog scaling", "large backlog vs small", "drained"));
+        return rows;
     }
 
     private double backlogRun(Setting setting, int ready, int scheduled) throws Exception {
@@ -791,18 +798,20 @@ final class Scenarios {
                             }
                         }
                     }));
-                });
+                }, (long) perThread * threads);
                 results.add(new Result("payload size", bytes(size) + ": send, 1 per transaction, " + threads + " threads",
                         send.pgqueue(), send.baseline(), "jobs/s", true, (perThread * threads) + " jobs; raw: "
                                 + "single-row INSERT of the same JSON; " + send.method()));
+                results.addAll(send.cpuRows("payload size", bytes(size) + ": send: pgqueue vs raw", "were sent"));
             }
             int drainJobs = Math.min(sizes.drainJobs(), Math.max(500, (128 << 20) / size));
             Setting rawSetting = new Setting(LEASE_BASELINE_CONNECTIONS, drainSetting.batch());
             Pair drain = interleaved(() -> drainPgqueue("LEASE", drainSetting, drainJobs, true, true, size),
-                    () -> drainRaw("LEASE", rawSetting, drainJobs, size));
+                    () -> drainRaw("LEASE", rawSetting, drainJobs, size), drainJobs);
             results.add(new Result("payload size", bytes(size) + ": drain LEASE " + drainSetting, drain.pgqueue(),
                     drain.baseline(), "jobs/s", true, drainJobs + " jobs preloaded; raw: " + LEASE_BASELINE_CONNECTIONS
                             + " connections, lease UPDATE + batched DELETE; " + drain.method()));
+            results.addAll(drain.cpuRows("payload size", bytes(size) + ": drain: pgqueue vs raw", "drained"));
         }
         return results;
     }
@@ -891,7 +900,8 @@ final class Scenarios {
      * pgqueue's and the baseline's medians over the alternating rounds, and each round's ratio (pgqueue over the
      * baseline measured right after it), whose spread says how far one run of this machine can be trusted.
      */
-    record Pair(double pgqueue, double baseline, List<Double> ratios) {
+    record Pair(double pgqueue, double baseline, List<Double> ratios, List<MachineCpu.Spent> ours,
+            List<MachineCpu.Spent> theirs) {
 
         static final int ROUNDS = BenchSettings.rounds();
 
@@ -906,6 +916,14 @@ final class Scenarios {
                     + format(median(ratios)) + " / max " + format(Collections.max(ratios));
         }
 
+        /**
+         * The CPU per job of both sides (machine, this JVM, the server), beside the throughput: the figure noise
+         * disturbs least. Empty when the rounds were not metered.
+         */
+        List<Result> cpuRows(String scenario, String versus, String work) {
+            return ours.isEmpty() ? List.of() : MachineCpu.rows(scenario, versus, ours, theirs, work);
+        }
+
         private static String format(double ratio) {
             return String.format(java.util.Locale.ROOT, "%.2f", ratio);
         }
@@ -916,17 +934,29 @@ final class Scenarios {
      * that JIT compilation and background noise fall on both alike.
      */
     static Pair interleaved(Callable<Double> pgqueue, Callable<Double> baseline) throws Exception {
+        return interleaved(pgqueue, baseline, 0);
+    }
+
+    /**
+     * As {@link #interleaved(Callable, Callable)}; with {@code jobs} per round (above zero), each side's CPU per job
+     * too, from the measured interval of each counted round ({@link MachineCpu}).
+     */
+    static Pair interleaved(Callable<Double> pgqueue, Callable<Double> baseline, long jobs) throws Exception {
         pgqueue.call();
         baseline.call();
         List<Double> ours = new ArrayList<>();
         List<Double> raw = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
+        List<MachineCpu.Spent> ourCpu = new ArrayList<>();
+        List<MachineCpu.Spent> rawCpu = new ArrayList<>();
+        Callable<Double> ourRound = (jobs > 0) ? MachineCpu.metered(pgqueue, jobs, ourCpu) : pgqueue;
+        Callable<Double> rawRound = (jobs > 0) ? MachineCpu.metered(baseline, jobs, rawCpu) : baseline;
         for (int round = 0; round < Pair.ROUNDS; round++) {
-            ours.add(pgqueue.call());
-            raw.add(baseline.call());
+            ours.add(ourRound.call());
+            raw.add(rawRound.call());
             ratios.add(ours.get(round) / raw.get(round));
         }
-        return new Pair(median(ours), median(raw), ratios);
+        return new Pair(median(ours), median(raw), ratios, ourCpu, rawCpu);
     }
 
     /**
