@@ -122,8 +122,7 @@ final class Sql {
      * @param quotedSchema the schema's name, quoted; null for a statement that must not name it
      */
     static Sql parse(String sql, @Nullable String quotedSchema) {
-        StringBuilder jdbc = new StringBuilder(sql.length());
-        StringBuilder text = new StringBuilder(sql.length());
+        Written out = new Written(sql.length());
         Map<String, List<Integer>> found = new LinkedHashMap<>();
         int index = 0;
         int i = 0;
@@ -134,57 +133,43 @@ final class Sql {
                     throw new IllegalArgumentException("A statement that names pgqueue's schema must be made by Schema: "
                             + sql);
                 }
-                jdbc.append(quotedSchema);
-                text.append(quotedSchema);
+                out.both(quotedSchema);
                 i += SCHEMA.length();
             }
             else if (c == '\'') {
                 // a literal: copied as it is, but for the schema's name ('{schema}.job'), up to its closing quote
-                jdbc.append(c);
-                text.append(c);
+                out.both(c);
                 i++;
                 while (i < sql.length() && sql.charAt(i) != '\'') {
-                    if (sql.startsWith(SCHEMA, i) && quotedSchema != null) {
-                        jdbc.append(quotedSchema);
-                        text.append(quotedSchema);
-                        i += SCHEMA.length();
-                    }
-                    else {
-                        jdbc.append(sql.charAt(i));
-                        text.append(sql.charAt(i));
-                        i++;
-                    }
+                    boolean schema = quotedSchema != null && sql.startsWith(SCHEMA, i);
+                    out.both(schema ? quotedSchema : String.valueOf(sql.charAt(i)));
+                    i += schema ? SCHEMA.length() : 1;
                 }
                 if (i < sql.length()) {
-                    jdbc.append('\'');
-                    text.append('\'');
+                    out.both('\'');
                     i++;
                 }
             }
             else if (c == '"') {
                 int end = sql.indexOf(c, i + 1);
                 end = (end < 0) ? sql.length() : end + 1;
-                jdbc.append(sql, i, end);
-                text.append(sql, i, end);
+                out.both(sql.substring(i, end));
                 i = end;
             }
             else if (c == '-' && sql.startsWith("--", i)) {
                 int end = sql.indexOf('\n', i);
                 end = (end < 0) ? sql.length() : end;
-                jdbc.append(sql, i, end);
-                text.append(sql, i, end);
+                out.both(sql.substring(i, end));
                 i = end;
             }
             else if (c == '/' && sql.startsWith("/*", i)) {
                 int end = sql.indexOf("*/", i + 2);
                 end = (end < 0) ? sql.length() : end + 2;
-                jdbc.append(sql, i, end);
-                text.append(sql, i, end);
+                out.both(sql.substring(i, end));
                 i = end;
             }
             else if (c == ':' && i + 1 < sql.length() && sql.charAt(i + 1) == ':') {
-                jdbc.append("::");
-                text.append("::");
+                out.both("::");
                 i += 2;
             }
             else if (c == ':' && i + 1 < sql.length() && Character.isJavaIdentifierStart(sql.charAt(i + 1))) {
@@ -194,22 +179,45 @@ final class Sql {
                 }
                 // interned: binders name parameters with literals, so each look-up matches by reference
                 found.computeIfAbsent(sql.substring(i + 1, end).intern(), (name) -> new ArrayList<>()).add(++index);
-                jdbc.append('?');
-                text.append(sql, i, end);
+                out.jdbc.append('?');
+                out.text.append(sql, i, end);
                 i = end;
             }
             else if (c == '?') {
                 throw new IllegalArgumentException("Positional parameter in a named statement: " + sql);
             }
             else {
-                jdbc.append(c);
-                text.append(c);
+                out.both(c);
                 i++;
             }
         }
         Map<String, int[]> positions = new LinkedHashMap<>();
         found.forEach((name, at) -> positions.put(name, at.stream().mapToInt(Integer::intValue).toArray()));
-        return new Sql(jdbc.toString(), Collections.unmodifiableMap(positions), index, false, null, text.toString());
+        return new Sql(out.jdbc.toString(), Collections.unmodifiableMap(positions), index, false, null,
+                out.text.toString());
+    }
+
+    /** What a parse writes: JDBC's text, with {@code ?}, and the catalogue's, with the parameters' names. */
+    private static final class Written {
+
+        final StringBuilder jdbc;
+
+        final StringBuilder text;
+
+        Written(int length) {
+            this.jdbc = new StringBuilder(length);
+            this.text = new StringBuilder(length);
+        }
+
+        void both(CharSequence part) {
+            jdbc.append(part);
+            text.append(part);
+        }
+
+        void both(char c) {
+            jdbc.append(c);
+            text.append(c);
+        }
     }
 
     String jdbcSql() {

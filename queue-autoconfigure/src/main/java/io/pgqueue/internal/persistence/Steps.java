@@ -92,11 +92,6 @@ final class Steps {
         return steps.isEmpty();
     }
 
-    /** The steps' names, in order. */
-    List<String> names() {
-        return steps.stream().map(Step::name).toList();
-    }
-
     /**
      * The statement: the steps as a {@code WITH} clause, then the final query (the query alone when there is no
      * step).
