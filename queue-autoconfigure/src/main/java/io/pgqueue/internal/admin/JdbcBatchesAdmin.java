@@ -73,10 +73,7 @@ final class JdbcBatchesAdmin implements BatchesAdmin {
             batches.sealCancelled(batchId);
         }
         JobAdminPort.Cancellation cancellation = jobs.cancelBatchMembers(batchId);
-        if (!cancellation.requested().isEmpty()) {
-            wakeups.cancelRequested((cancellation.requested().size() == 1)
-                    ? cancellation.requested().iterator().next() : null);
-        }
+        wakeups.cancelRequested(cancellation.requested());
         logger.info("Batch " + batchId + " cancelled: " + cancellation.cancelled().size() + " member(s) cancelled, "
                 + cancellation.requested().size() + " running member(s) asked to cancel");
         return new BulkCancelResult(cancellation.cancelled().size(), cancellation.requested().size(), 0);

@@ -135,10 +135,7 @@ final class JdbcJobsAdmin implements JobsAdmin {
                 .cancel(jobs.stream().mapToLong(JobInfo::id).toArray());
             cancelled += cancellation.cancelled().size();
             requested += cancellation.requested().size();
-            if (!cancellation.requested().isEmpty()) {
-                wakeups.cancelRequested(
-                        (cancellation.requested().size() == 1) ? cancellation.requested().iterator().next() : null);
-            }
+            wakeups.cancelRequested(cancellation.requested());
             skipped += jobs.size() - cancellation.cancelled().size() - cancellation.requested().size();
             if (jobs.size() < page.limit()) {
                 break;

@@ -82,9 +82,7 @@ final class JdbcWorkflowsAdmin implements WorkflowsAdmin {
             requested += cancellation.requested().size();
             announced.addAll(cancellation.requested());
         }
-        if (!announced.isEmpty()) {
-            wakeups.cancelRequested((announced.size() == 1) ? announced.get(0) : null);
-        }
+        wakeups.cancelRequested(announced);
         logger.info("Workflow " + workflowId + " cancelled: " + cancelled + " node(s) cancelled, " + requested
                 + " running node(s) asked to cancel");
         return new BulkCancelResult(cancelled, requested, ids.size() - cancelled - requested);

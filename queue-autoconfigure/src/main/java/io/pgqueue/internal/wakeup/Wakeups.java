@@ -117,6 +117,13 @@ public final class Wakeups implements DisposableBean {
         cancelListeners.add(cancelRequested);
     }
 
+    /** As {@link #cancelRequested(Long)} for the jobs whose cancellation was requested, if any: one, or several. */
+    public void cancelRequested(java.util.Collection<Long> jobIds) {
+        if (!jobIds.isEmpty()) {
+            cancelRequested((jobIds.size() == 1) ? jobIds.iterator().next() : null);
+        }
+    }
+
     /**
      * Announces that the cancellation of a running job (null: of several) was requested, once the caller's
      * transaction (if any) committed the request: by NOTIFY to every node when notifications are on, else to
