@@ -86,38 +86,48 @@ public class JobPayloadCodec {
      * components is data, and written as {@code {}}.
      */
     public String writePayload(String queue, Object payload) {
-        String json;
-        try {
-            json = strictWriter.writeValueAsString(payload);
-        }
-        catch (InvalidDefinitionException ex) {
-            json = writeEmptyRecord(queue, payload, ex);
-        }
-        catch (JacksonException ex) {
-            throw unwritable(queue, payload, ex);
-        }
+        String json = writeData("Payload of type " + payload.getClass().getName() + " for queue '" + queue + "'", payload);
         checkSize(queue, json);
         return json;
     }
 
-    /** A payload refused for an empty bean: written all the same if that bean is a record without components. */
-    private String writeEmptyRecord(String queue, Object payload, InvalidDefinitionException ex) {
-        Class<?> empty = (ex.getType() != null) ? ex.getType().getRawClass() : null;
-        if (empty == null || !empty.isRecord() || empty.getRecordComponents().length > 0) {
-            throw unwritable(queue, payload, ex);
-        }
+    /**
+     * Serialises a value that must be data (an event's payload, a durable step's result) as a payload is, without
+     * the payload's size limit.
+     *
+     * @param what what the value is, for the error: {@code "Payload of type Receipt of event 'paid:42'"}
+     * @throws IllegalArgumentException when the value cannot be written (or is an object with no data Jackson sees)
+     */
+    public String writeData(String what, Object value) {
         try {
-            return mapper.writeValueAsString(payload);
+            return strictWriter.writeValueAsString(value);
         }
-        catch (JacksonException again) {
-            throw unwritable(queue, payload, again);
+        catch (InvalidDefinitionException ex) {
+            return writeEmptyRecord(what, value, ex);
+        }
+        catch (JacksonException ex) {
+            throw unwritable(what, value, ex);
         }
     }
 
-    private static IllegalArgumentException unwritable(String queue, Object payload, JacksonException ex) {
-        return new IllegalArgumentException("Payload of type " + payload.getClass().getName() + " for queue '" + queue
-                + "' cannot be written as JSON: " + ex.getOriginalMessage()
-                + " (a payload must be data: records, beans with getters, collections, strings, numbers)", ex);
+    /** A value refused for an empty bean: written all the same if that bean is a record without components. */
+    private String writeEmptyRecord(String what, Object value, InvalidDefinitionException ex) {
+        Class<?> empty = (ex.getType() != null) ? ex.getType().getRawClass() : null;
+        if (empty == null || !empty.isRecord() || empty.getRecordComponents().length > 0) {
+            throw unwritable(what, value, ex);
+        }
+        try {
+            return mapper.writeValueAsString(value);
+        }
+        catch (JacksonException again) {
+            throw unwritable(what, value, again);
+        }
+    }
+
+    private static IllegalArgumentException unwritable(String what, Object value, JacksonException ex) {
+        return new IllegalArgumentException(what + " cannot be written as JSON: "
+                + ex.getOriginalMessage()
+                + " (it must be data: records, beans with getters, collections, strings, numbers)", ex);
     }
 
     public @Nullable String writeHeaders(Map<String, String> headers) {

@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 import io.pgqueue.JobPayloadCodec;
+import io.pgqueue.QueueOperations;
 import io.pgqueue.config.ContainerOptionsResolver;
 import io.pgqueue.config.QueueListenerContainerFactory;
 import io.pgqueue.internal.listener.DefaultListenerContainerRegistry;
@@ -178,11 +179,11 @@ final class DatabaseParts {
             JobPayloadCodec codec, QueueErrorHandler errorHandler, JobObserver observer, ProcessObserver processObserver,
             PgQueueProperties properties, Supplier<@Nullable PlatformTransactionManager> transactionManager,
             @Nullable VacuumHorizonWatch vacuumHorizon, JdbcWorkflows workflows, Wakeups wakeups,
-            List<JobInterceptor> interceptors) {
+            List<JobInterceptor> interceptors, Supplier<? extends QueueOperations> template) {
         PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
         return new QueueListenerContainerFactoryConfigurer(repositories, node, codec, errorHandler, observer,
                 processObserver, maintenance.isEnabled() ? maintenance.getInterval() : null, transactionManager,
-                vacuumHorizon, workflows, wakeups, interceptors);
+                vacuumHorizon, workflows, wakeups, interceptors, template, properties.getDurable().getChildRecheck());
     }
 
     /** One database's registry of listener containers. */

@@ -5,6 +5,7 @@ import java.util.List;
 import javax.sql.DataSource;
 
 import io.pgqueue.JobPayloadCodec;
+import io.pgqueue.QueueEvents;
 import io.pgqueue.QueueTemplate;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.config.ContainerOptionsResolver;
@@ -23,6 +24,7 @@ import io.pgqueue.internal.node.VacuumHorizonWatch;
 import io.pgqueue.internal.observe.SendObserver;
 import io.pgqueue.internal.persistence.Repositories;
 import io.pgqueue.internal.publish.JdbcBatches;
+import io.pgqueue.internal.publish.JdbcQueueEvents;
 import io.pgqueue.internal.publish.JdbcQueueTemplate;
 import io.pgqueue.internal.routing.RoutingBatches;
 import io.pgqueue.internal.routing.RoutingQueueAdmin;
@@ -122,6 +124,17 @@ public final class PgQueueAutoConfiguration {
         sendObserver.ifAvailable((observer) -> template.setObserver(databases.observingDefault(observer)));
         return databases.isEmpty() ? template
                 : new RoutingQueueTemplate(databases.router((QueueTemplate) template, PgQueueDatabases.Unit::template));
+    }
+
+    /**
+     * Events for jobs that await them (durable execution), on the application's DataSource: a job of another
+     * database of {@code pgqueue.databases} awaits events emitted in its own database ({@code pgqueue.emit()}).
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    @DependsOnDatabaseInitialization
+    QueueEvents queueEvents(Repositories repositories, JobPayloadCodec codec, PgQueueProperties properties) {
+        return new JdbcQueueEvents(repositories.durable(), codec, properties.getDurable().getEventRetention());
     }
 
     /**

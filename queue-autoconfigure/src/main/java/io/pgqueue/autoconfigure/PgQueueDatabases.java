@@ -273,7 +273,8 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
             JdbcTransactionManager transactionManager = new JdbcTransactionManager(dataSource);
             QueueListenerContainerFactoryConfigurer configurer = DatabaseParts.configurer(repositories, node,
                     shared.codec(), shared.errorHandler(), shared.observer(), shared.processObserver().withDatabase(name),
-                    properties, () -> transactionManager, vacuumHorizon, workflows, wakeups, shared.interceptors());
+                    properties, () -> transactionManager, vacuumHorizon, workflows, wakeups, shared.interceptors(),
+                    () -> template);
             DefaultListenerContainerRegistry registry = DatabaseParts.registry(configurer.createFactory(),
                     shared.optionsResolver(), shared.codec(), node, wakeups);
             registry.setDatabase(name);

@@ -68,6 +68,8 @@ public class PgQueueProperties implements InitializingBean, EnvironmentAware {
 
     private final Maintenance maintenance = new Maintenance();
 
+    private final Durable durable = new Durable();
+
     private final History history = new History();
 
     private final Retention retention = new Retention();
@@ -146,6 +148,8 @@ public class PgQueueProperties implements InitializingBean, EnvironmentAware {
         positive("pgqueue.health.unattended-after", health.getUnattendedAfter());
         positive("pgqueue.health.response-timeout", health.getResponseTimeout());
         positive("pgqueue.maintenance.interval", maintenance.getInterval());
+        positive("pgqueue.durable.event-retention", durable.getEventRetention());
+        positive("pgqueue.durable.child-recheck", durable.getChildRecheck());
         positive("pgqueue.schema.lock-timeout", schema.getLockTimeout());
         if (schema.getLockAttempts() < 1) {
             throw new InvalidConfigurationPropertyValueException("pgqueue.schema.lock-attempts",
@@ -239,6 +243,10 @@ public class PgQueueProperties implements InitializingBean, EnvironmentAware {
 
     public Maintenance getMaintenance() {
         return maintenance;
+    }
+
+    public Durable getDurable() {
+        return durable;
     }
 
     public History getHistory() {
@@ -1201,6 +1209,38 @@ public class PgQueueProperties implements InitializingBean, EnvironmentAware {
 
         public void setLagStatus(String lagStatus) {
             this.lagStatus = lagStatus;
+        }
+    }
+
+    /** Durable execution inside jobs: steps, sleeps, events and awaited jobs (docs/durable-execution.md). */
+    public static class Durable {
+
+        /**
+         * How long an emitted event is kept for jobs that await its key later, by default (QueueEvents.emit
+         * without a retention, and the endpoint's emit).
+         */
+        private Duration eventRetention = Duration.ofDays(7);
+
+        /**
+         * How often a job awaiting another one looks at it when nothing told it that job finished (a job that went
+         * dead by rescue, or was cancelled or purged, tells nobody).
+         */
+        private Duration childRecheck = Duration.ofSeconds(30);
+
+        public Duration getEventRetention() {
+            return eventRetention;
+        }
+
+        public void setEventRetention(Duration eventRetention) {
+            this.eventRetention = eventRetention;
+        }
+
+        public Duration getChildRecheck() {
+            return childRecheck;
+        }
+
+        public void setChildRecheck(Duration childRecheck) {
+            this.childRecheck = childRecheck;
         }
     }
 

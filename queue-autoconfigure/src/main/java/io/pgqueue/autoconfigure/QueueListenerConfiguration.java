@@ -3,6 +3,7 @@ package io.pgqueue.autoconfigure;
 import javax.sql.DataSource;
 
 import io.pgqueue.JobPayloadCodec;
+import io.pgqueue.QueueTemplate;
 import io.pgqueue.annotation.QueueListenerAnnotationBeanPostProcessor;
 import io.pgqueue.config.ContainerOptionsResolver;
 import io.pgqueue.config.QueueListenerContainerFactory;
@@ -60,13 +61,13 @@ class QueueListenerConfiguration {
             ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JobObserver> observers,
             ObjectProvider<ProcessObserver> processObserver, PgQueueProperties properties,
             ObjectProvider<VacuumHorizonWatch> vacuumHorizon, Wakeups wakeups, PgQueueDatabases databases,
-            ObjectProvider<JobInterceptor> interceptors) {
+            ObjectProvider<JobInterceptor> interceptors, ObjectProvider<QueueTemplate> template) {
         return DatabaseParts.configurer(repositories, nodeRuntime, codec, errorHandler,
                 JobObserver.composite(observers.orderedStream().toList()),
                 databases.observingDefault(processObserver.getIfAvailable(() -> ProcessObserver.NONE)), properties,
                 transactionManager::getIfUnique, vacuumHorizon.getIfAvailable(),
                 databases.placed(DatabaseParts.workflows(repositories, codec, wakeups)), wakeups,
-                interceptors.orderedStream().toList());
+                interceptors.orderedStream().toList(), template::getObject);
     }
 
     @Bean

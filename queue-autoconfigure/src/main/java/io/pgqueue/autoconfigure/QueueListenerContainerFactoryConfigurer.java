@@ -5,7 +5,9 @@ import java.util.List;
 import java.util.function.Supplier;
 
 import io.pgqueue.JobPayloadCodec;
+import io.pgqueue.QueueOperations;
 import io.pgqueue.config.QueueListenerContainerFactory;
+import io.pgqueue.internal.listener.DurableRuns;
 import io.pgqueue.internal.listener.JdbcListenerContainerFactory;
 import io.pgqueue.internal.listener.ListenerContainers;
 import io.pgqueue.internal.node.NodeRuntime;
@@ -61,11 +63,17 @@ public final class QueueListenerContainerFactoryConfigurer {
 
     private final List<JobInterceptor> interceptors;
 
+    private final Supplier<? extends QueueOperations> template;
+
+    private final Duration childRecheck;
+
     QueueListenerContainerFactoryConfigurer(Repositories repositories, NodeRuntime node, JobPayloadCodec codec,
             QueueErrorHandler errorHandler, JobObserver observer, ProcessObserver processObserver,
             @Nullable Duration maintenanceInterval, Supplier<@Nullable PlatformTransactionManager> transactionManager,
             @Nullable VacuumHorizonWatch vacuumHorizon, JdbcWorkflows workflows, Wakeups wakeups,
-            List<JobInterceptor> interceptors) {
+            List<JobInterceptor> interceptors, Supplier<? extends QueueOperations> template, Duration childRecheck) {
+        this.template = template;
+        this.childRecheck = childRecheck;
         this.wakeups = wakeups;
         this.interceptors = List.copyOf(interceptors);
         this.vacuumHorizon = vacuumHorizon;
@@ -84,6 +92,7 @@ public final class QueueListenerContainerFactoryConfigurer {
     public QueueListenerContainerFactory createFactory() {
         return new JdbcListenerContainerFactory(new ListenerContainers(repositories.engine(), repositories.history(), node, codec.mapper(),
                 errorHandler, observer, processObserver, maintenanceInterval, vacuumHorizon, workflows, wakeups::jobsReady,
-                interceptors), transactionManager);
+                interceptors, new DurableRuns(repositories.durable(), codec, template,
+                        childRecheck)), transactionManager);
     }
 }

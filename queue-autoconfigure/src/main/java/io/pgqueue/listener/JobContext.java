@@ -4,10 +4,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+
+import io.pgqueue.SendOptions;
 
 import io.pgqueue.workflow.WorkflowContext;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.ParameterizedTypeReference;
 
 /**
  * What a listener can know about the job it runs; declare it as a parameter of a {@code @QueueListener}
@@ -70,6 +74,105 @@ public interface JobContext {
      * a TRANSACTIONAL job's row is held by its transaction, and its progress is not recorded).
      */
     void progress(int percent, @Nullable String message);
+
+    // ---- durable execution (docs/durable-execution.md) --------------------------------------------------------
+
+    /**
+     * Runs a step once for this job: its first successful run stores the result with the job, and every later
+     * run of the job (a retry, a rescue after a crash, a resume after a sleep or a wait) returns the stored result
+     * without running the body. A name used several times in one run is told apart by occurrence (the first
+     * {@code "charge"}, the second...), so the steps of a run must be reached in the same order each time. A body
+     * that throws stores nothing and fails the attempt as usual. The checkpoint commits on its own right after the
+     * body returned, also in TRANSACTIONAL mode, where it survives the handler's rollback: an external call is not
+     * repeated. Single-job listeners only.
+     *
+     * @param type the class the result is read back as on later runs
+     */
+    default <T> @Nullable T step(String name, Class<T> type, Callable<? extends @Nullable T> body) {
+        throw durableUnsupported();
+    }
+
+    /** As {@link #step(String, Class, Callable)}, for a generic result ({@code List<Item>}). */
+    default <T> @Nullable T step(String name, ParameterizedTypeReference<T> type, Callable<? extends @Nullable T> body) {
+        throw durableUnsupported();
+    }
+
+    /**
+     * As {@link #step(String, Class, Callable)}, the result read back as the class it was written from, when that
+     * class is trusted as an open payload type would be (the listener's package, JDK value types,
+     * {@code pgqueue.listener.trusted-packages}); otherwise a later run fails naming the typed variant to use.
+     */
+    default <T> @Nullable T step(String name, Callable<? extends @Nullable T> body) {
+        throw durableUnsupported();
+    }
+
+    /**
+     * A step whose database writes happen exactly once: the body runs in one transaction on pgqueue's DataSource
+     * together with its checkpoint (LEASE: a transaction of its own, or the caller's when the handler opened one;
+     * TRANSACTIONAL: the handler's transaction, so body and checkpoint commit or roll back with the job).
+     */
+    default <T> @Nullable T transactionalStep(String name, Class<T> type, Callable<? extends @Nullable T> body) {
+        throw durableUnsupported();
+    }
+
+    /**
+     * Ends this run and runs the job again from the top after {@code duration}, holding no worker, thread or
+     * connection meanwhile (the job is a scheduled row) and charging no attempt. The sleep is itself a step: the
+     * resumed run passes it. Throws {@link JobSuspendedException}, which the handler must let propagate.
+     */
+    default void sleep(Duration duration) {
+        throw durableUnsupported();
+    }
+
+    /** As {@link #sleep(Duration)}, until a time; returns at once when that time has passed. */
+    default void sleepUntil(Instant until) {
+        throw durableUnsupported();
+    }
+
+    /**
+     * Parks the job until an event with this key is emitted ({@code QueueEvents.emit}, {@code pgqueue.emit()} in
+     * SQL, or the endpoint) or the timeout passes, whichever comes first, and returns the event's payload read as
+     * the type. The first emit of a key wins; one emitted before this await is returned at once. Empty when the
+     * timeout passed (or an operator woke the job), and for an event emitted without a payload.
+     *
+     * @param key 1 to 512 characters, not starting with {@code pgqueue:}
+     */
+    default <T> Optional<T> awaitEvent(String key, Duration timeout, Class<T> type) {
+        throw durableUnsupported();
+    }
+
+    /** As {@link #awaitEvent(String, Duration, Class)}, saying only whether the event came before the timeout. */
+    default boolean awaitEvent(String key, Duration timeout) {
+        throw durableUnsupported();
+    }
+
+    /**
+     * Sends a job once for this job (a step: a resumed run gets the same id back), which {@link #awaitJob} can
+     * wait for. Sent and recorded in one transaction of its own, also in TRANSACTIONAL mode.
+     */
+    default long spawn(String queue, Object payload) {
+        return spawn(queue, payload, SendOptions.defaults());
+    }
+
+    /** As {@link #spawn(String, Object)}, with send options. */
+    default long spawn(String queue, Object payload, SendOptions options) {
+        throw durableUnsupported();
+    }
+
+    /**
+     * Parks the job until the job {@code jobId} (sent by {@link #spawn}) finishes, and returns its listener's
+     * return value read as the type (null when it returned none).
+     *
+     * @throws ChildJobFailedException when that job went dead or ended without a result (cancelled, purged)
+     */
+    default <T> @Nullable T awaitJob(long jobId, Class<T> type) {
+        throw durableUnsupported();
+    }
+
+    private UnsupportedOperationException durableUnsupported() {
+        return new UnsupportedOperationException("This JobContext (" + getClass().getName()
+                + ") does not support durable execution");
+    }
 
     /** The batch this job is a member of, or null when it is none's. */
     default @Nullable Long batchId() {

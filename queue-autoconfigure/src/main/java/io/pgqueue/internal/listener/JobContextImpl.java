@@ -4,13 +4,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
 
+import io.pgqueue.SendOptions;
 import io.pgqueue.internal.persistence.ClaimedJob;
 import io.pgqueue.internal.persistence.PostgresText;
 import io.pgqueue.listener.JobCancelledException;
 import io.pgqueue.listener.JobContext;
 import io.pgqueue.workflow.WorkflowContext;
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.ParameterizedTypeReference;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -48,6 +52,18 @@ final class JobContextImpl implements JobContext {
 
     private volatile @Nullable WorkflowContext workflow;
 
+    /** Starts the durable calls of a run: null where there are none (a batch listener's jobs). */
+    private final @Nullable DurableStart durableStart;
+
+    private @Nullable DurableRun durable;
+
+    /** Makes the durable calls of a single job's run, on its first durable call. */
+    @FunctionalInterface
+    interface DurableStart {
+
+        DurableRun start(JobContextImpl context);
+    }
+
     /** Makes the workflow context of a node's job. */
     @FunctionalInterface
     interface WorkflowContexts {
@@ -55,13 +71,20 @@ final class JobContextImpl implements JobContext {
         WorkflowContext of(ClaimedJob job);
     }
 
-    JobContextImpl(HandlerRun run, JsonMapper mapper, LeaseExtender leaseExtender, WorkflowContexts workflows) {
-        this(run.job(), run, mapper, leaseExtender, workflows);
+    JobContextImpl(HandlerRun run, JsonMapper mapper, LeaseExtender leaseExtender, WorkflowContexts workflows,
+            @Nullable DurableStart durableStart) {
+        this(run.job(), run, mapper, leaseExtender, workflows, durableStart);
     }
 
-    /** The context of one job of a batch run. */
+    /** The context of one job of a batch run: no durable calls. */
     JobContextImpl(ClaimedJob job, HandlerRun run, JsonMapper mapper, LeaseExtender leaseExtender,
             WorkflowContexts workflows) {
+        this(job, run, mapper, leaseExtender, workflows, null);
+    }
+
+    private JobContextImpl(ClaimedJob job, HandlerRun run, JsonMapper mapper, LeaseExtender leaseExtender,
+            WorkflowContexts workflows, @Nullable DurableStart durableStart) {
+        this.durableStart = durableStart;
         this.workflows = workflows;
         this.job = job;
         this.run = run;
@@ -208,6 +231,76 @@ final class JobContextImpl implements JobContext {
         String bounded = (message != null && message.length() > MAX_PROGRESS_MESSAGE)
                 ? message.substring(0, MAX_PROGRESS_MESSAGE) : message;
         run.reportProgress(percent, (bounded != null) ? PostgresText.text(bounded) : null);
+    }
+
+    // ---- durable execution: DurableRun does the work, on the job's first durable call ----------------------
+
+    private DurableRun durable() {
+        DurableRun current = durable;
+        if (current == null) {
+            if (durableStart == null) {
+                throw new IllegalStateException("Durable execution (steps, sleeps, awaits, spawn) is for single-job "
+                        + "listeners; job " + job.id() + " of queue '" + job.queue() + "' runs in a batch listener");
+            }
+            current = durableStart.start(this);
+            durable = current;
+        }
+        return current;
+    }
+
+    @Override
+    public <T> @Nullable T step(String name, Class<T> type, Callable<? extends @Nullable T> body) {
+        return durable().step(name, mapper.constructType(Objects.requireNonNull(type, "type")), body, false);
+    }
+
+    @Override
+    public <T> @Nullable T step(String name, ParameterizedTypeReference<T> type, Callable<? extends @Nullable T> body) {
+        return durable().step(name, mapper.constructType(Objects.requireNonNull(type, "type").getType()), body, false);
+    }
+
+    @Override
+    public <T> @Nullable T step(String name, Callable<? extends @Nullable T> body) {
+        return durable().step(name, null, body, false);
+    }
+
+    @Override
+    public <T> @Nullable T transactionalStep(String name, Class<T> type, Callable<? extends @Nullable T> body) {
+        return durable().step(name, mapper.constructType(Objects.requireNonNull(type, "type")), body, true);
+    }
+
+    @Override
+    public void sleep(Duration duration) {
+        Objects.requireNonNull(duration, "duration");
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException("sleep duration must not be negative: " + duration);
+        }
+        durable().sleepUntil(Instant.now().plus(duration));
+    }
+
+    @Override
+    public void sleepUntil(Instant until) {
+        durable().sleepUntil(Objects.requireNonNull(until, "until"));
+    }
+
+    @Override
+    public <T> Optional<T> awaitEvent(String key, Duration timeout, Class<T> type) {
+        return durable().awaitEvent(key, Objects.requireNonNull(timeout, "timeout"),
+                mapper.constructType(Objects.requireNonNull(type, "type")));
+    }
+
+    @Override
+    public boolean awaitEvent(String key, Duration timeout) {
+        return durable().awaitEvent(key, Objects.requireNonNull(timeout, "timeout"), null).isPresent();
+    }
+
+    @Override
+    public long spawn(String queue, Object payload, SendOptions options) {
+        return durable().spawn(queue, payload, Objects.requireNonNull(options, "options"));
+    }
+
+    @Override
+    public <T> @Nullable T awaitJob(long jobId, Class<T> type) {
+        return durable().awaitJob(jobId, mapper.constructType(Objects.requireNonNull(type, "type")));
     }
 
     @Override

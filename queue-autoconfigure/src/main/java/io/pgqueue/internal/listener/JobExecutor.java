@@ -60,13 +60,17 @@ final class JobExecutor {
 
     private final HandlerPipeline pipeline;
 
+    /** Durable execution's steps, waits and events; null where the listener has none (tests of the engine alone). */
+    private final @Nullable DurableRuns durable;
+
     /** Whether the transaction a handler ran in was aborted when it returned; never for LEASE (none). */
     private final BooleanSupplier handlerTransactionAborted;
 
     JobExecutor(MethodJobHandler handler, QueueErrorHandler errorHandler, ExponentialBackoff backoff, JsonMapper mapper,
             JobObserver observer, @Nullable Duration timeout, ProcessObserver processObserver, String mode,
             boolean keepOutputs, JobContextImpl.WorkflowContexts workflows, BooleanSupplier handlerTransactionAborted,
-            List<JobInterceptor> interceptors) {
+            List<JobInterceptor> interceptors, @Nullable DurableRuns durable) {
+        this.durable = durable;
         this.workflows = workflows;
         this.handlerTransactionAborted = handlerTransactionAborted;
         this.handler = handler;
@@ -133,7 +137,8 @@ final class JobExecutor {
      */
     Outcome run(HandlerRun run, JobContextImpl.LeaseExtender leaseExtender) {
         ClaimedJob job = run.job();
-        JobContextImpl context = new JobContextImpl(run, mapper, leaseExtender, workflows);
+        JobContextImpl context = new JobContextImpl(run, mapper, leaseExtender, workflows,
+                (durable != null) ? (started) -> durable.start(started, handler) : null);
         observer.started(context);
         return pipeline.run(new HandlerPipeline.Invocation(List.of(context), List.of(job), List.of(), run,
                 timeoutOf(job), false, System.nanoTime())).get(0);
@@ -210,7 +215,67 @@ final class JobExecutor {
             return List.of(failure(context, error, invocation.startNanos()));
         }
         observer.succeeded(context, elapsed);
-        return List.of(new Succeeded(job, output(job, result.value())));
+        String output = output(job, result.value());
+        if (awaited(context)) {
+            tellAwaiting(context, "completed", (output != null || result.value() == null) ? output
+                    : outputOf(job, result.value()), null);
+        }
+        return List.of(new Succeeded(job, output));
+    }
+
+    /** Whether a job that spawned this one awaits it ({@code JobContext.spawn} put the header). */
+    private boolean awaited(JobContextImpl context) {
+        return durable != null && context.job().headersJson() != null
+                && context.headers().containsKey(DurableRun.AWAITED_HEADER);
+    }
+
+    /**
+     * Tells the job that spawned this one how it ended, by the event it awaits (the first emit wins: a later run of
+     * this job changes nothing). Before the acknowledgement (LEASE), or in the handler's transaction
+     * (TRANSACTIONAL; a dead job's rolls back with it, and the awaiting job finds it dead when it looks). Never
+     * fails the run: the awaiting job also looks at this one's row.
+     */
+    private void tellAwaiting(JobContextImpl context, String state, @Nullable String outputJson, @Nullable String error) {
+        if (!awaited(context)) {
+            return;
+        }
+        try {
+            tools.jackson.databind.node.ObjectNode ended = mapper.createObjectNode().put("state", state);
+            if (outputJson != null) {
+                ended.set("output", mapper.readTree(outputJson));
+            }
+            if (error != null) {
+                ended.put("error", error);
+            }
+            java.util.Objects.requireNonNull(durable).repository()
+                .emit(io.pgqueue.internal.persistence.EventKeys.jobEnded(context.id()), ended.toString(),
+                        AWAITED_RETENTION);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Job " + context.id() + " of queue '" + context.queue() + "' ended " + state
+                    + ", but the job awaiting it could not be told (it finds out when it looks): " + ex.getMessage());
+        }
+    }
+
+    /** How long the end of an awaited job is kept for the job awaiting it. */
+    private static final Duration AWAITED_RETENTION = Duration.ofDays(30);
+
+    private static String firstLine(String text) {
+        int end = text.indexOf('\n');
+        return (end < 0) ? text : text.substring(0, end);
+    }
+
+    /** A return value as JSON for a job awaiting this one, or null when it cannot be written (logged). */
+    private @Nullable String outputOf(ClaimedJob job, Object result) {
+        try {
+            return PostgresText.json(mapper.writeValueAsString(result));
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Job " + job.id() + " of queue '" + job.queue() + "' succeeded, but its listener's return value ("
+                    + result.getClass().getName() + ") cannot be written as JSON; the job awaiting it gets null: "
+                    + ex.getMessage());
+            return null;
+        }
     }
 
     /**
@@ -274,7 +339,7 @@ final class JobExecutor {
     /** The failure of a job whose handler succeeded but whose outcome could not be committed. */
     Failure failed(ClaimedJob job, Throwable error) {
         return failure(new JobContextImpl(new HandlerRun(job, false), mapper, JobContextImpl.LeaseExtender.NONE,
-                workflows), error,
+                workflows, null), error,
                 System.nanoTime());
     }
 
@@ -291,6 +356,9 @@ final class JobExecutor {
         }
         observer.failed(context, Duration.ofNanos(System.nanoTime() - start), error, decision);
         String text = (decision.isDead() ? decision.reason() + "\n" : "") + stackTrace(error);
+        if (decision.isDead()) {
+            tellAwaiting(context, "dead", null, firstLine(decision.reason()));
+        }
         return new Failure(job, decision,
                 new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), decision.retryDelay(), truncate(text),
                         job.cascades()),

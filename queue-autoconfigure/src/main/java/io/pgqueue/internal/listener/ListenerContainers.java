@@ -53,6 +53,8 @@ public final class ListenerContainers {
 
     private final List<JobInterceptor> interceptors;
 
+    private final @Nullable DurableRuns durable;
+
     /**
      * @param roomMade told the queue when a job of a capped queue that claims found full left the running state:
      * wakes the queue's containers on the other nodes (a debounced NOTIFY), which would otherwise wait for their
@@ -63,6 +65,18 @@ public final class ListenerContainers {
             JobObserver observer, ProcessObserver processObserver, @Nullable Duration maintenanceInterval,
             @Nullable VacuumHorizonWatch vacuumHorizon, JdbcWorkflows workflows, Consumer<String> roomMade,
             List<JobInterceptor> interceptors) {
+        this(jobs, history, node, mapper, errorHandler, observer, processObserver, maintenanceInterval, vacuumHorizon,
+                workflows, roomMade, interceptors, null);
+    }
+
+    /**
+     * @param durable durable execution's steps, waits and events (null: listeners' durable calls fail)
+     */
+    public ListenerContainers(JobEnginePort jobs, HistoryRepository history, NodeRuntime node, JsonMapper mapper, QueueErrorHandler errorHandler,
+            JobObserver observer, ProcessObserver processObserver, @Nullable Duration maintenanceInterval,
+            @Nullable VacuumHorizonWatch vacuumHorizon, JdbcWorkflows workflows, Consumer<String> roomMade,
+            List<JobInterceptor> interceptors, @Nullable DurableRuns durable) {
+        this.durable = durable;
         this.roomMade = roomMade;
         this.interceptors = List.copyOf(interceptors);
         this.vacuumHorizon = vacuumHorizon;
@@ -86,7 +100,7 @@ public final class ListenerContainers {
         JobExecutor executor = new JobExecutor(handler, errorHandler, options.backoff(), mapper, observer,
                 options.timeout(), processObserver, options.mode().name().toLowerCase(java.util.Locale.ROOT),
                 history.enabled(), (job) -> workflows.context(job.id(), java.util.Objects.requireNonNull(job.workflowId())),
-                (options.mode() == DeliveryMode.LEASE) ? () -> false : jobs::transactionAborted, interceptors);
+                (options.mode() == DeliveryMode.LEASE) ? () -> false : jobs::transactionAborted, interceptors, durable);
         if (options.mode() == DeliveryMode.LEASE) {
             return new LeaseQueueListenerContainer(options, executor, jobs, node, idle, new ClaimPositions(vacuumHorizon),
                     roomMade);

@@ -54,6 +54,12 @@ public class QueueMaintenance extends PeriodicLifecycle {
             Duration interval, int batchSize) {
     }
 
+    /**
+     * How far back each pass looks for events whose waiting jobs are not due yet: a job parks within moments of its
+     * await, so an emit that crossed it is recent; generous, since the look-up reads only that window's events.
+     */
+    static final Duration DELIVERY_WINDOW = Duration.ofMinutes(5);
+
     public QueueMaintenance(Repositories repositories, QueuesAdmin admin, Duration interval, Duration reconcileInterval,
             RetentionSettings retention, @Nullable PartitionPlan historyPartitions) {
         super("pgqueue-maintenance");
@@ -86,6 +92,8 @@ public class QueueMaintenance extends PeriodicLifecycle {
 
     /** Runs one pass now: promotion, counter folding and, while there is traffic, the statistics check. */
     public void runOnce() {
+        // an event emitted while its job was still running (before the job parked) did not find it: made due now
+        repositories.durable().deliverRecent(DELIVERY_WINDOW);
         while (repositories.maintenance().promoteDue(PROMOTE_BATCH) == PROMOTE_BATCH) {
             // a large backlog of due jobs: keep going in bounded statements
         }
@@ -118,6 +126,11 @@ public class QueueMaintenance extends PeriodicLifecycle {
             }
             while (batch == retention.batchSize());
         }
+        do {
+            batch = repositories.durable().expire(retention.batchSize());
+            deleted += batch;
+        }
+        while (batch == retention.batchSize());
         do {
             batch = repositories.workflows().expire(retention.workflows(), retention.batchSize());
             deleted += batch;

@@ -128,8 +128,21 @@ final class Jdbc {
     }
 
     private <T> List<T> query(Sql sql, Binder binder, RowReader<T> reader, int timeoutSeconds) {
+        return query(sql, binder, reader, timeoutSeconds, false);
+    }
+
+    /**
+     * Runs the statement on a connection of pgqueue's own and commits it, even inside a transaction on this
+     * DataSource: for a record that must stand whatever becomes of the caller's transaction (a durable step's
+     * checkpoint, which says an external call happened).
+     */
+    <T> List<T> queryAlone(Sql sql, Binder binder, RowReader<T> reader) {
+        return query(sql, binder, reader, timeoutSeconds, true);
+    }
+
+    private <T> List<T> query(Sql sql, Binder binder, RowReader<T> reader, int timeoutSeconds, boolean alone) {
         Set<String> woken = sql.wakes() ? new LinkedHashSet<>() : Set.of();
-        List<T> found = execute((connection) -> run(connection, sql, binder, timeoutSeconds, (statement) -> {
+        ConnectionWork<List<T>> work = (connection) -> run(connection, sql, binder, timeoutSeconds, (statement) -> {
             try (ResultSet rows = statement.executeQuery()) {
                 List<T> result = new ArrayList<>();
                 while (rows.next()) {
@@ -140,7 +153,8 @@ final class Jdbc {
                 }
                 return result;
             }
-        }));
+        });
+        List<T> found = alone ? executeAlone(work) : execute(work);
         wake(woken);
         return found;
     }
@@ -281,6 +295,11 @@ final class Jdbc {
             // on every connection method of every send; exceptions are translated the same way
             return runAndRelease(work, DataSourceUtils.getConnection(dataSource), dataSource);
         }
+        return executeAlone(work);
+    }
+
+    /** Runs work on a pooled connection of pgqueue's own, committed before it goes back to the pool. */
+    private <T> T executeAlone(ConnectionWork<T> work) {
         // outside of a transaction on this DataSource, a connection of pgqueue's own that commits its work. Not
         // DataSourceUtils: under NOT_SUPPORTED or SUPPORTS, or in another DataSource's transaction, synchronisation
         // is active and it would bind the connection to it; nobody commits that connection, and with auto-commit

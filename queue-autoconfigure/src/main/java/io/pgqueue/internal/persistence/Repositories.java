@@ -37,6 +37,8 @@ public final class Repositories {
 
     private final JdbcReplicaRepository replica;
 
+    private final JdbcDurableRepository durable;
+
     /**
      * @param dataSource the application's DataSource
      * @param schema the schema holding pgqueue's tables
@@ -81,6 +83,7 @@ public final class Repositories {
         this.batches = new JdbcBatchRepository(jdbc, schema, counterDeltas);
         this.fairness = new JdbcFairnessRepository(jdbc, schema);
         this.replica = new JdbcReplicaRepository(jdbc, schema);
+        this.durable = new JdbcDurableRepository(jdbc, schema);
     }
 
     /**
@@ -92,6 +95,11 @@ public final class Repositories {
     }
 
     /** The server's replica state (meaningful on a read replica's DataSource). */
+    /** Durable execution's steps, waits and events. */
+    public DurableRepository durable() {
+        return durable;
+    }
+
     public ReplicaRepository replica() {
         return replica;
     }

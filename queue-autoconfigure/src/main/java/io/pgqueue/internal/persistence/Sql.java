@@ -29,7 +29,8 @@ final class Sql {
 
     /**
      * Whether the statement returns the queues whose jobs it made ready beside its own rows ({@code wf_woken},
-     * {@code b_woken}), which the caller wakes.
+     * {@code b_woken}), or made due at once ({@code due_woken}: jobs an event was emitted for), which the caller
+     * wakes.
      */
     private final boolean wakes;
 
@@ -47,7 +48,8 @@ final class Sql {
         this.plannedPerExecution = plannedPerExecution;
         this.name = name;
         this.text = text;
-        this.wakes = jdbcSql.contains(" AS wf_woken") || jdbcSql.contains(" AS b_woken");
+        this.wakes = jdbcSql.contains(" AS wf_woken") || jdbcSql.contains(" AS b_woken")
+                || jdbcSql.contains(" AS due_woken");
     }
 
     boolean wakes() {

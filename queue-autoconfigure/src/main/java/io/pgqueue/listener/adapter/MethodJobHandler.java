@@ -163,6 +163,19 @@ public final class MethodJobHandler {
     }
 
     /**
+     * The type a durable step's result is read back as when the step was declared without one: the class
+     * recorded with it, when it is on the listener's class path and trusted as an open payload type would be;
+     * else null.
+     */
+    public @Nullable JavaType recordedType(String recordedType) {
+        ClassLoader loader = bean.getClass().getClassLoader();
+        if (!ClassUtils.isPresent(recordedType, loader) || !codec.isTrusted(recordedType, ClassUtils.getUserClass(bean))) {
+            return null;
+        }
+        return codec.mapper().constructType(ClassUtils.resolveClassName(recordedType, loader));
+    }
+
+    /**
      * The type to read a payload into: the declared one, or for an open declared type ({@code Object}, an
      * interface, an abstract class) the type recorded at send when it is on the classpath, fits and is
      * trusted. A recorded type that fits but is not trusted fails the job: it goes dead with the reason.
