@@ -228,7 +228,12 @@ class SqlEnqueueTests {
     @Test
     void theSqlApiStatesItsVersionAndKeepsTheSignatureThatVersionPromises() {
         runner.run((context) -> {
-            assertThat(jdbc.queryForObject("SELECT pgqueue.api_version()", String.class)).isEqualTo("1.0");
+            // 1.1 added emit(); send's signature is 1.0's
+            assertThat(jdbc.queryForObject("SELECT pgqueue.api_version()", String.class)).isEqualTo("1.1");
+            assertThat(jdbc.queryForList("SELECT pg_get_function_arguments(p.oid) FROM pg_proc p "
+                    + "WHERE p.proname = 'emit' AND p.pronamespace = 'pgqueue'::regnamespace", String.class))
+                .containsExactly("p_key text, p_payload jsonb DEFAULT NULL::jsonb, "
+                        + "p_retention interval DEFAULT '7 days'::interval");
             assertThat(jdbc.queryForList("SELECT pg_get_function_arguments(p.oid) FROM pg_proc p "
                     + "WHERE p.proname = 'send' AND p.pronamespace = 'pgqueue'::regnamespace", String.class))
                 .containsExactly("p_queue text, p_payload jsonb, p_delay interval DEFAULT NULL::interval, "

@@ -321,9 +321,15 @@ class DurableExecutionTests {
             }
         }
 
+        /** Opened once the job awaiting "good" is parked: its chunk finishes after that. */
+        final java.util.concurrent.CountDownLatch parentParked = new java.util.concurrent.CountDownLatch(1);
+
         @QueueListener(queue = "import-chunk")
-        int chunk(String name, JobContext ctx) {
+        int chunk(String name, JobContext ctx) throws InterruptedException {
             effects.increment(name + ":chunk-runs");
+            if (name.equals("good")) {
+                assertThat(parentParked.await(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            }
             if (name.startsWith("bad")) {
                 throw new IllegalStateException("unreadable chunk");
             }
@@ -338,8 +344,10 @@ class DurableExecutionTests {
             .withPropertyValues("pgqueue.queues.import-chunk.max-attempts=1")
             .run((context) -> {
                 QueueTemplate template = context.getBean(QueueTemplate.class);
-                template.send("import", "good");
+                long good = template.send("import", "good");
                 template.send("import", "bad");
+                await().atMost(Duration.ofSeconds(10)).until(() -> "scheduled".equals(jobs.row(good).get("state")));
+                handler.parentParked.countDown();
                 await().atMost(Duration.ofSeconds(20))
                     .until(() -> handler.effects.seen.containsKey("good") && handler.effects.seen.containsKey("bad"));
                 assertThat(handler.effects.seen.get("good")).isEqualTo(1000);

@@ -113,12 +113,12 @@ final class JdbcDurableRepository implements DurableRepository {
                     SET payload = excluded.payload, emitted_at = now(), expires_at = excluded.expires_at
                     WHERE e.expires_at <= now()
                 RETURNING key""")
-            .then(dueSteps("SELECT key FROM emitted", "true"))
+            .then(dueSteps("SELECT key FROM emitted", ""))
             .select("SELECT EXISTS (SELECT 1 FROM emitted) AS first, ARRAY(SELECT DISTINCT queue FROM due) AS due_woken"));
         this.child = schema.sql("durable.child", "SELECT state, last_error FROM {schema}.job WHERE id = :child");
         this.deliverRecent = schema.sql("durable.deliver-recent", Steps
             .step("recent", "SELECT key FROM {schema}.event WHERE emitted_at > now() - :window_ms * interval '1 millisecond'")
-            .then(dueSteps("SELECT key FROM recent", "j.run_at > now()"))
+            .then(dueSteps("SELECT key FROM recent", " AND j.run_at > now()"))
             .select("SELECT count(*) AS made_due, ARRAY(SELECT DISTINCT queue FROM due) AS due_woken FROM due"));
         this.expire = schema.sql("durable.expire", Steps
             .step("expired", """
@@ -156,13 +156,15 @@ final class JdbcDurableRepository implements DurableRepository {
     /**
      * Makes the jobs waiting for the events of {@code keys} due now: they stay scheduled, and their queue's next
      * claim promotes them (no state changes here, so no counter moves).
+     *
+     * @param notYetDue {@code " AND j.run_at > now()"} to leave jobs that are due already, else empty
      */
-    private static Steps dueSteps(String keys, String condition) {
+    private static Steps dueSteps(String keys, String notYetDue) {
         return Steps.step("due", """
                 UPDATE {schema}.job j SET run_at = now()
                 FROM {schema}.job_wait w
-                WHERE w.event_key IN (%s) AND j.id = w.job_id AND j.state = 'scheduled' AND %s
-                RETURNING j.queue""".formatted(keys, condition));
+                WHERE w.event_key IN (%s) AND j.id = w.job_id AND j.state = 'scheduled'%s
+                RETURNING j.queue""".formatted(keys, notYetDue));
     }
 
     @Override

@@ -50,9 +50,10 @@ CREATE TABLE event (
 CREATE INDEX event_emitted_idx ON event (emitted_at);
 CREATE INDEX event_expires_idx ON event (expires_at);
 
--- pgqueue's SQL API 1.1: emit(key, payload, retention) from SQL, as QueueEvents.emit does from Java. The jobs
--- waiting for the key become due now (they stay scheduled: the claim of their queue promotes them) and their
--- queues are notified, in the caller's transaction. Returns whether this emit was the key's first.
+-- pgqueue's SQL API 1.1: emit(key, payload, retention) from SQL, as QueueEvents.emit does from Java. The first
+-- emit of a key wins (an expired one is replaced). The jobs waiting for the key become due now (they stay
+-- scheduled: the claim of their queue promotes them) and their queues are notified, in the caller's transaction.
+-- Returns whether this emit was the key's first.
 CREATE FUNCTION emit(p_key text, p_payload jsonb DEFAULT NULL, p_retention interval DEFAULT interval '7 days')
     RETURNS boolean
     LANGUAGE plpgsql VOLATILE
@@ -75,15 +76,17 @@ BEGIN
             USING ERRCODE = 'program_limit_exceeded';
     END IF;
 
-    /* pgqueue:emit */
+    /* pgqueue:emit (as durable.emit in the statement catalogue) */
     WITH emitted AS (
-        INSERT INTO event (key, payload, expires_at) VALUES (p_key, p_payload, now() + p_retention)
-        ON CONFLICT (key) DO NOTHING
+        INSERT INTO event AS e (key, payload, expires_at) VALUES (p_key, p_payload, now() + p_retention)
+        ON CONFLICT (key) DO UPDATE
+            SET payload = excluded.payload, emitted_at = now(), expires_at = excluded.expires_at
+            WHERE e.expires_at <= now()
         RETURNING key
     ), due AS (
         UPDATE job j SET run_at = now()
         FROM job_wait w
-        WHERE w.event_key = p_key AND j.id = w.job_id AND j.state = 'scheduled' AND EXISTS (SELECT 1 FROM emitted)
+        WHERE w.event_key IN (SELECT key FROM emitted) AND j.id = w.job_id AND j.state = 'scheduled'
         RETURNING j.queue
     ), notified AS (
         SELECT pg_notify(notify_channel(current_schema()), queue) FROM (SELECT DISTINCT queue FROM due) AS woken
