@@ -21,6 +21,8 @@ import io.pgqueue.model.ClusterNode;
 import io.pgqueue.model.DeadJob;
 import io.pgqueue.model.FairnessKeyInfo;
 import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.JobStep;
+import io.pgqueue.model.JobWait;
 import io.pgqueue.model.JobPage;
 import io.pgqueue.model.JobQuery;
 import io.pgqueue.model.JobState;
@@ -115,7 +117,9 @@ public class PgQueueEndpoint {
         // masked, a page shows no payload, output or error: it does not read them
         JobPage page = admin.jobs(show ? query : query.toBuilder().withoutContent().build());
         return new QueueDetailDescriptor(describe(stats), deadJobs, offset, deadPage,
-                page.jobs().stream().map((job) -> JobDescriptor.of(job, show)).toList(), page.nextCursor(),
+                // a page lists jobs; their steps and waits are on each job's own page
+                page.jobs().stream().map((job) -> JobDescriptor.of(job, show, List.of(), null)).toList(),
+                page.nextCursor(),
                 admin.fairnessKeys(queue, FAIRNESS_KEYS_SHOWN).stream()
                     .map((key) -> show ? key : key.masked())
                     .toList());
@@ -126,7 +130,9 @@ public class PgQueueEndpoint {
     public @Nullable JobDescriptor job(SecurityContext securityContext, @Selector String queue, @Selector long jobId) {
         try {
             JobInfo job = admin.job(jobId);
-            return job.queue().equals(queue) ? JobDescriptor.of(job, showValues.isShown(securityContext, roles)) : null;
+            boolean show = showValues.isShown(securityContext, roles);
+            return job.queue().equals(queue)
+                    ? JobDescriptor.of(job, show, admin.steps(jobId, show), admin.waitOf(jobId).orElse(null)) : null;
         }
         catch (NoSuchJobException ex) {
             return null;
@@ -136,14 +142,24 @@ public class PgQueueEndpoint {
     /**
      * Operates a recurring job: {@code POST /actuator/pgqueue/schedules/{name}} with {@code action} one of
      * {@code pause}, {@code resume}, {@code trigger}, {@code reschedule} (with {@code cron} or {@code fixedRate},
-     * e.g. {@code 10m}) or {@code remove}.
+     * e.g. {@code 10m}) or {@code remove}. Or emits an event for the jobs that await its key:
+     * {@code POST /actuator/pgqueue/events/{key}} with {@code action=emit} and the payload as JSON text in
+     * {@code payload} (optional); the affected count is 1 when this emit was the key's first.
      */
     @WriteOperation
     public WebEndpointResponse<OperationResult> operateSchedule(SecurityContext securityContext,
             @Selector String scope, @Selector String name, String action, @Nullable String cron,
-            @Nullable String fixedRate) {
+            @Nullable String fixedRate, @Nullable String payload) {
+        if ("events".equals(scope)) {
+            return operation(securityContext, "event " + name, action, () -> {
+                if (!"emit".equalsIgnoreCase(action)) {
+                    throw new IllegalArgumentException("Unknown action '" + action + "' on an event: use emit");
+                }
+                return new OperationResult(name, "emit", admin.emit(name, payload) ? 1 : 0);
+            });
+        }
         if (!"schedules".equals(scope)) {
-            return refused(name, action, "Unknown scope '" + scope + "': use /schedules/{name}");
+            return refused(name, action, "Unknown scope '" + scope + "': use /schedules/{name} or /events/{key}");
         }
         return operation(securityContext, "schedule " + name, action, () -> {
             AdminAction asked = AdminAction.of(Target.SCHEDULE, action);
@@ -261,6 +277,12 @@ public class PgQueueEndpoint {
             case PURGE -> new OperationResult(queue, asked,
                     (jobId != null) ? AdminAction.PURGE.onJob(admin, queue, jobId).affected()
                             : wholeQueue(all, asked, null) ? admin.purgeDead(queue) : 0);
+            case WAKE -> {
+                if (jobId == null) {
+                    throw new IllegalArgumentException("wake names no job: give jobId");
+                }
+                yield new OperationResult(queue, asked, AdminAction.WAKE.onJob(admin, queue, jobId).affected());
+            }
             default -> throw new IllegalStateException("Not a queue action: " + action);
         });
     }
@@ -425,9 +447,13 @@ public class PgQueueEndpoint {
             Map<String, String> headers, @Nullable String groupKey, @Nullable String dedupKey, @Nullable UUID lockedBy,
             boolean cancelRequested, @Nullable Integer progressPercent, @Nullable String progressMessage,
             @Nullable String payload, @Nullable String payloadType, @Nullable String lastError,
-            @Nullable String output) implements OperationResponseBody {
+            @Nullable String output, List<JobStep> steps, @Nullable JobWait waitingFor) implements OperationResponseBody {
 
-        static JobDescriptor of(JobInfo job, boolean show) {
+        /**
+         * @param steps its durable steps (their results already hidden unless shown)
+         * @param waitingFor what it waits for when parked, else null
+         */
+        static JobDescriptor of(JobInfo job, boolean show, List<JobStep> steps, @Nullable JobWait waitingFor) {
             return new JobDescriptor(job.id(), job.queue(), job.state().value(), job.attempts(), job.maxAttempts(),
                     job.priority(), job.runAt(), job.enqueuedAt(), job.attemptedAt(), job.finishedAt(),
                     Masking.maskValues(job.headers(), show), Masking.mask(job.groupKey(), show),
@@ -435,7 +461,11 @@ public class PgQueueEndpoint {
                     (job.progress() != null) ? job.progress().percent() : null,
                     (job.progress() != null) ? Masking.mask(job.progress().message(), show) : null,
                     show ? job.payload() : MASK, job.payloadType(), Masking.mask(job.lastError(), show),
-                    Masking.mask(job.output(), show));
+                    Masking.mask(job.output(), show), steps,
+                    (waitingFor != null && !show && waitingFor.eventKey() != null)
+                            ? new JobWait(waitingFor.kind(), MASK, waitingFor.awaitedJobId(), waitingFor.until(),
+                                    waitingFor.since())
+                            : waitingFor);
         }
     }
 

@@ -33,6 +33,9 @@ public enum AdminAction {
     /** Dead jobs are deleted. */
     PURGE(Target.JOB, "purge", EnumSet.of(JobState.DEAD), "purge-dead", "delete"),
 
+    /** Ends a parked job's wait (a sleep, an await) now; offered for the jobs that wait, not by state. */
+    WAKE(Target.JOB, "wake"),
+
     PAUSE_SCHEDULE(Target.SCHEDULE, "pause"),
 
     RESUME_SCHEDULE(Target.SCHEDULE, "resume"),
@@ -142,8 +145,14 @@ public enum AdminAction {
      * @throws IllegalArgumentException when the job is in another queue
      * @throws IllegalStateException for an action on another target
      */
-    public Outcome onJob(JobsAdmin admin, String queue, long jobId) {
+    public <A extends JobsAdmin & DurableAdmin> Outcome onJob(A admin, String queue, long jobId) {
         return switch (this) {
+            case WAKE -> {
+                if (!admin.job(jobId).queue().equals(queue)) {
+                    throw new IllegalArgumentException("Job " + jobId + " is not in queue '" + queue + "'");
+                }
+                yield new Outcome(admin.wake(jobId) ? 1 : 0, null);
+            }
             case CANCEL -> {
                 if (!admin.job(jobId).queue().equals(queue)) {
                     throw new IllegalArgumentException("Job " + jobId + " is not in queue '" + queue + "'");

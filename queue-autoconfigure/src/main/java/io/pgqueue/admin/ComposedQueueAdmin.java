@@ -21,6 +21,8 @@ import io.pgqueue.model.FairnessKeyInfo;
 import io.pgqueue.model.JobInfo;
 import io.pgqueue.model.JobPage;
 import io.pgqueue.model.JobQuery;
+import io.pgqueue.model.JobStep;
+import io.pgqueue.model.JobWait;
 import io.pgqueue.model.QueueCounts;
 import io.pgqueue.model.QueueStats;
 import io.pgqueue.model.ScheduleInfo;
@@ -32,7 +34,7 @@ import io.pgqueue.model.WorkflowState;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link QueueAdmin} put together from its roles: each call goes to the role that answers it. The one class
+ * A {@link QueueAdmin} put together from its roles (eight): each call goes to the role that answers it. The one class
  * that forwards every call, so that an implementation or a decorator of one role needs no forwarding of the
  * others (pgqueue's own admin, and its routing admin for several databases, are made this way; so can an
  * application's admin that changes one role of pgqueue's and keeps the others).
@@ -53,8 +55,11 @@ public final class ComposedQueueAdmin implements QueueAdmin {
 
     private final ClusterAdmin clusterRole;
 
+    private final DurableAdmin durableRole;
+
     public ComposedQueueAdmin(JobsAdmin jobs, QueuesAdmin queues, SchedulesAdmin schedules, WorkflowsAdmin workflows,
-            BatchesAdmin batches, FairnessAdmin fairness, ClusterAdmin cluster) {
+            BatchesAdmin batches, FairnessAdmin fairness, ClusterAdmin cluster, DurableAdmin durable) {
+        this.durableRole = durable;
         this.jobsRole = jobs;
         this.queuesRole = queues;
         this.schedulesRole = schedules;
@@ -302,5 +307,25 @@ public final class ComposedQueueAdmin implements QueueAdmin {
     @Override
     public List<DatabaseStatus> databases() {
         return clusterRole.databases();
+    }
+
+    @Override
+    public List<JobStep> steps(long jobId, boolean content) {
+        return durableRole.steps(jobId, content);
+    }
+
+    @Override
+    public Optional<JobWait> waitOf(long jobId) {
+        return durableRole.waitOf(jobId);
+    }
+
+    @Override
+    public boolean wake(long jobId) {
+        return durableRole.wake(jobId);
+    }
+
+    @Override
+    public boolean emit(String key, @Nullable String payloadJson) {
+        return durableRole.emit(key, payloadJson);
     }
 }

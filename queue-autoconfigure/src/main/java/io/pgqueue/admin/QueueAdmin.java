@@ -6,10 +6,11 @@ package io.pgqueue.admin;
  * when the application defines a bean of this type.
  * <p>
  * It is every role at once: {@link JobsAdmin}, {@link QueuesAdmin}, {@link SchedulesAdmin},
- * {@link WorkflowsAdmin}, {@link BatchesAdmin}, {@link FairnessAdmin} and {@link ClusterAdmin}. A class that
+ * {@link WorkflowsAdmin}, {@link BatchesAdmin}, {@link FairnessAdmin}, {@link ClusterAdmin} and
+ * {@link DurableAdmin}. A class that
  * needs one role injects that role (the one {@code QueueAdmin} bean is each of them); {@link ComposedQueueAdmin}
  * puts one together from its roles.
  */
 public interface QueueAdmin extends JobsAdmin, QueuesAdmin, SchedulesAdmin, WorkflowsAdmin, BatchesAdmin,
-        FairnessAdmin, ClusterAdmin {
+        FairnessAdmin, ClusterAdmin, DurableAdmin {
 }

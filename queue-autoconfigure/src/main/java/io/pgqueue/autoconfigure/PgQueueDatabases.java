@@ -318,7 +318,7 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
             Repositories repositories, Wakeups wakeups, VacuumHorizonWatch vacuumHorizon, PgQueueProperties properties,
             BeanFactory beanFactory, ClassLoader classLoader, List<HikariDataSource> ownPools) {
         if (!replica.isConfigured()) {
-            return JdbcQueueAdmin.of(repositories, wakeups, vacuumHorizon);
+            return JdbcQueueAdmin.of(repositories, wakeups, vacuumHorizon, properties.getDurable().getEventRetention());
         }
         DataSource dataSource;
         if (replica.getDataSource() != null) {
@@ -334,7 +334,8 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
             dataSource = pool;
         }
         return JdbcQueueAdmin.readingFromReplica(database, repositories,
-                DatabaseParts.repositories(dataSource, properties, database + " (replica)"), wakeups, vacuumHorizon);
+                DatabaseParts.repositories(dataSource, properties, database + " (replica)"), wakeups, vacuumHorizon,
+                properties.getDurable().getEventRetention());
     }
 
     /** The default database's admin, reading listings from its replica when {@code pgqueue.replica} names one. */

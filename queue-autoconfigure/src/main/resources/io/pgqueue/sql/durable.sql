@@ -23,8 +23,10 @@ SELECT 'wait', w.name, w.occurrence, w.kind, w.event_key, w.child_id, w.woken,
        (w.until IS NOT NULL AND w.until <= now()) AS over, (e.key IS NOT NULL) AS delivered,
        e.payload::text AS payload,
        CASE WHEN w.until IS NOT NULL
-            THEN greatest(0, (extract(epoch FROM (w.until - now())) * 1000)::bigint) END AS remaining_ms, NULL, NULL
-FROM "pgqueue".job_wait w LEFT JOIN "pgqueue".event e ON e.key = w.event_key AND e.expires_at > now()
+            THEN greatest(0, (extract(epoch FROM (w.until - now())) * 1000)::bigint) END AS remaining_ms,
+       NULL, NULL
+FROM "pgqueue".job_wait w
+LEFT JOIN "pgqueue".event e ON e.key = w.event_key AND e.expires_at > now()
 WHERE w.job_id = :job;
 
 -- name: durable.record-step
@@ -128,18 +130,12 @@ SELECT greatest((SELECT count(*) FROM expired), (SELECT count(DISTINCT job_id) F
 
 -- name: durable.steps
 /* pgqueue:durable.steps */
-SELECT name, occurrence, kind, result::text AS result, result_type, started_at, finished_at
+SELECT name, occurrence, kind, result::text AS result, started_at, finished_at
 FROM "pgqueue".job_step WHERE job_id = :job ORDER BY finished_at, name, occurrence;
 
 -- name: durable.wait
 /* pgqueue:durable.wait */
-SELECT w.name, w.occurrence, w.kind, w.event_key, w.child_id, w.woken,
-       (w.until IS NOT NULL AND w.until <= now()) AS over, (e.key IS NOT NULL) AS delivered,
-       e.payload::text AS payload,
-       CASE WHEN w.until IS NOT NULL
-            THEN greatest(0, (extract(epoch FROM (w.until - now())) * 1000)::bigint) END AS remaining_ms
-FROM "pgqueue".job_wait w LEFT JOIN "pgqueue".event e ON e.key = w.event_key AND e.expires_at > now()
-WHERE w.job_id = :job;
+SELECT kind, event_key, child_id, until, since FROM "pgqueue".job_wait WHERE job_id = :job;
 
 -- name: durable.wake
 /* pgqueue:durable.wake */

@@ -69,6 +69,12 @@ class PgQueueEndpointDefaultsTests {
 
         assertThat(pause.statusCode()).as(pause.body()).isGreaterThanOrEqualTo(400);
         assertThat(admin.isPaused("orders")).isFalse();
+        HttpResponse<String> emit = http.send(HttpRequest.newBuilder(uri("/actuator/pgqueue/events/paid:1"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString("{\"action\": \"emit\"}"))
+            .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(emit.statusCode()).as(emit.body()).isGreaterThanOrEqualTo(400);
+        assertThat(jobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.event", Long.class)).isZero();
         assertThat(http.send(HttpRequest.newBuilder(uri("/actuator/pgqueue")).build(),
                 HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
     }

@@ -87,7 +87,7 @@ class PgQueueEndpointTests {
         assertThat(body.at("/nodes/0/containers/0/id").asString()).isEqualTo("orders-1");
         assertThat(body.at("/nodes/0/containers/0/queue").asString()).isEqualTo("orders");
         assertThat(body.at("/nodes/0/containers/0/concurrency").asInt()).isPositive();
-        assertThat(body.at("/schemaVersion").asString()).isEqualTo("13");
+        assertThat(body.at("/schemaVersion").asString()).isEqualTo("14");
     }
 
     /** A freshly started application: its queues show with zero counts, and who listens to them. */
@@ -227,6 +227,32 @@ class PgQueueEndpointTests {
     }
 
     @Test
+    void aParkedJobShowsItsStepsAndWhatItWaitsForAndAnOperatorCanEmitItsEventOrWakeIt() throws Exception {
+        long awaiting = template.send("onboarding", new Order("ada", false));
+        long sleeping = template.send("onboarding", new Order("bob", true));
+        for (long id : new long[] { awaiting, sleeping }) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> "scheduled".equals(jobs.row(id).get("state")));
+        }
+        JsonNode parked = get("/actuator/pgqueue/onboarding/" + awaiting);
+        assertThat(parked.at("/steps/0/name").asString()).isEqualTo("welcome");
+        assertThat(parked.at("/steps/0/result").asString()).isEqualTo("\"mail-ada\"");
+        assertThat(parked.at("/waitingFor/kind").asString()).isEqualTo("event");
+        assertThat(parked.at("/waitingFor/eventKey").asString()).isEqualTo("verified:ada");
+        assertThat(get("/actuator/pgqueue/onboarding/" + sleeping).at("/waitingFor/kind").asString()).isEqualTo("sleep");
+
+        // a bad key is the request's fault; the first emit is the key's, a second changes nothing
+        assertThat(postAllowingErrors("/actuator/pgqueue/events/pgqueue:job:1", "{\"action\": \"emit\"}").statusCode())
+            .isEqualTo(400);
+        assertThat(post("/actuator/pgqueue/events/verified:ada", "{\"action\": \"emit\", \"payload\": \"{\\\"by\\\": \\\"mail\\\"}\"}")
+            .at("/affected").asLong()).isOne();
+        assertThat(post("/actuator/pgqueue/events/verified:ada", "{\"action\": \"emit\"}").at("/affected").asLong())
+            .isZero();
+        assertThat(post("/actuator/pgqueue/onboarding", "{\"action\": \"wake\", \"jobId\": " + sleeping + "}")
+            .at("/affected").asLong()).isOne();
+        await().atMost(Duration.ofSeconds(10)).until(() -> OrderListener.DONE.containsAll(List.of("ada", "bob")));
+    }
+
+    @Test
     void aBadPageSizeOrQueueNameIsTheRequestsFault() throws Exception {
         template.send("orders", new Order("pen", false));
         for (String path : List.of("/actuator/pgqueue/orders?deadLimit=0", "/actuator/pgqueue/orders?deadOffset=-1",
@@ -329,6 +355,21 @@ class PgQueueEndpointTests {
         void quiet(Order order) {
             throw new IllegalStateException("no job is ever sent to this queue");
         }
+
+        /** Durable execution: a step, then an event or a long sleep, then the order is done. */
+        @QueueListener(queue = "onboarding")
+        void onboard(Order order, io.pgqueue.listener.JobContext ctx) {
+            ctx.step("welcome", () -> "mail-" + order.item());
+            if (order.fail()) {
+                ctx.sleep(Duration.ofHours(1));
+            }
+            else {
+                ctx.awaitEvent("verified:" + order.item(), Duration.ofDays(7));
+            }
+            DONE.add(order.item());
+        }
+
+        static final java.util.Set<String> DONE = java.util.concurrent.ConcurrentHashMap.newKeySet();
     }
 
     static class InvoiceListener {

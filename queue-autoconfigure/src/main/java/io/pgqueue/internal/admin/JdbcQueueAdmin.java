@@ -1,5 +1,7 @@
 package io.pgqueue.internal.admin;
 
+import java.time.Duration;
+
 import io.pgqueue.admin.ComposedQueueAdmin;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.admin.QueuesAdmin;
@@ -25,14 +27,27 @@ public final class JdbcQueueAdmin {
      * @param vacuumHorizon the node's watch of what holds back vacuum, or null to look each time asked
      */
     public static QueueAdmin of(Repositories repositories, Wakeups wakeups, @Nullable VacuumHorizonWatch vacuumHorizon) {
-        return of(repositories, repositories, null, wakeups, vacuumHorizon);
+        return of(repositories, wakeups, vacuumHorizon, DEFAULT_EVENT_RETENTION);
     }
+
+    /**
+     * The admin of one database.
+     * @param vacuumHorizon the node's watch of what holds back vacuum, or null to look each time asked
+     * @param eventRetention how long an event an operator emits is kept
+     */
+    public static QueueAdmin of(Repositories repositories, Wakeups wakeups, @Nullable VacuumHorizonWatch vacuumHorizon,
+            Duration eventRetention) {
+        return of(repositories, repositories, null, wakeups, vacuumHorizon, eventRetention);
+    }
+
+    /** {@code pgqueue.durable.event-retention}'s default. */
+    private static final Duration DEFAULT_EVENT_RETENTION = Duration.ofDays(7);
 
     /** The admin of one database whose listings are read from its replica, whose repositories are given. */
     public static QueueAdmin readingFromReplica(String database, Repositories primary, Repositories replica,
-            Wakeups wakeups, @Nullable VacuumHorizonWatch vacuumHorizon) {
+            Wakeups wakeups, @Nullable VacuumHorizonWatch vacuumHorizon, Duration eventRetention) {
         return of(primary, replica, new JdbcClusterAdmin.Replica(database, replica.replica()), wakeups,
-                vacuumHorizon);
+                vacuumHorizon, eventRetention);
     }
 
     /** The queues of one database alone, e.g. for its maintenance's counter reconciliation. */
@@ -41,7 +56,7 @@ public final class JdbcQueueAdmin {
     }
 
     private static QueueAdmin of(Repositories primary, Repositories listings, JdbcClusterAdmin.@Nullable Replica replica,
-            Wakeups wakeups, @Nullable VacuumHorizonWatch vacuumHorizon) {
+            Wakeups wakeups, @Nullable VacuumHorizonWatch vacuumHorizon, Duration eventRetention) {
         JdbcClusterAdmin cluster = new JdbcClusterAdmin(primary.nodes(), primary.schemaInfo(), primary.vacuumHorizon(),
                 vacuumHorizon, replica);
         JdbcSchedulesAdmin schedules = new JdbcSchedulesAdmin(new ScheduleOperations(primary.schedules(), wakeups));
@@ -49,6 +64,7 @@ public final class JdbcQueueAdmin {
                 new JdbcQueuesAdmin(primary.stats(), cluster, schedules, wakeups), schedules,
                 new JdbcWorkflowsAdmin(primary.workflows(), listings.workflows(), primary.admin(), wakeups),
                 new JdbcBatchesAdmin(primary.batches(), listings.batches(), primary.admin(), wakeups),
-                new JdbcFairnessAdmin(primary.fairness(), wakeups), cluster);
+                new JdbcFairnessAdmin(primary.fairness(), wakeups), cluster,
+                new JdbcDurableAdmin(primary.durable(), eventRetention));
     }
 }

@@ -109,11 +109,21 @@ public interface DurableRepository {
      */
     int expire(int limit);
 
-    /** The steps a job recorded, for operators. */
-    List<StoredStep> steps(long jobId);
+    /** A step as operators see it. */
+    record StepRecord(String name, int occurrence, String kind, @Nullable String resultJson, Instant startedAt,
+            Instant finishedAt) {
+    }
+
+    /** A wait as operators see it. */
+    record WaitRecord(String kind, @Nullable String eventKey, @Nullable Long childId, @Nullable Instant until,
+            Instant since) {
+    }
+
+    /** The steps a job recorded, for operators, in the order they were recorded. */
+    List<StepRecord> stepsOf(long jobId);
 
     /** What a job waits for, for operators: null when it waits for nothing. */
-    @Nullable StoredWait waitOf(long jobId);
+    @Nullable WaitRecord waitOf(long jobId);
 
     /**
      * Ends a parked job's wait now (an operator's wake): a sleep ends, an await of an event or a job ends as if

@@ -19,16 +19,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 final class JdbcDurableRepository implements DurableRepository {
 
-    /** The columns of a wait as a run reads it; aliased {@code w} (the wait) and {@code e} (its event). */
-    private static final String WAIT_COLUMNS = """
-            w.name, w.occurrence, w.kind, w.event_key, w.child_id, w.woken,
-                   (w.until IS NOT NULL AND w.until <= now()) AS over, (e.key IS NOT NULL) AS delivered,
-                   e.payload::text AS payload,
-                   CASE WHEN w.until IS NOT NULL
-                        THEN greatest(0, (extract(epoch FROM (w.until - now())) * 1000)::bigint) END AS remaining_ms""";
-
-    private static final String WAIT_JOIN = "LEFT JOIN {schema}.event e ON e.key = w.event_key AND e.expires_at > now()";
-
     private final Jdbc jdbc;
 
     private final TransactionTemplate joining;
@@ -73,9 +63,15 @@ final class JdbcDurableRepository implements DurableRepository {
                        NULL::bigint AS remaining_ms, s.result::text AS result, s.result_type
                 FROM {schema}.job_step s WHERE s.job_id = :job
                 UNION ALL
-                SELECT 'wait', %s, NULL, NULL
-                FROM {schema}.job_wait w %s
-                WHERE w.job_id = :job""".formatted(WAIT_COLUMNS, WAIT_JOIN));
+                SELECT 'wait', w.name, w.occurrence, w.kind, w.event_key, w.child_id, w.woken,
+                       (w.until IS NOT NULL AND w.until <= now()) AS over, (e.key IS NOT NULL) AS delivered,
+                       e.payload::text AS payload,
+                       CASE WHEN w.until IS NOT NULL
+                            THEN greatest(0, (extract(epoch FROM (w.until - now())) * 1000)::bigint) END AS remaining_ms,
+                       NULL, NULL
+                FROM {schema}.job_wait w
+                LEFT JOIN {schema}.event e ON e.key = w.event_key AND e.expires_at > now()
+                WHERE w.job_id = :job""");
         String insertStep = """
                 INSERT INTO {schema}.job_step (job_id, name, occurrence, kind, result, result_type, started_at)
                 VALUES (:job, :name, :occurrence, :kind, :result::jsonb, :result_type, :started_at)
@@ -139,12 +135,10 @@ final class JdbcDurableRepository implements DurableRepository {
                     SELECT greatest((SELECT count(*) FROM expired), (SELECT count(DISTINCT job_id) FROM orphan_steps),
                                     (SELECT count(*) FROM orphan_waits))"""));
         this.steps = schema.sql("durable.steps", """
-                SELECT name, occurrence, kind, result::text AS result, result_type, started_at, finished_at
+                SELECT name, occurrence, kind, result::text AS result, started_at, finished_at
                 FROM {schema}.job_step WHERE job_id = :job ORDER BY finished_at, name, occurrence""");
         this.waitOf = schema.sql("durable.wait", """
-                SELECT %s
-                FROM {schema}.job_wait w %s
-                WHERE w.job_id = :job""".formatted(WAIT_COLUMNS, WAIT_JOIN));
+                SELECT kind, event_key, child_id, until, since FROM {schema}.job_wait WHERE job_id = :job""");
         this.wake = schema.sql("durable.wake", Steps.step("woken", """
                 UPDATE {schema}.job_wait SET woken = true, until = now() WHERE job_id = :job RETURNING job_id""")
             .then("due", """
@@ -258,13 +252,21 @@ final class JdbcDurableRepository implements DurableRepository {
     }
 
     @Override
-    public List<StoredStep> steps(long jobId) {
-        return jdbc.query(steps, (params) -> params.int8("job", jobId), JdbcDurableRepository::step);
+    public List<StepRecord> stepsOf(long jobId) {
+        return jdbc.query(steps, (params) -> params.int8("job", jobId), (row) -> new StepRecord(row.getString("name"),
+                row.getInt("occurrence"), row.getString("kind"), row.getString("result"),
+                row.getTimestamp("started_at").toInstant(), row.getTimestamp("finished_at").toInstant()));
     }
 
     @Override
-    public @Nullable StoredWait waitOf(long jobId) {
-        List<StoredWait> found = jdbc.query(waitOf, (params) -> params.int8("job", jobId), JdbcDurableRepository::wait);
+    public @Nullable WaitRecord waitOf(long jobId) {
+        List<WaitRecord> found = jdbc.query(waitOf, (params) -> params.int8("job", jobId), (row) -> {
+            long childId = row.getLong("child_id");
+            Long child = row.wasNull() ? null : childId;
+            java.sql.Timestamp until = row.getTimestamp("until");
+            return new WaitRecord(row.getString("kind"), row.getString("event_key"), child,
+                    (until != null) ? until.toInstant() : null, row.getTimestamp("since").toInstant());
+        });
         return found.isEmpty() ? null : found.get(0);
     }
 

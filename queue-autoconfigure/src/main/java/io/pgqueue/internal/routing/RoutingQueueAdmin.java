@@ -19,6 +19,6 @@ public final class RoutingQueueAdmin {
         AdminRoutes routes = new AdminRoutes(router);
         return new ComposedQueueAdmin(new RoutingJobsAdmin(routes), new RoutingQueuesAdmin(routes),
                 new RoutingSchedulesAdmin(routes), new RoutingWorkflowsAdmin(routes), new RoutingBatchesAdmin(routes),
-                new RoutingFairnessAdmin(routes), new RoutingClusterAdmin(routes));
+                new RoutingFairnessAdmin(routes), new RoutingClusterAdmin(routes), new RoutingDurableAdmin(routes));
     }
 }
