@@ -92,7 +92,7 @@ public final class QueueListenerContainerFactoryConfigurer {
     public QueueListenerContainerFactory createFactory() {
         return new JdbcListenerContainerFactory(new ListenerContainers(repositories.engine(), repositories.history(), node, codec.mapper(),
                 errorHandler, observer, processObserver, maintenanceInterval, vacuumHorizon, workflows, wakeups::jobsReady,
-                interceptors, new DurableRuns(repositories.durable(), codec, template,
-                        childRecheck)), transactionManager);
+                interceptors, new DurableRuns(repositories.durable(), codec, template, childRecheck, observer)),
+                transactionManager);
     }
 }

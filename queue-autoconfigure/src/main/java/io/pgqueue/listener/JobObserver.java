@@ -48,6 +48,11 @@ public interface JobObserver {
             public void cancelled(JobContext job, Duration duration) {
                 all.forEach((observer) -> observer.cancelled(job, duration));
             }
+
+            @Override
+            public void stepCompleted(JobContext job, String step, Duration duration) {
+                all.forEach((observer) -> observer.stepCompleted(job, step, duration));
+            }
         };
     }
 
@@ -69,5 +74,12 @@ public interface JobObserver {
 
     /** The job's cancellation was requested while it ran (or before it started); it finishes as cancelled. */
     default void cancelled(JobContext job, Duration duration) {
+    }
+
+    /**
+     * A durable step ran and was recorded after {@code duration} (its body and its checkpoint); a step replayed from
+     * its stored result is not reported. In the handler's thread, between {@link #started} and the run's end.
+     */
+    default void stepCompleted(JobContext job, String step, Duration duration) {
     }
 }

@@ -88,6 +88,11 @@ public class MicrometerJobObserver implements JobObserver {
         meters(job.queue()).cancelled.increment();
     }
 
+    @Override
+    public void stepCompleted(JobContext job, String step, Duration duration) {
+        meters(job.queue()).steps.record(duration);
+    }
+
     private QueueMeters meters(String queue) {
         return meters.computeIfAbsent(queue, (name) -> new QueueMeters(registry, queueTags.apply(name), timeHandlers));
     }
@@ -112,6 +117,9 @@ public class MicrometerJobObserver implements JobObserver {
 
         final Timer latency;
 
+        /** Durable steps that ran (not those replayed), by queue only: step names are the application's, unbounded. */
+        final Timer steps;
+
         QueueMeters(MeterRegistry registry, Tags queue, boolean timeHandlers) {
             completed = counter(registry, "pgqueue.jobs.completed", "Jobs whose handler succeeded", queue);
             failed = counter(registry, "pgqueue.jobs.failed", "Failed attempts", queue);
@@ -121,6 +129,11 @@ public class MicrometerJobObserver implements JobObserver {
             cancelled = counter(registry, "pgqueue.jobs.cancelled", "Running jobs stopped by a cancellation", queue);
             succeededTime = timeHandlers ? duration(registry, queue, "success") : null;
             failedTime = timeHandlers ? duration(registry, queue, "failure") : null;
+            steps = Timer.builder("pgqueue.job.step.duration")
+                .description("Time a durable step took to run and be recorded (steps replayed from their stored "
+                        + "result are not timed)")
+                .tags(queue)
+                .register(registry);
             latency = Timer.builder("pgqueue.job.latency")
                 .description("Time from a job becoming due to its claim")
                 .tags(queue)

@@ -114,6 +114,23 @@ class DurableExecutionTests {
         });
     }
 
+    @Test
+    void aStepThatRanIsTimedAndAReplayedOneIsNot() {
+        Checkout handler = new Checkout();
+        runner.withConfiguration(org.springframework.boot.autoconfigure.AutoConfigurations.of(
+                io.pgqueue.autoconfigure.PgQueueMetricsAutoConfiguration.class))
+            .withBean(io.micrometer.core.instrument.MeterRegistry.class,
+                    io.micrometer.core.instrument.simple.SimpleMeterRegistry::new)
+            .withBean(Checkout.class, () -> handler)
+            .run((context) -> {
+                context.getBean(QueueTemplate.class).send("checkout-lease", "timed");
+                await().atMost(Duration.ofSeconds(20)).until(() -> handler.effects.seen.containsKey("lease:timed"));
+                // two runs, two steps each: only the first run's steps ran
+                assertThat(context.getBean(io.micrometer.core.instrument.MeterRegistry.class)
+                    .get("pgqueue.job.step.duration").tag("queue", "checkout-lease").timer().count()).isEqualTo(2);
+            });
+    }
+
     static class Transfers {
 
         final Effects effects = new Effects();

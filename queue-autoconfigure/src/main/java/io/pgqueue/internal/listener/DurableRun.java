@@ -95,10 +95,12 @@ final class DurableRun {
 
     private <T> @Nullable T run(String name, int occurrence, String kind, Callable<? extends @Nullable T> body,
             Instant started, boolean alone) {
+        long startNanos = System.nanoTime();
         T value = call(body);
         String json = (value != null) ? write(name, value) : null;
         StoredStep stored = repository().record(new NewStep(jobId(), name, occurrence, kind, json,
                 (value != null) ? value.getClass().getName() : null, started), alone);
+        runs.observer().stepCompleted(context, name, Duration.ofNanos(System.nanoTime() - startNanos));
         if (json != null && !json.equals(stored.resultJson())) {
             // another run of the job recorded the step first: later steps must see the result that stands
             @SuppressWarnings("unchecked")

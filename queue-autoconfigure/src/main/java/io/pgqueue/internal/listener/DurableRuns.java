@@ -6,6 +6,7 @@ import java.util.function.Supplier;
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.QueueOperations;
 import io.pgqueue.internal.persistence.DurableRepository;
+import io.pgqueue.listener.JobObserver;
 import io.pgqueue.listener.adapter.MethodJobHandler;
 
 /**
@@ -15,9 +16,14 @@ import io.pgqueue.listener.adapter.MethodJobHandler;
  *
  * @param childRecheck how often a job awaiting another one looks at it when no event told it the job finished
  * (a job that went dead by rescue, or was cancelled, tells nobody)
+ * @param observer told of each step that ran (its duration)
  */
 public record DurableRuns(DurableRepository repository, JobPayloadCodec codec, Supplier<? extends QueueOperations> template,
-        Duration childRecheck) {
+        Duration childRecheck, JobObserver observer) {
+
+    public DurableRuns {
+        observer = GuardedObservers.of(observer);
+    }
 
     DurableRun start(JobContextImpl context, MethodJobHandler handler) {
         return new DurableRun(this, context, handler);

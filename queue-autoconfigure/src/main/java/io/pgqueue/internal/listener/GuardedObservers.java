@@ -52,6 +52,11 @@ final class GuardedObservers {
             public void cancelled(JobContext job, Duration duration) {
                 guard("cancelled", job, () -> observer.cancelled(job, duration));
             }
+
+            @Override
+            public void stepCompleted(JobContext job, String step, Duration duration) {
+                guard("stepCompleted", job, () -> observer.stepCompleted(job, step, duration));
+            }
         };
     }
 
