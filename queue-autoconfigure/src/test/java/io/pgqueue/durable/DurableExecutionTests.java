@@ -234,6 +234,40 @@ class DurableExecutionTests {
         });
     }
 
+    static class TransactionalWriter {
+
+        final Effects effects = new Effects();
+
+        volatile JdbcTemplate jdbc;
+
+        @QueueListener(queue = "tx-step-write", mode = "TRANSACTIONAL")
+        void write(String id, JobContext ctx) {
+            effects.increment(id + ":runs");
+            ctx.step("notify", Integer.class,
+                    () -> jdbc.update("INSERT INTO durable_notified (id) VALUES (?)", id));
+            ctx.sleep(Duration.ofMillis(300));
+            effects.seen.put(id, "done");
+        }
+    }
+
+    /**
+     * A TRANSACTIONAL handler's step runs outside the handler's transaction: what it wrote stands when the handler
+     * sleeps (its transaction rolls back), and it is not written again on the resumed run.
+     */
+    @Test
+    void aTransactionalHandlersStepWritesStandWhenTheHandlerSleepsAndAreNotRepeated() {
+        jdbc.execute("CREATE TABLE IF NOT EXISTS durable_notified (id text NOT NULL)");
+        TransactionalWriter handler = new TransactionalWriter();
+        runner.withBean(TransactionalWriter.class, () -> handler).run((context) -> {
+            handler.jdbc = new JdbcTemplate(context.getBean(javax.sql.DataSource.class));
+            context.getBean(QueueTemplate.class).send("tx-step-write", "w1");
+            await().atMost(Duration.ofSeconds(20)).until(() -> handler.effects.seen.containsKey("w1"));
+            assertThat(handler.effects.count("w1:runs")).isEqualTo(2);
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM durable_notified WHERE id = 'w1'", Long.class))
+                .isEqualTo(1);
+        });
+    }
+
     static class Onboarding {
 
         final Effects effects = new Effects();

@@ -79,6 +79,39 @@ public class CrashWorker {
             """;
 
     /**
+     * SQL of the tables durable jobs record in: every run of a step's body ({@code step_run}, outside its checkpoint:
+     * an external effect), the writes of its transactional steps ({@code tx_effect}, with their checkpoint) and the
+     * end of each job with the tokens its steps returned ({@code durable_done}).
+     */
+    public static final String DURABLE_TABLES = """
+            CREATE TABLE IF NOT EXISTS step_run (
+                job_id bigint      NOT NULL,
+                step   text        NOT NULL,
+                token  text        NOT NULL,
+                pid    bigint      NOT NULL,
+                at     timestamptz NOT NULL DEFAULT clock_timestamp()
+            );
+            CREATE TABLE IF NOT EXISTS tx_effect (
+                job_id bigint NOT NULL,
+                step   text   NOT NULL
+            );
+            CREATE TABLE IF NOT EXISTS durable_done (
+                job_id bigint NOT NULL,
+                queue  text   NOT NULL,
+                tokens text[] NOT NULL,
+                pid    bigint NOT NULL
+            );
+            """;
+
+    /**
+     * A durable job's work: five steps (the third transactional), a short sleep after the second.
+     *
+     * @param n sequence number
+     */
+    public record DurableWork(int n) {
+    }
+
+    /**
      * A batch member's work.
      *
      * @param poison whether it fails every attempt (and ends dead)
@@ -194,6 +227,46 @@ public class CrashWorker {
                 chunks.add(merge);
                 workflow.add(chunks);
             }
+        }
+
+        /** A durable job whose effects are recorded outside its checkpoints: killed at any point. */
+        @QueueListener(queue = "durable-lease", concurrency = "6")
+        void durableLease(DurableWork work, JobContext job) {
+            durable(job);
+        }
+
+        /** The same in TRANSACTIONAL mode: steps checkpoint on their own, transactional steps with the job. */
+        @QueueListener(queue = "durable-tx", mode = "TRANSACTIONAL", concurrency = "4")
+        void durableTransactional(DurableWork work, JobContext job) {
+            durable(job);
+        }
+
+        private void durable(JobContext job) {
+            List<String> tokens = new ArrayList<>();
+            for (int step = 1; step <= 5; step++) {
+                String name = "s" + step;
+                if (step == 3) {
+                    tokens.add(job.transactionalStep(name, String.class, () -> {
+                        jdbc.update("INSERT INTO tx_effect (job_id, step) VALUES (?, ?)", job.id(), name);
+                        LockSupport.parkNanos(WORK.toNanos());
+                        return "tx";
+                    }));
+                }
+                else {
+                    tokens.add(job.step(name, String.class, () -> {
+                        String token = java.util.UUID.randomUUID().toString();
+                        jdbc.update("INSERT INTO step_run (job_id, step, token, pid) VALUES (?, ?, ?, ?)", job.id(),
+                                name, token, PID);
+                        LockSupport.parkNanos(WORK.toNanos());
+                        return token;
+                    }));
+                }
+                if (step == 2) {
+                    job.sleep(Duration.ofMillis(100));
+                }
+            }
+            jdbc.update("INSERT INTO durable_done (job_id, queue, tokens, pid) VALUES (?, ?, ?, ?)", job.id(),
+                    job.queue(), tokens.toArray(String[]::new), PID);
         }
 
         private void record(JobContext job) {

@@ -52,7 +52,11 @@ final class DurableRun {
 
     private @Nullable JobSuspendedException suspended;
 
-    DurableRun(DurableRuns runs, JobContextImpl context, MethodJobHandler handler) {
+    /** Whether the run is a TRANSACTIONAL handler's: a step's body then runs with its transaction suspended. */
+    private final boolean inHandlerTransaction;
+
+    DurableRun(DurableRuns runs, JobContextImpl context, MethodJobHandler handler, boolean inHandlerTransaction) {
+        this.inHandlerTransaction = inHandlerTransaction;
         this.runs = runs;
         this.context = context;
         this.handler = handler;
@@ -84,6 +88,12 @@ final class DurableRun {
         Instant started = Instant.now();
         if (transactional) {
             return repository().inTransaction(() -> new Result<T>(run(name, occurrence, kind, body, started, false)))
+                .value();
+        }
+        if (inHandlerTransaction) {
+            // outside the handler's transaction: what the body writes must not roll back with the handler (on its
+            // sleep, await or failure) once the step is recorded as done
+            return repository().outsideTransaction(() -> new Result<T>(run(name, occurrence, kind, body, started, true)))
                 .value();
         }
         return run(name, occurrence, kind, body, started, true);

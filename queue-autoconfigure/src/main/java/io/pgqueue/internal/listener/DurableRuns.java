@@ -25,7 +25,11 @@ public record DurableRuns(DurableRepository repository, JobPayloadCodec codec, S
         observer = GuardedObservers.of(observer);
     }
 
-    DurableRun start(JobContextImpl context, MethodJobHandler handler) {
-        return new DurableRun(this, context, handler);
+    /**
+     * @param transactional whether the run is a TRANSACTIONAL handler's (its steps' bodies run outside its
+     * transaction)
+     */
+    DurableRun start(JobContextImpl context, MethodJobHandler handler, boolean transactional) {
+        return new DurableRun(this, context, handler, transactional);
     }
 }

@@ -60,6 +60,9 @@ final class JobExecutor {
 
     private final HandlerPipeline pipeline;
 
+    /** Whether the handler runs in pgqueue's transaction (TRANSACTIONAL delivery). */
+    private final boolean transactional;
+
     /** Durable execution's steps, waits and events; null where the listener has none (tests of the engine alone). */
     private final @Nullable DurableRuns durable;
 
@@ -71,6 +74,7 @@ final class JobExecutor {
             boolean keepOutputs, JobContextImpl.WorkflowContexts workflows, BooleanSupplier handlerTransactionAborted,
             List<JobInterceptor> interceptors, @Nullable DurableRuns durable) {
         this.durable = durable;
+        this.transactional = !"lease".equals(mode);
         this.workflows = workflows;
         this.handlerTransactionAborted = handlerTransactionAborted;
         this.handler = handler;
@@ -138,7 +142,7 @@ final class JobExecutor {
     Outcome run(HandlerRun run, JobContextImpl.LeaseExtender leaseExtender) {
         ClaimedJob job = run.job();
         JobContextImpl context = new JobContextImpl(run, mapper, leaseExtender, workflows,
-                (durable != null) ? (started) -> durable.start(started, handler) : null);
+                (durable != null) ? (started) -> durable.start(started, handler, transactional) : null);
         observer.started(context);
         return pipeline.run(new HandlerPipeline.Invocation(List.of(context), List.of(job), List.of(), run,
                 timeoutOf(job), false, System.nanoTime())).get(0);

@@ -55,6 +55,12 @@ public interface DurableRepository {
     <T> T inOwnTransaction(Supplier<T> work);
 
     /**
+     * Runs work with the caller's transaction on pgqueue's DataSource suspended, none of its own: a TRANSACTIONAL
+     * handler's step, whose writes must not roll back with the handler once the step is recorded.
+     */
+    <T> T outsideTransaction(Supplier<T> work);
+
+    /**
      * Records a completed step and returns the step as stored: this one, or the one another run of the same job
      * recorded first under the same name and occurrence.
      *

@@ -25,6 +25,8 @@ final class JdbcDurableRepository implements DurableRepository {
 
     private final TransactionTemplate own;
 
+    private final TransactionTemplate outside;
+
     private final Sql progress;
 
     private final Sql record;
@@ -57,6 +59,8 @@ final class JdbcDurableRepository implements DurableRepository {
         this.joining = new TransactionTemplate(transactionManager);
         this.own = new TransactionTemplate(transactionManager);
         own.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        this.outside = new TransactionTemplate(transactionManager);
+        outside.setPropagationBehavior(TransactionDefinition.PROPAGATION_NOT_SUPPORTED);
         this.progress = schema.sql("durable.progress", """
                 SELECT 'step' AS row_kind, s.name, s.occurrence, s.kind, NULL::text AS event_key, NULL::bigint AS child_id,
                        false AS woken, false AS over, false AS delivered, NULL::text AS payload,
@@ -169,6 +173,11 @@ final class JdbcDurableRepository implements DurableRepository {
     @Override
     public <T> T inOwnTransaction(Supplier<T> work) {
         return java.util.Objects.requireNonNull(own.execute((status) -> work.get()));
+    }
+
+    @Override
+    public <T> T outsideTransaction(Supplier<T> work) {
+        return java.util.Objects.requireNonNull(outside.execute((status) -> work.get()));
     }
 
     @Override
