@@ -354,6 +354,36 @@ class DurableExecutionTests {
         });
     }
 
+    /**
+     * An emit in one application wakes the job waiting in another by the queue's notification, not by a poll: the
+     * consumer polls every 30 s and runs no maintenance, yet the job resumes at once.
+     */
+    @Test
+    void anEventEmittedInAnotherApplicationWakesTheWaitingJobWithoutAPoll() {
+        Onboarding handler = new Onboarding();
+        ApplicationContextRunner consumer = runner.withBean(Onboarding.class, () -> handler)
+            .withPropertyValues("pgqueue.listener.poll-interval=30s", "pgqueue.maintenance.enabled=false");
+        consumer.run((consuming) -> {
+            List<String> users = List.of("elsewhere-1", "elsewhere-2", "elsewhere-3", "elsewhere-4");
+            for (String user : users) {
+                long id = consuming.getBean(QueueTemplate.class).send("onboard-lease", user);
+                await().atMost(Duration.ofSeconds(10)).until(() -> "scheduled".equals(jobs.row(id).get("state")));
+            }
+            runner.withPropertyValues("pgqueue.maintenance.enabled=false").run((emitting) -> {
+                for (String user : users) {
+                    long start = System.nanoTime();
+                    assertThat(emitting.getBean(QueueEvents.class).emit("verified:" + user, new Receipt("remote", 9)))
+                        .isTrue();
+                    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1))
+                        .until(() -> handler.effects.seen.containsKey(user));
+                    System.out.println("emit -> resumed handler in another application: "
+                            + (System.nanoTime() - start) / 1_000_000 + " ms");
+                }
+            });
+            assertThat(handler.effects.seen.get("elsewhere-4")).isEqualTo(Optional.of(new Receipt("remote", 9)));
+        });
+    }
+
     static class Importer {
 
         final Effects effects = new Effects();
