@@ -28,7 +28,7 @@ public final class BenchmarkMain {
 
     /** Scenarios that run only when named. */
     private static final List<String> EXTRA = List.of("churn", "long-transaction", "long-transaction-steady", "history",
-            "workflows", "batches", "fairness", "virtual-threads", "databases", "flow-control");
+            "workflows", "batches", "fairness", "virtual-threads", "databases", "flow-control", "durable");
 
     private static final String USAGE = """
             java -jar queue-benchmark.jar [options]
@@ -98,6 +98,8 @@ public final class BenchmarkMain {
                     case "databases" -> DatabasesScenario.run(smoke ? 1_000 : quick ? 20_000 : 100_000, smoke ? 1 : 3);
                     case "work" -> HandlerWorkScenario.run(server, Duration.ofSeconds(quick ? 1 : 5));
                     case "flow-control" -> FlowControlScenario.run(server, smoke ? 1 : quick ? 3 : 10);
+                    case "durable" -> DurableScenario.run(run, server, smoke ? 500 : quick ? 5_000 : 20_000,
+                            smoke ? 2_000 : quick ? 100_000 : 1_000_000, smoke ? 20 : quick ? 200 : 1_000);
                     case "payloads" -> run.payloads(option(arguments, "--payload-sizes", null) == null
                             ? (smoke ? Scenarios.SMOKE_PAYLOAD_SIZES : Scenarios.PAYLOAD_SIZES)
                             : Arrays.stream(option(arguments, "--payload-sizes", "").split(","))

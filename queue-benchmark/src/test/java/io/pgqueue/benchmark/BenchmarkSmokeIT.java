@@ -18,14 +18,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Every scenario of the benchmark jar runs through in its smoke form ({@code --smoke}: smallest sizes, one
  * round) and prints its result rows. This asserts that the benchmark runs, never how fast: the numbers of a
  * smoke run mean nothing. Of the scenarios that only run when named, {@code workflows}, {@code batches}, {@code fairness},
- * {@code virtual-threads}, {@code databases} and {@code flow-control} are named here; the
+ * {@code virtual-threads}, {@code databases}, {@code flow-control} and {@code durable} are named here; the
  * others ({@code churn}, the long-transaction and history ones) are left out.
  */
 class BenchmarkSmokeIT {
 
     private static final List<String> SCENARIOS = List.of("enqueue", "drain", "steady", "pickup", "backlog", "metrics",
             "memory", "peer", "broker", "queues", "payloads", "nodes", "work", "workflows", "batches",
-            "fairness", "virtual-threads", "databases", "flow-control");
+            "fairness", "virtual-threads", "databases", "flow-control", "durable");
 
     @Test
     void everyScenarioRunsAndPrintsItsRows() throws IOException, InterruptedException {
