@@ -120,7 +120,15 @@ final class DatabaseParts {
     }
 
     /** One database's maintenance. */
-    static QueueMaintenance maintenance(Repositories repositories, QueuesAdmin queueAdmin, PgQueueProperties properties) {
+    static QueueMaintenance maintenance(Repositories repositories, QueuesAdmin queueAdmin, PgQueueProperties properties,
+            JdbcWorkflows workflows) {
+        QueueMaintenance upkeep = maintenance(repositories, queueAdmin, properties);
+        upkeep.setCompensations(workflows::startCompensations);
+        return upkeep;
+    }
+
+    private static QueueMaintenance maintenance(Repositories repositories, QueuesAdmin queueAdmin,
+            PgQueueProperties properties) {
         PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
         PgQueueProperties.Retention retention = properties.getRetention();
         PgQueueProperties.History history = properties.getHistory();

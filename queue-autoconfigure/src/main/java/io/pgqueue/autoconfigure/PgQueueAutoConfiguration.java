@@ -220,9 +220,11 @@ public final class PgQueueAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "pgqueue.maintenance.enabled", matchIfMissing = true)
     @DependsOnDatabaseInitialization
-    QueueMaintenance queueMaintenance(Repositories repositories, PgQueueProperties properties, Wakeups wakeups) {
+    QueueMaintenance queueMaintenance(Repositories repositories, PgQueueProperties properties, Wakeups wakeups,
+            JobPayloadCodec codec) {
         // the default database's maintenance reconciles its own counters: each configured database's unit its own
-        return DatabaseParts.maintenance(repositories, JdbcQueueAdmin.queues(repositories, wakeups), properties);
+        return DatabaseParts.maintenance(repositories, JdbcQueueAdmin.queues(repositories, wakeups), properties,
+                DatabaseParts.workflows(repositories, codec, wakeups));
     }
 
     @Bean

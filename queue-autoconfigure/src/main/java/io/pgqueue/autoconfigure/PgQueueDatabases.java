@@ -254,7 +254,8 @@ final class PgQueueDatabases implements PgQueueDataSources, SmartLifecycle, Disp
             background.add(vacuumHorizon);
             PgQueueProperties.Maintenance maintenance = properties.getMaintenance();
             if (maintenance.isEnabled()) {
-                background.add(DatabaseParts.maintenance(repositories, JdbcQueueAdmin.queues(repositories, wakeups), properties));
+                background.add(DatabaseParts.maintenance(repositories, JdbcQueueAdmin.queues(repositories, wakeups),
+                        properties, DatabaseParts.workflows(repositories, shared.codec(), wakeups)));
             }
             List<RecurringJob> recurringJobs = shared.recurringJobs().stream()
                 .filter((job) -> database.getQueues().contains(job.queue()))

@@ -33,8 +33,25 @@ public final class WorkflowNode {
 
     private final Map<String, @Nullable DependencyPolicy> parents;
 
+    private final @Nullable Compensation compensation;
+
+    /**
+     * The job that undoes a node's work when its workflow fails for good after the node completed.
+     *
+     * @param queue the compensating job's queue
+     * @param payload its payload
+     */
+    public record Compensation(String queue, Object payload) {
+    }
+
     private WorkflowNode(String name, String queue, Object payload, SendOptions options,
             Map<String, @Nullable DependencyPolicy> parents) {
+        this(name, queue, payload, options, parents, null);
+    }
+
+    private WorkflowNode(String name, String queue, Object payload, SendOptions options,
+            Map<String, @Nullable DependencyPolicy> parents, @Nullable Compensation compensation) {
+        this.compensation = compensation;
         this.name = name;
         this.queue = queue;
         this.payload = payload;
@@ -82,7 +99,24 @@ public final class WorkflowNode {
             }
             more.put(parent, policy);
         }
-        return new WorkflowNode(name, queue, payload, options, Collections.unmodifiableMap(more));
+        return new WorkflowNode(name, queue, payload, options, Collections.unmodifiableMap(more), compensation);
+    }
+
+    /**
+     * This node with a compensation: when the workflow fails for good (a node dead or cancelled with nothing left
+     * to run, or the workflow cancelled) after this node completed, a job with this payload is sent to the queue.
+     * The compensations of a workflow's completed nodes run as a workflow of their own, in reverse dependency
+     * order (a node's after those of the nodes that depended on it), each once, each with its own retries.
+     */
+    public WorkflowNode compensate(String queue, Object payload) {
+        QueueNames.validate(queue);
+        Objects.requireNonNull(payload, () -> "compensation payload of node '" + name + "'");
+        return new WorkflowNode(name, this.queue, this.payload, options, parents, new Compensation(queue, payload));
+    }
+
+    /** What undoes this node's work when its workflow fails, or null. */
+    public @Nullable Compensation compensation() {
+        return compensation;
     }
 
     /** This node with the given send options; dedup keys and debouncing are refused. */
@@ -92,7 +126,7 @@ public final class WorkflowNode {
             throw new IllegalArgumentException("Workflow node '" + name + "' cannot have a dedup key or a debounce "
                     + "key: a send they turned away would leave its dependants without a parent");
         }
-        return new WorkflowNode(name, queue, payload, options, parents);
+        return new WorkflowNode(name, queue, payload, options, parents, compensation);
     }
 
     public String name() {

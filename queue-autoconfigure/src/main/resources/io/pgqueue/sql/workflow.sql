@@ -108,8 +108,9 @@ WHERE workflow_id = :workflow_id AND name = ANY(:names::text[]) AND output IS NO
 
 -- name: workflow.workflow
 /* pgqueue:workflow.workflow */
-SELECT w.id, w.name, w.created_at, w.finished_at, c.*
+SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cw.state AS compensation_state, c.*
 FROM "pgqueue".workflow w
+LEFT JOIN "pgqueue".workflow cw ON cw.id = w.compensation_id
 LEFT JOIN LATERAL (SELECT workflow_id, sum(waiting) AS waiting, sum(active) AS active, sum(dead) AS dead, sum(completed) AS completed, sum(cancelled) AS cancelled
 FROM (SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter WHERE workflow_id = w.id
       UNION ALL
@@ -172,15 +173,64 @@ WITH gone AS (
     DELETE FROM "pgqueue".workflow_node n USING gone g WHERE n.workflow_id = g.id
 ), counts AS (
     DELETE FROM "pgqueue".workflow_counter c USING gone g WHERE c.workflow_id = g.id
+), compensations AS (
+    DELETE FROM "pgqueue".workflow_compensation c USING gone g WHERE c.workflow_id = g.id
 )
 SELECT count(*) FROM gone;
 
+-- name: workflow.insert-compensations
+/* pgqueue:workflow.insert-compensations */
+INSERT INTO "pgqueue".workflow_compensation (workflow_id, node, queue, payload, payload_type)
+SELECT :workflow_id, c.node, c.queue, c.payload::jsonb, c.payload_type
+FROM unnest(:nodes::text[], :queues::text[], :payloads::text[], :payload_types::text[])
+     AS c(node, queue, payload, payload_type)
+ON CONFLICT (workflow_id, node) DO NOTHING;
+
+-- name: workflow.compensations-due
+/* pgqueue:workflow.compensations-due */
+SELECT w.id FROM "pgqueue".workflow w
+WHERE w.id IN (SELECT DISTINCT workflow_id FROM "pgqueue".workflow_compensation WHERE NOT started)
+  AND w.state IN ('failed', 'cancelled') AND w.compensation_id IS NULL
+  AND NOT EXISTS (
+      SELECT 1 FROM (SELECT sum(active) AS active, sum(waiting) AS waiting
+                     FROM (SELECT active, waiting FROM "pgqueue".workflow_counter WHERE workflow_id = w.id
+                           UNION ALL
+                           SELECT active, waiting FROM "pgqueue".workflow_counter_delta
+                           WHERE workflow_id = w.id) AS parts) AS c
+      WHERE c.active > 0 OR c.waiting > 0)
+ORDER BY w.id LIMIT :limit
+FOR UPDATE OF w SKIP LOCKED;
+
+-- name: workflow.compensable-nodes
+/* pgqueue:workflow.compensable-nodes */
+SELECT n.name, n.parents, c.queue, c.payload::text AS payload, c.payload_type
+FROM "pgqueue".workflow_node n
+LEFT JOIN "pgqueue".workflow_compensation c
+       ON c.workflow_id = n.workflow_id AND c.node = n.name AND n.state = 'completed'
+WHERE n.workflow_id = :workflow_id
+ORDER BY n.job_id;
+
+-- name: workflow.name
+/* pgqueue:workflow.name */
+SELECT name FROM "pgqueue".workflow WHERE id = :workflow_id;
+
+-- name: workflow.compensation-started
+/* pgqueue:workflow.compensation-started */
+WITH started AS (
+    UPDATE "pgqueue".workflow_compensation SET started = true WHERE workflow_id = :workflow_id AND NOT started
+    RETURNING node
+), recorded AS (
+    UPDATE "pgqueue".workflow SET compensation_id = :compensation_id WHERE id = :workflow_id
+)
+SELECT count(*) FROM started;
+
 -- name: workflow.page
 /* pgqueue:workflow.page */
-SELECT w.id, w.name, w.created_at, w.finished_at, c.*
+SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cw.state AS compensation_state, c.*
 FROM (SELECT * FROM "pgqueue".workflow
       WHERE id < :before 
       ORDER BY id DESC LIMIT :limit) AS w
+LEFT JOIN "pgqueue".workflow cw ON cw.id = w.compensation_id
 LEFT JOIN LATERAL (SELECT workflow_id, sum(waiting) AS waiting, sum(active) AS active, sum(dead) AS dead, sum(completed) AS completed, sum(cancelled) AS cancelled
 FROM (SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter WHERE workflow_id = w.id
       UNION ALL
@@ -190,10 +240,11 @@ ORDER BY w.id DESC;
 
 -- name: workflow.page+name+state
 /* pgqueue:workflow.page+name+state */
-SELECT w.id, w.name, w.created_at, w.finished_at, c.*
+SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cw.state AS compensation_state, c.*
 FROM (SELECT * FROM "pgqueue".workflow
       WHERE id < :before AND name = :name AND state = :state 
       ORDER BY id DESC LIMIT :limit) AS w
+LEFT JOIN "pgqueue".workflow cw ON cw.id = w.compensation_id
 LEFT JOIN LATERAL (SELECT workflow_id, sum(waiting) AS waiting, sum(active) AS active, sum(dead) AS dead, sum(completed) AS completed, sum(cancelled) AS cancelled
 FROM (SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter WHERE workflow_id = w.id
       UNION ALL

@@ -60,6 +60,20 @@ public class QueueMaintenance extends PeriodicLifecycle {
      */
     static final Duration DELIVERY_WINDOW = Duration.ofMinutes(5);
 
+    /** Starts the compensations of workflows that failed for good; returns how many it looked at. */
+    @FunctionalInterface
+    public interface Compensations {
+
+        Compensations NONE = (limit) -> 0;
+
+        int start(int limit);
+    }
+
+    /** Workflows whose compensations one statement looks at. */
+    static final int COMPENSATIONS_PER_BATCH = 20;
+
+    private Compensations compensations = Compensations.NONE;
+
     public QueueMaintenance(Repositories repositories, QueuesAdmin admin, Duration interval, Duration reconcileInterval,
             RetentionSettings retention, @Nullable PartitionPlan historyPartitions) {
         super("pgqueue-maintenance");
@@ -69,6 +83,11 @@ public class QueueMaintenance extends PeriodicLifecycle {
         this.interval = interval;
         this.reconcileInterval = reconcileInterval;
         this.retention = retention;
+    }
+
+    /** Who starts the compensations of failed workflows, on each pass. */
+    public void setCompensations(Compensations compensations) {
+        this.compensations = compensations;
     }
 
     @Override
@@ -99,6 +118,10 @@ public class QueueMaintenance extends PeriodicLifecycle {
         }
         long folded = repositories.stats().squeeze();
         repositories.workflows().squeeze();
+        // after the squeeze, which stores the workflows' states it looks at
+        while (compensations.start(COMPENSATIONS_PER_BATCH) == COMPENSATIONS_PER_BATCH) {
+            // many workflows failed at once: keep going in bounded transactions
+        }
         repositories.batches().squeeze();
         // the heap grows only with traffic, which leaves counter deltas: an idle node looks only now and then
         if (folded > 0 || passes.getAndIncrement() % IDLE_STATISTICS_CHECK_EVERY == 0) {

@@ -68,6 +68,16 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
 
     private final Sql expire;
 
+    private final Sql insertCompensations;
+
+    private final Sql compensationsDue;
+
+    private final Sql compensableNodes;
+
+    private final Sql name;
+
+    private final Sql compensationStarted;
+
     private final Map<String, Sql> pages = new java.util.concurrent.ConcurrentHashMap<>();
 
     JdbcWorkflowRepository(Jdbc jdbc, Schema schema, Counters counters) {
@@ -130,8 +140,9 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
                 SELECT name, output::text AS output FROM {schema}.workflow_node
                 WHERE workflow_id = :workflow_id AND name = ANY(:names::text[]) AND output IS NOT NULL""");
         this.workflow = schema.sql("workflow.workflow", """
-                SELECT w.id, w.name, w.created_at, w.finished_at, c.*
+                SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cw.state AS compensation_state, c.*
                 FROM {schema}.workflow w
+                LEFT JOIN {schema}.workflow cw ON cw.id = w.compensation_id
                 LEFT JOIN LATERAL (""" + workflowCounts.countsQuery("workflow_id = w.id") + """
                 ) AS c ON true
                 WHERE w.id = :id""");
@@ -164,8 +175,80 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
                     DELETE FROM {schema}.workflow_node n USING gone g WHERE n.workflow_id = g.id
                 ), counts AS (
                     DELETE FROM {schema}.workflow_counter c USING gone g WHERE c.workflow_id = g.id
+                ), compensations AS (
+                    DELETE FROM {schema}.workflow_compensation c USING gone g WHERE c.workflow_id = g.id
                 )
                 SELECT count(*) FROM gone""");
+        this.insertCompensations = schema.sql("workflow.insert-compensations", """
+                INSERT INTO {schema}.workflow_compensation (workflow_id, node, queue, payload, payload_type)
+                SELECT :workflow_id, c.node, c.queue, c.payload::jsonb, c.payload_type
+                FROM unnest(:nodes::text[], :queues::text[], :payloads::text[], :payload_types::text[])
+                     AS c(node, queue, payload, payload_type)
+                ON CONFLICT (workflow_id, node) DO NOTHING""");
+        // the counts with the deltas not folded yet: a dead node an operator just retried is active again
+        this.compensationsDue = schema.sql("workflow.compensations-due", """
+                SELECT w.id FROM {schema}.workflow w
+                WHERE w.id IN (SELECT DISTINCT workflow_id FROM {schema}.workflow_compensation WHERE NOT started)
+                  AND w.state IN ('failed', 'cancelled') AND w.compensation_id IS NULL
+                  AND NOT EXISTS (
+                      SELECT 1 FROM (SELECT sum(active) AS active, sum(waiting) AS waiting
+                                     FROM (SELECT active, waiting FROM {schema}.workflow_counter WHERE workflow_id = w.id
+                                           UNION ALL
+                                           SELECT active, waiting FROM {schema}.workflow_counter_delta
+                                           WHERE workflow_id = w.id) AS parts) AS c
+                      WHERE c.active > 0 OR c.waiting > 0)
+                ORDER BY w.id LIMIT :limit
+                FOR UPDATE OF w SKIP LOCKED""");
+        this.compensableNodes = schema.sql("workflow.compensable-nodes", """
+                SELECT n.name, n.parents, c.queue, c.payload::text AS payload, c.payload_type
+                FROM {schema}.workflow_node n
+                LEFT JOIN {schema}.workflow_compensation c
+                       ON c.workflow_id = n.workflow_id AND c.node = n.name AND n.state = 'completed'
+                WHERE n.workflow_id = :workflow_id
+                ORDER BY n.job_id""");
+        this.name = schema.sql("workflow.name", "SELECT name FROM {schema}.workflow WHERE id = :workflow_id");
+        this.compensationStarted = schema.sql("workflow.compensation-started", Steps.step("started", """
+                UPDATE {schema}.workflow_compensation SET started = true WHERE workflow_id = :workflow_id AND NOT started
+                RETURNING node""")
+            .then("recorded", "UPDATE {schema}.workflow SET compensation_id = :compensation_id WHERE id = :workflow_id")
+            .select("SELECT count(*) FROM started"));
+    }
+
+    @Override
+    public void insertCompensations(long workflowId, List<NewCompensation> compensations) {
+        jdbc.update(insertCompensations, (params) -> params.int8("workflow_id", workflowId)
+            .array("nodes", "text", Params.column(compensations, NewCompensation::node))
+            .array("queues", "text", Params.column(compensations, NewCompensation::queue))
+            .array("payloads", "text", Params.column(compensations, NewCompensation::payloadJson))
+            .array("payload_types", "text", Params.column(compensations, NewCompensation::payloadType)));
+    }
+
+    @Override
+    public List<Long> lockCompensationsDue(int limit) {
+        return jdbc.query(compensationsDue, (params) -> params.int4("limit", limit), (row) -> row.getLong(1));
+    }
+
+    @Override
+    public List<CompensableNode> compensableNodes(long workflowId) {
+        return jdbc.query(compensableNodes, (params) -> params.int8("workflow_id", workflowId), (row) -> {
+            String queue = row.getString("queue");
+            java.sql.Array parents = row.getArray("parents");
+            return new CompensableNode(row.getString("name"),
+                    (parents != null) ? List.of((String[]) parents.getArray()) : List.of(),
+                    (queue != null) ? new NewCompensation(row.getString("name"), queue, row.getString("payload"),
+                            row.getString("payload_type")) : null);
+        });
+    }
+
+    @Override
+    public String name(long workflowId) {
+        return jdbc.query(name, (params) -> params.int8("workflow_id", workflowId), (row) -> row.getString(1)).get(0);
+    }
+
+    @Override
+    public void compensationStarted(long workflowId, @Nullable Long compensationId) {
+        jdbc.count(compensationStarted, (params) -> params.int8("workflow_id", workflowId)
+            .int8("compensation_id", compensationId));
     }
 
     @Override
@@ -256,10 +339,11 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
     public List<WorkflowInfo> workflows(WorkflowQuery query) {
         String key = ((query.name() != null) ? "n" : "") + ((query.state() != null) ? "s" : "");
         Sql page = pages.computeIfAbsent(key, (k) -> schema.sql(JdbcBatchRepository.pageName("workflow.page", query.name(), query.state()), """
-                SELECT w.id, w.name, w.created_at, w.finished_at, c.*
+                SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cw.state AS compensation_state, c.*
                 FROM (SELECT * FROM {schema}.workflow
                       WHERE id < :before %s%s
                       ORDER BY id DESC LIMIT :limit) AS w
+                LEFT JOIN {schema}.workflow cw ON cw.id = w.compensation_id
                 LEFT JOIN LATERAL (%s) AS c ON true
                 ORDER BY w.id DESC""".formatted(k.contains("n") ? "AND name = :name " : "",
                 k.contains("s") ? "AND state = :state " : "", workflowCounts.countsQuery("workflow_id = w.id"))));
@@ -279,9 +363,20 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
         WorkflowCounts counts = new WorkflowCounts(row.getLong("waiting"), row.getLong("active"), row.getLong("dead"),
                 row.getLong("completed"), row.getLong("cancelled"));
         WorkflowState state = counts.state();
+        long compensationId = row.getLong("compensation_id");
+        WorkflowInfo.Compensation compensation = row.wasNull() ? null
+                : new WorkflowInfo.Compensation(compensationId, compensationStatus(row.getString("compensation_state")));
         return new WorkflowInfo(row.getLong("id"), row.getString("name"), state, counts,
                 Objects.requireNonNull(JobLookups.instant(row.getTimestamp("created_at"))),
-                state.isFinished() ? JobLookups.instant(row.getTimestamp("finished_at")) : null);
+                state.isFinished() ? JobLookups.instant(row.getTimestamp("finished_at")) : null, compensation);
+    }
+
+    /** A compensation's status from its workflow's stored state (null: expired before the workflow it undid). */
+    private static String compensationStatus(@Nullable String state) {
+        if (state == null || "completed".equals(state)) {
+            return (state == null) ? "expired" : "compensated";
+        }
+        return "running".equals(state) ? "compensating" : "compensation-failed";
     }
 
     @Override

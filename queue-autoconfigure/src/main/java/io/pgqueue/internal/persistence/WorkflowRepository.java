@@ -56,6 +56,33 @@ public interface WorkflowRepository {
      */
     List<String> insertNodes(long workflowId, List<NewNode> nodes, List<NewEdge> edges);
 
+    /** A node's compensating job, as declared at submit: its payload written already. */
+    record NewCompensation(String node, String queue, String payloadJson, @Nullable String payloadType) {
+    }
+
+    /** Records the compensations nodes declared (only workflows whose nodes declare one call this). */
+    void insertCompensations(long workflowId, List<NewCompensation> compensations);
+
+    /**
+     * Locks, in the caller's transaction, up to {@code limit} workflows whose compensation is to be started: failed
+     * or cancelled, nothing active or waiting (counted with the deltas not folded yet), with compensations declared
+     * and not started. Locked rows other transactions hold are skipped.
+     */
+    List<Long> lockCompensationsDue(int limit);
+
+    /** A node of a failed workflow, for its compensation: its parents, and its compensation if it completed. */
+    record CompensableNode(String name, List<String> parents, @Nullable NewCompensation compensation) {
+    }
+
+    /** The nodes of a workflow, each with its compensation when it completed and declared one. */
+    List<CompensableNode> compensableNodes(long workflowId);
+
+    /** The workflow's name. */
+    String name(long workflowId);
+
+    /** Marks the workflow's compensations started, and records the workflow that runs them (null: none to run). */
+    void compensationStarted(long workflowId, @Nullable Long compensationId);
+
     /** Locks the workflow's row until the end of the transaction (additions are serialised), or null. */
     @Nullable LockedWorkflow lock(long workflowId);
 

@@ -16,6 +16,8 @@ import io.pgqueue.SendOptions;
 import io.pgqueue.internal.persistence.NewJob;
 import io.pgqueue.internal.persistence.WorkflowRepository;
 import io.pgqueue.internal.persistence.WorkflowRepository.NewEdge;
+import io.pgqueue.internal.persistence.WorkflowRepository.CompensableNode;
+import io.pgqueue.internal.persistence.WorkflowRepository.NewCompensation;
 import io.pgqueue.internal.persistence.WorkflowRepository.NewNode;
 import io.pgqueue.internal.persistence.WorkflowRepository.StoredNode;
 import io.pgqueue.internal.wakeup.Wakeups;
@@ -167,6 +169,19 @@ public final class JdbcWorkflows implements WorkflowOperations {
             }
             readyQueues.addAll(repository.insertNodes(workflowId, rows, edges));
         }
+        List<NewCompensation> compensations = new ArrayList<>();
+        for (WorkflowNode node : nodes) {
+            WorkflowNode.Compensation compensation = node.compensation();
+            if (compensation != null) {
+                compensations.add(new NewCompensation(node.name(), compensation.queue(),
+                        codec.writePayload(compensation.queue(), compensation.payload()),
+                        compensation.payload().getClass().getName()));
+            }
+        }
+        if (!compensations.isEmpty()) {
+            // only a workflow whose nodes declare compensations pays for this statement
+            repository.insertCompensations(workflowId, compensations);
+        }
         readyQueues.forEach(wakeups::jobsReady);
         return ids;
     }
@@ -193,9 +208,95 @@ public final class JdbcWorkflows implements WorkflowOperations {
         Workflow.builder("added").nodes(inside).build();
     }
 
+    /**
+     * Starts the compensations of up to {@code limit} workflows that failed for good (failed or cancelled, nothing
+     * active or waiting) after nodes that declared one completed: each as a workflow of its own, submitted in the
+     * transaction that marks them started, so that they are started once whatever crashes. A compensation runs
+     * after those of the nodes that depended on its node (reverse dependency order); a dead compensation holds
+     * the ones after it until an operator retries it.
+     *
+     * @return how many workflows it looked at (a full batch means: call again)
+     */
+    public int startCompensations(int limit) {
+        return repository.inTransaction(() -> {
+            List<Long> due = repository.lockCompensationsDue(limit);
+            for (long workflowId : due) {
+                List<WorkflowNode> compensations = compensationsOf(repository.compensableNodes(workflowId));
+                Long compensationId = null;
+                if (!compensations.isEmpty()) {
+                    compensationId = repository.create(compensationName(repository.name(workflowId)),
+                            DependencyPolicy.HOLD.value());
+                    insert(compensationId, compensations, (child, parent) -> DependencyPolicy.HOLD, Map.of(), null);
+                }
+                repository.compensationStarted(workflowId, compensationId);
+            }
+            return due.size();
+        });
+    }
+
+    private static String compensationName(String name) {
+        String prefix = "compensation of ";
+        return prefix + name.substring(0, Math.min(name.length(), WorkflowNode.MAX_NAME_LENGTH - prefix.length()));
+    }
+
+    /**
+     * The compensation workflow's nodes: one per completed node that declared a compensation (same name), each
+     * after the compensations of the nearest compensating nodes below it in the failed workflow's graph.
+     */
+    static List<WorkflowNode> compensationsOf(List<CompensableNode> nodes) {
+        Map<String, List<String>> children = new HashMap<>();
+        Map<String, CompensableNode> byName = new LinkedHashMap<>();
+        for (CompensableNode node : nodes) {
+            byName.put(node.name(), node);
+            node.parents().forEach((parent) -> children.computeIfAbsent(parent, (key) -> new ArrayList<>()).add(node.name()));
+        }
+        List<WorkflowNode> compensations = new ArrayList<>();
+        for (CompensableNode node : byName.values()) {
+            NewCompensation compensation = node.compensation();
+            if (compensation == null) {
+                continue;
+            }
+            WorkflowNode undo = WorkflowNode.of(node.name(), compensation.queue(),
+                    new StoredPayload(compensation.payloadJson(), compensation.payloadType()));
+            List<String> after = nearestCompensating(node.name(), children, byName);
+            compensations.add(after.isEmpty() ? undo : undo.after(after));
+        }
+        return compensations;
+    }
+
+    /** The compensating nodes below a node, not looking past one: theirs wait for those further down. */
+    private static List<String> nearestCompensating(String from, Map<String, List<String>> children,
+            Map<String, CompensableNode> byName) {
+        List<String> found = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        java.util.ArrayDeque<String> next = new java.util.ArrayDeque<>(children.getOrDefault(from, List.of()));
+        while (!next.isEmpty()) {
+            String name = next.poll();
+            if (!seen.add(name)) {
+                continue;
+            }
+            CompensableNode node = byName.get(name);
+            if (node != null && node.compensation() != null) {
+                found.add(name);
+            }
+            else {
+                next.addAll(children.getOrDefault(name, List.of()));
+            }
+        }
+        return found;
+    }
+
+    /** A compensation's payload as it was written when its workflow was submitted: inserted as it is. */
+    private record StoredPayload(String json, @Nullable String type) {
+    }
+
     private NewJob newJob(WorkflowNode node) {
         SendOptions options = node.options();
         Duration delay = options.delay();
+        if (node.payload() instanceof StoredPayload stored) {
+            return new NewJob(stored.json(), stored.type(), null, options.priority(), null, 0L, null, null, null, null,
+                    null, null, null);
+        }
         return new NewJob(codec.writePayload(node.queue(), node.payload()), node.payload().getClass().getName(),
                 codec.writeHeaders(options.headers()), options.priority(), options.runAt(),
                 (delay != null) ? delay.toMillis() : 0L, options.maxAttempts(), null, options.groupKey(),

@@ -1,7 +1,8 @@
--- pgqueue schema, version 14: durable execution inside a job (docs/durable-execution.md).
--- A job's steps keep their results across its runs; a job that sleeps or waits for an event or another job is
--- an ordinary scheduled row (outside the claim index) whose run-at is its deadline, and job_wait says what it
--- waits for. Only new tables: a pgqueue of version 13 runs on this schema unchanged.
+-- pgqueue schema, version 14: durable execution inside a job (docs/durable-execution.md), and compensation
+-- for workflows. A job's steps keep their results across its runs; a job that sleeps or waits for an event or
+-- another job is an ordinary scheduled row (outside the claim index) whose run-at is its deadline, and job_wait
+-- says what it waits for. New tables and one nullable column: a pgqueue of version 13 runs on this schema
+-- unchanged.
 
 -- What a job's runs completed: one row per step (or sleep, awaited event, spawned or awaited job), by name and
 -- occurrence within a run. A later run of the job returns the stored result instead of running the step again.
@@ -49,6 +50,24 @@ CREATE TABLE event (
 
 CREATE INDEX event_emitted_idx ON event (emitted_at);
 CREATE INDEX event_expires_idx ON event (expires_at);
+
+-- Compensation for workflows: the compensating job a node declared (WorkflowNode.compensate), run when its
+-- workflow fails for good after the node completed. 'started' once maintenance submitted the workflow's
+-- compensation (a workflow of its own, whose id the failed workflow records in compensation_id).
+CREATE TABLE workflow_compensation (
+    workflow_id  bigint  NOT NULL,
+    node         text    NOT NULL,
+    queue        text    NOT NULL,
+    payload      jsonb   NOT NULL,
+    payload_type text,
+    started      boolean NOT NULL DEFAULT false,
+    PRIMARY KEY (workflow_id, node)
+);
+
+-- The workflows whose compensation is still to be decided: what maintenance looks at each pass.
+CREATE INDEX workflow_compensation_pending_idx ON workflow_compensation (workflow_id) WHERE NOT started;
+
+ALTER TABLE workflow ADD COLUMN compensation_id bigint;
 
 -- pgqueue's SQL API 1.1: emit(key, payload, retention) from SQL, as QueueEvents.emit does from Java. The first
 -- emit of a key wins (an expired one is replaced). The jobs waiting for the key become due now (they stay

@@ -8,6 +8,10 @@ import io.pgqueue.QueueEvents;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.listener.ChildJobFailedException;
 import io.pgqueue.listener.JobContext;
+import io.pgqueue.workflow.Workflow;
+import io.pgqueue.workflow.WorkflowNode;
+import io.pgqueue.workflow.WorkflowOperations;
+import io.pgqueue.workflow.WorkflowSubmission;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
@@ -151,3 +155,25 @@ class Importer {
     }
 }
 // end::import[]
+
+// tag::saga[]
+@Service
+class CheckoutSaga {
+
+    private final WorkflowOperations workflows;
+
+    CheckoutSaga(WorkflowOperations workflows) {
+        this.workflows = workflows;
+    }
+
+    WorkflowSubmission place(Order order) {
+        return workflows.submit(Workflow.builder("checkout-" + order.id())
+            .node(WorkflowNode.of("charge", "payments", order)
+                .compensate("refunds", order))                       // runs last, if charge completed
+            .node(WorkflowNode.of("reserve", "stock", order).after("charge")
+                .compensate("stock-releases", order))                // runs first, if reserve completed
+            .node(WorkflowNode.of("ship", "shipping", order).after("reserve"))
+            .build());
+    }
+}
+// end::saga[]
