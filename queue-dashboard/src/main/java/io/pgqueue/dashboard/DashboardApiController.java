@@ -120,7 +120,19 @@ public class DashboardApiController {
 
     @GetMapping("/jobs/{id}")
     JobView job(@PathVariable long id) {
-        return JobView.of(admin.job(id), showPayloads);
+        return JobView.of(admin.job(id), showPayloads, admin.steps(id, showPayloads), admin.waitOf(id).orElse(null));
+    }
+
+    /** Ends a parked job's wait now (a sleep, an await of an event or a job). */
+    @PostMapping("/jobs/{id}/wake")
+    ActionResult wake(HttpServletRequest request, @PathVariable long id) {
+        return act(request, AdminAction.WAKE.verb(), "job " + id, () -> {
+            JobInfo job = admin.job(id);
+            if (AdminAction.WAKE.onJob(admin, job.queue(), id).affected() == 0) {
+                throw new IllegalStateException("Job " + id + " is " + job.state().value() + " and waits for nothing");
+            }
+            return 1L;
+        });
     }
 
     /** Workflows newest first, by name and state, keyset-paged by {@code before}. */

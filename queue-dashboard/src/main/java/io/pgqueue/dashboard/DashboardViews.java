@@ -15,6 +15,8 @@ import io.pgqueue.model.ClusterNode;
 import io.pgqueue.model.DatabaseStatus;
 import io.pgqueue.model.FairnessKeyInfo;
 import io.pgqueue.model.JobInfo;
+import io.pgqueue.model.JobStep;
+import io.pgqueue.model.JobWait;
 import io.pgqueue.model.JobState;
 import io.pgqueue.model.NodeContainer;
 import io.pgqueue.model.QueueListenerNode;
@@ -244,9 +246,26 @@ final class DashboardViews {
             @Nullable Long timeoutMillis, @Nullable UUID lockedBy, @Nullable Instant leaseUntil, boolean cancelRequested,
             @Nullable Integer progressPercent, @Nullable String progressMessage, @Nullable String payload,
             @Nullable String payloadType, @Nullable String lastError, @Nullable String output, boolean masked,
-            List<Event> history, List<String> actions, @Nullable Long workflowId, @Nullable Long batchId) {
+            List<Event> history, List<String> actions, @Nullable Long workflowId, @Nullable Long batchId,
+            List<JobStep> steps, @Nullable JobWait waitingFor) {
 
         static JobView of(JobInfo job, boolean show) {
+            return of(job, show, List.of(), null);
+        }
+
+        /**
+         * @param steps its durable steps, their results already hidden unless shown
+         * @param waitingFor what it waits for when parked (an event's key masked unless shown), else null
+         */
+        static JobView of(JobInfo job, boolean show, List<JobStep> steps, @Nullable JobWait waitingFor) {
+            List<String> actions = new ArrayList<>(actions(job.state()));
+            if (waitingFor != null) {
+                actions.add(AdminAction.WAKE.verb());
+            }
+            JobWait shownWait = (waitingFor != null && !show && waitingFor.eventKey() != null)
+                    ? new JobWait(waitingFor.kind(), Masking.MASK, waitingFor.awaitedJobId(), waitingFor.until(),
+                            waitingFor.since())
+                    : waitingFor;
             return new JobView(job.id(), job.queue(), job.state().value(), job.attempts(), job.maxAttempts(),
                     job.priority(), job.runAt(), job.enqueuedAt(), job.attemptedAt(), job.finishedAt(),
                     Masking.maskValues(job.headers(), show), mask(job.groupKey(), show), mask(job.dedupKey(), show),
@@ -254,7 +273,7 @@ final class DashboardViews {
                     job.cancelRequested(), (job.progress() != null) ? job.progress().percent() : null,
                     (job.progress() != null) ? mask(job.progress().message(), show) : null, mask(job.payload(), show),
                     job.payloadType(), mask(job.lastError(), show), mask(job.output(), show), !show, history(job),
-                    actions(job.state()), job.workflowId(), job.batchId());
+                    List.copyOf(actions), job.workflowId(), job.batchId(), steps, shownWait);
         }
 
         private static List<Event> history(JobInfo job) {
@@ -367,7 +386,7 @@ final class DashboardViews {
      * @param actions cancel while it has not finished
      */
     record WorkflowView(long id, String name, String state, Map<String, Long> counts, Instant createdAt,
-            @Nullable Instant finishedAt, List<String> actions) {
+            @Nullable Instant finishedAt, List<String> actions, WorkflowInfo.@Nullable Compensation compensation) {
 
         static WorkflowView of(WorkflowInfo workflow) {
             Map<String, Long> counts = new LinkedHashMap<>();
@@ -380,7 +399,8 @@ final class DashboardViews {
             counts.put("total", c.total());
             return new WorkflowView(workflow.id(), workflow.name(), workflow.state().value(), counts,
                     workflow.createdAt(), workflow.finishedAt(),
-                    workflow.state().isFinished() ? List.of() : List.of(AdminAction.CANCEL.verb()));
+                    workflow.state().isFinished() ? List.of() : List.of(AdminAction.CANCEL.verb()),
+                    workflow.compensation());
         }
     }
 

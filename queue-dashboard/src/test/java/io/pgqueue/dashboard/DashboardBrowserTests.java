@@ -268,6 +268,20 @@ class DashboardBrowserTests {
     }
 
     @Test
+    void aSleepingJobShowsItsStepsAndWhatItWaitsForAndIsWokenFromItsPage() {
+        long id = queues.send("durable", Map.of("order", 12));
+        await().atMost(Duration.ofSeconds(10)).until(() -> admin.waitOf(id).isPresent());
+        Browser page = browser().open("#/jobs/" + id);
+        page.waitForText(By.cssSelector("#waiting-for"), "sleep");
+        assertThat(page.all(By.cssSelector("#steps tbody tr"))).hasSize(2);
+        assertThat(page.text(By.cssSelector("#steps tbody tr:first-child"))).contains("charge").contains("\"ch_12\"");
+        assertThat(page.screenshot("durable-job")).exists();
+        page.click(By.cssSelector("button[data-action='wake']"));
+        page.confirm();
+        await().atMost(Duration.ofSeconds(10)).until(() -> listeners.durableDone.contains("12"));
+    }
+
+    @Test
     void aWorkflowIsDrawnWithItsNodesStatesAndCancelledFromItsPage() {
         WorkflowSubmission order = workflows.submit(Workflow.builder("order-77")
             .node(WorkflowNode.of("charge", "orders-wf", Map.of("order", 77)))

@@ -74,6 +74,17 @@ class DashboardTestApplication {
             throw new IllegalStateException("no job is ever sent to this queue");
         }
 
+        /** Durable execution: two steps, then a sleep of an hour that the browser test ends from the job's page. */
+        @QueueListener(queue = "durable")
+        void durable(Map<String, Object> payload, io.pgqueue.listener.JobContext ctx) {
+            ctx.step("charge", String.class, () -> "ch_" + payload.get("order"));
+            ctx.step("reserve", String.class, () -> "slot-4");
+            ctx.sleep(java.time.Duration.ofHours(1));
+            durableDone.add(String.valueOf(payload.get("order")));
+        }
+
+        final Set<String> durableDone = ConcurrentHashMap.newKeySet();
+
         @QueueListener(queue = "flaky", maxAttempts = "1")
         Map<String, Object> flaky(Map<String, Object> payload) {
             String name = String.valueOf(payload.get("name"));

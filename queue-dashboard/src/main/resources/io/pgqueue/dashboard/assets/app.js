@@ -568,7 +568,15 @@
                 job.actions.includes('retry') ? actionButton('Retry', { 'data-action': 'retry', class: 'primary' },
                     () => post('/jobs/' + job.id + '/retry')) : null,
                 job.actions.includes('purge') ? actionButton('Delete', { 'data-action': 'purge', class: 'danger' },
-                    () => post('/jobs/' + job.id + '/purge'), 'Delete job #' + job.id + ' for good?') : null);
+                    () => post('/jobs/' + job.id + '/purge'), 'Delete job #' + job.id + ' for good?') : null,
+                job.actions.includes('wake') ? actionButton('Wake', { 'data-action': 'wake' },
+                    () => post('/jobs/' + job.id + '/wake'), 'End the wait of job #' + job.id + ' now?') : null);
+            const waiting = job.waitingFor ? el('span', { id: 'waiting-for' },
+                job.waitingFor.kind === 'sleep' ? 'sleep'
+                    : job.waitingFor.kind === 'event' ? 'event ' + job.waitingFor.eventKey
+                    : 'job #' + job.waitingFor.awaitedJobId,
+                job.waitingFor.until ? el('span', { class: 'muted' }, ' until ', when(job.waitingFor.until)) : null)
+                : el('span', { class: 'muted', text: '–' });
             const fields = [
                 ['Queue', queueLink], ['Workflow', workflowLink], ['Batch', batchLink], ['State', el('span', {}, badge(job.state), job.cancelRequested ? ' cancellation requested' : '')],
                 ['Attempts', job.attempts + (job.maxAttempts ? ' of ' + job.maxAttempts : '')], ['Priority', job.priority],
@@ -576,7 +584,7 @@
                 ['Finished', when(job.finishedAt)], ['Lease owner', job.lockedBy || '–'], ['Lease until', when(job.leaseUntil)],
                 ['Group key', job.groupKey || '–'], ['Dedup key', job.dedupKey || '–'],
                 ['Timeout', job.timeoutMillis ? duration(job.timeoutMillis) : 'the listener\'s'],
-                ['Payload type', job.payloadType || '–']];
+                ['Payload type', job.payloadType || '–'], ['Waiting for', waiting]];
             const progress = job.progressPercent !== null ? el('div', {},
                 el('span', { class: 'progress' }, el('span', { style: 'width:' + job.progressPercent + '%' })),
                 ' ' + job.progressPercent + ' % ', el('span', { class: 'muted', text: job.progressMessage || '' })) : null;
@@ -597,6 +605,14 @@
                 job.lastError !== null ? el('h2', { text: 'Last error' }) : null,
                 job.lastError !== null ? el('pre', { id: 'last-error', text: job.lastError }) : null,
                 job.masked ? el('p', { class: 'muted', text: 'Payload, output and error are masked: pgqueue.dashboard.show-payloads=true shows them.' }) : null,
+                job.steps.length ? el('h2', { text: 'Steps' }) : null,
+                job.steps.length ? el('table', { id: 'steps' }, el('thead', {}, el('tr', {}, el('th', { text: 'Step' }),
+                    el('th', { text: 'Kind' }), el('th', { text: 'Done' }), el('th', { text: 'Result' }))),
+                    el('tbody', {}, job.steps.map((step) => el('tr', {},
+                        el('td', { text: step.name + (step.occurrence > 1 ? ' #' + step.occurrence : '') }),
+                        el('td', { text: step.kind }), el('td', {}, when(step.finishedAt)),
+                        el('td', { class: 'wrap' }, step.result !== null ? el('code', { text: step.result })
+                            : el('span', { class: 'muted', text: job.masked ? 'masked' : '–' })))))) : null,
                 el('h2', { text: 'History' }),
                 el('table', { id: 'history' }, el('tbody', {}, job.history.map((event) =>
                     el('tr', {}, el('td', {}, when(event.at)), el('td', { class: 'muted', text: event.at }), el('td', { text: event.what }))))));
@@ -807,6 +823,9 @@
             render(
                 el('h1', {}, 'Workflow #' + w.id + ' ', el('span', { class: 'muted', text: w.name }), ' ', badge(w.state)),
                 actions, counts, el('p', {}, progressBar(w.counts)),
+                w.compensation ? el('p', { id: 'compensation' }, 'Compensation: ',
+                    el('a', { href: '#/workflows/' + w.compensation.workflowId, text: '#' + w.compensation.workflowId }),
+                    ' ', badge(w.compensation.status)) : null,
                 el('h2', { text: 'Graph' }), graph(detail.nodes),
                 detail.more ? el('p', { class: 'muted', text: 'Showing the first ' + detail.nodes.length + ' nodes.' }) : null,
                 el('h2', { text: 'Nodes' }),
