@@ -32,7 +32,8 @@ WHERE w.job_id = :job;
 -- name: durable.record-step
 /* pgqueue:durable.record-step */
 INSERT INTO "pgqueue".job_step (job_id, name, occurrence, kind, result, result_type, started_at)
-VALUES (:job, :name, :occurrence, :kind, :result::jsonb, :result_type, :started_at)
+VALUES (:job, :name, :occurrence, :kind, :result::jsonb, :result_type,
+        to_timestamp(:started_ms / 1000.0))
 ON CONFLICT (job_id, name, occurrence) DO NOTHING
 RETURNING name, occurrence, kind, result::text AS result, result_type;
 
@@ -45,7 +46,8 @@ WHERE job_id = :job AND name = :name AND occurrence = :occurrence;
 /* pgqueue:durable.end-wait */
 WITH recorded AS (
     INSERT INTO "pgqueue".job_step (job_id, name, occurrence, kind, result, result_type, started_at)
-    VALUES (:job, :name, :occurrence, :kind, :result::jsonb, :result_type, :started_at)
+    VALUES (:job, :name, :occurrence, :kind, :result::jsonb, :result_type,
+            to_timestamp(:started_ms / 1000.0))
     ON CONFLICT (job_id, name, occurrence) DO NOTHING
 ), ended AS (
     DELETE FROM "pgqueue".job_wait WHERE job_id = :job

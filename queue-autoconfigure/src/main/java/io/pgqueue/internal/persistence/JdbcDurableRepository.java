@@ -78,7 +78,8 @@ final class JdbcDurableRepository implements DurableRepository {
                 WHERE w.job_id = :job""");
         String insertStep = """
                 INSERT INTO {schema}.job_step (job_id, name, occurrence, kind, result, result_type, started_at)
-                VALUES (:job, :name, :occurrence, :kind, :result::jsonb, :result_type, :started_at)
+                VALUES (:job, :name, :occurrence, :kind, :result::jsonb, :result_type,
+                        to_timestamp(:started_ms / 1000.0))
                 ON CONFLICT (job_id, name, occurrence) DO NOTHING""";
         this.record = schema.sql("durable.record-step", insertStep + """
 
@@ -219,7 +220,8 @@ final class JdbcDurableRepository implements DurableRepository {
     private static void bind(Params params, NewStep step) throws SQLException {
         params.int8("job", step.jobId()).text("name", step.name()).int4("occurrence", step.occurrence())
             .text("kind", step.kind()).text("result", step.resultJson()).text("result_type", step.resultType())
-            .timestamp("started_at", step.startedAt());
+            // as epoch milliseconds: the driver builds a calendar for every timestamp it binds
+            .int8("started_ms", step.startedAt().toEpochMilli());
     }
 
     @Override
