@@ -93,6 +93,60 @@ class ServerCrashTests {
                 + " jobs ran a second time");
     }
 
+    /** Durable jobs: a step, then a sleep of a few seconds, then the end; each run recorded. */
+    static class Sleepers {
+
+        final Map<Long, List<String>> runs = new ConcurrentHashMap<>();
+
+        final Set<Long> done = ConcurrentHashMap.newKeySet();
+
+        @QueueListener(queue = "server-crash-sleepers", concurrency = "8")
+        void handle(String payload, JobContext job) {
+            runs.computeIfAbsent(job.id(), (id) -> new CopyOnWriteArrayList<>()).add("run");
+            String token = job.step("before", String.class, () -> {
+                runs.get(job.id()).add("step");
+                return java.util.UUID.randomUUID().toString();
+            });
+            job.sleep(Duration.ofSeconds(4));
+            runs.get(job.id()).add("woke:" + token);
+            done.add(job.id());
+        }
+    }
+
+    /**
+     * Jobs sleeping through a crash of PostgreSQL and a restart of every node: each wakes once its sleep ended, in
+     * an application that never saw it go to sleep, with its step's result, and the step did not run again.
+     */
+    @Test
+    void sleepingJobsSurviveACrashOfTheServerAndARestartOfEveryNode() {
+        Sleepers first = new Sleepers();
+        java.util.concurrent.atomic.AtomicReference<List<Long>> sent = new java.util.concurrent.atomic.AtomicReference<>();
+        runner("false").withBean(Sleepers.class, () -> first).run((context) -> {
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            sent.set(template.sendBatch("server-crash-sleepers", IntStream.range(0, 50).mapToObj((i) -> "s" + i).toList())
+                .jobIds());
+            JdbcTemplate jdbc = new JdbcTemplate(postgres.dataSource("postgres"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> count(jdbc,
+                    "SELECT count(*) FROM pgqueue.job_wait w JOIN pgqueue.job j ON j.id = w.job_id "
+                            + "WHERE j.queue = 'server-crash-sleepers' AND j.state = 'scheduled'") == 50);
+        });
+        // every node gone; the server crashes and recovers from its WAL
+        postgres.crash();
+        postgres.startServer();
+        Sleepers second = new Sleepers();
+        runner("false").withBean(Sleepers.class, () -> second).run((context) -> {
+            await().atMost(Duration.ofSeconds(60)).until(() -> second.done.containsAll(sent.get()));
+        });
+        assertThat(first.done).isEmpty();
+        for (long id : sent.get()) {
+            assertThat(first.runs.get(id)).as("job %d before the crash", id).containsExactly("run", "step");
+            List<String> after = second.runs.get(id);
+            // the step's stored token came back: it did not run again
+            assertThat(after).as("job %d after the restart", id).hasSize(2).startsWith("run");
+            assertThat(after.get(1)).startsWith("woke:");
+        }
+    }
+
     private Map<Long, List<Long>> drainThroughACrash(String durableClaims) {
         return drainThroughACrash(durableClaims, new long[1]);
     }
