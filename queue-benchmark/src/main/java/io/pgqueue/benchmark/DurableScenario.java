@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -89,7 +88,7 @@ final class DurableScenario {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
             return Scenarios.rate(jobs, () -> {
                 admin.resume(QUEUE);
-                await(stepper.handled, jobs);
+                awaitAll(stepper.handled, jobs);
             });
         }
     }
@@ -189,7 +188,7 @@ final class DurableScenario {
             for (int i = 0; i < waits; i++) {
                 template.send("awaiting", "k" + i);
             }
-            await(awaiter.parked, waits);
+            awaitAll(awaiter.parked, waits);
             awaitScheduled(database, waits);
             QueueEvents events = emitter.bean(QueueEvents.class);
             Latencies latencies = new Latencies(waits);
@@ -271,7 +270,7 @@ final class DurableScenario {
                 // due times spread over 5 s
                 app.template().send("sleepers", base + (i * 5_000L / sleepers));
             }
-            await(sleeper.resumed, sleepers);
+            awaitAll(sleeper.resumed, sleepers);
             String notes = sleepers + " jobs sleeping until times spread over 5 s; how long after its time each "
                     + "ran again (maintenance interval 1 s, the promotion's bound)";
             return List.of(
@@ -296,17 +295,11 @@ final class DurableScenario {
         }
     }
 
-    private static void await(AtomicLong counter, long target) {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-        while (counter.get() < target) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("only " + counter.get() + " of " + target);
-            }
-            LockSupport.parkNanos(1_000_000);
+    /** Waits for the count, failing the scenario when it is not reached in five minutes. */
+    private static void awaitAll(AtomicLong counter, long target) {
+        Scenarios.awaitHandled(counter::get, target, 300);
+        if (counter.get() < target) {
+            throw new IllegalStateException("only " + counter.get() + " of " + target);
         }
-    }
-
-    static String describe(double value) {
-        return String.format(Locale.ROOT, "%.1f", value);
     }
 }
