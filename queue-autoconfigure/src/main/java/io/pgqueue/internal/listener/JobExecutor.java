@@ -63,6 +63,9 @@ final class JobExecutor {
     /** Whether the handler runs in pgqueue's transaction (TRANSACTIONAL delivery). */
     private final boolean transactional;
 
+    /** Starts a run's durable calls on its first one (made once: a plain job's run allocates nothing for them). */
+    private final JobContextImpl.@Nullable DurableStart durableStart;
+
     /** Durable execution's steps, waits and events; null where the listener has none (tests of the engine alone). */
     private final @Nullable DurableRuns durable;
 
@@ -75,6 +78,7 @@ final class JobExecutor {
             List<JobInterceptor> interceptors, @Nullable DurableRuns durable) {
         this.durable = durable;
         this.transactional = !"lease".equals(mode);
+        this.durableStart = (durable != null) ? (started) -> durable.start(started, handler, transactional) : null;
         this.workflows = workflows;
         this.handlerTransactionAborted = handlerTransactionAborted;
         this.handler = handler;
@@ -141,8 +145,7 @@ final class JobExecutor {
      */
     Outcome run(HandlerRun run, JobContextImpl.LeaseExtender leaseExtender) {
         ClaimedJob job = run.job();
-        JobContextImpl context = new JobContextImpl(run, mapper, leaseExtender, workflows,
-                (durable != null) ? (started) -> durable.start(started, handler, transactional) : null);
+        JobContextImpl context = new JobContextImpl(run, mapper, leaseExtender, workflows, durableStart);
         observer.started(context);
         return pipeline.run(new HandlerPipeline.Invocation(List.of(context), List.of(job), List.of(), run,
                 timeoutOf(job), false, System.nanoTime())).get(0);
