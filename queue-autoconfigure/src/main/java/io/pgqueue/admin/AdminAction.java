@@ -33,8 +33,11 @@ public enum AdminAction {
     /** Dead jobs are deleted. */
     PURGE(Target.JOB, "purge", EnumSet.of(JobState.DEAD), "purge-dead", "delete"),
 
-    /** Ends a parked job's wait (a sleep, an await) now; offered for the jobs that wait, not by state. */
-    WAKE(Target.JOB, "wake"),
+    /**
+     * Ends a parked job's wait (a sleep, an await) now. A parked job is scheduled; a front door offers it for the
+     * scheduled jobs that wait for something ({@code DurableAdmin.waitOf}), not for every scheduled job.
+     */
+    WAKE(Target.JOB, "wake", EnumSet.of(JobState.SCHEDULED)),
 
     PAUSE_SCHEDULE(Target.SCHEDULE, "pause"),
 

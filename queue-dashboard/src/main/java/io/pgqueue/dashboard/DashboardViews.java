@@ -258,9 +258,10 @@ final class DashboardViews {
          * @param waitingFor what it waits for when parked (an event's key masked unless shown), else null
          */
         static JobView of(JobInfo job, boolean show, List<JobStep> steps, @Nullable JobWait waitingFor) {
+            // wake is for a scheduled job that waits for something, not for every scheduled one
             List<String> actions = new ArrayList<>(actions(job.state()));
-            if (waitingFor != null) {
-                actions.add(AdminAction.WAKE.verb());
+            if (waitingFor == null) {
+                actions.remove(AdminAction.WAKE.verb());
             }
             JobWait shownWait = (waitingFor != null && !show && waitingFor.eventKey() != null)
                     ? new JobWait(waitingFor.kind(), Masking.MASK, waitingFor.awaitedJobId(), waitingFor.until(),

@@ -13,7 +13,7 @@ import io.pgqueue.internal.persistence.DurableRepository.NewStep;
 import io.pgqueue.internal.persistence.DurableRepository.StoredStep;
 import io.pgqueue.internal.persistence.DurableRepository.StoredWait;
 import io.pgqueue.internal.persistence.PostgresText;
-import io.pgqueue.internal.persistence.EventKeys;
+import io.pgqueue.model.EventKeys;
 import io.pgqueue.listener.ChildJobFailedException;
 import io.pgqueue.listener.JobSuspendedException;
 import io.pgqueue.listener.adapter.MethodJobHandler;

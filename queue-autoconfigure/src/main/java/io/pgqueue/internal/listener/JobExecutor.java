@@ -255,7 +255,7 @@ final class JobExecutor {
                 ended.put("error", error);
             }
             java.util.Objects.requireNonNull(durable).repository()
-                .emit(io.pgqueue.internal.persistence.EventKeys.jobEnded(context.id()), ended.toString(),
+                .emit(io.pgqueue.model.EventKeys.jobEnded(context.id()), ended.toString(),
                         AWAITED_RETENTION);
         }
         catch (RuntimeException ex) {

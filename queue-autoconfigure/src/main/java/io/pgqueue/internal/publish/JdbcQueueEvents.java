@@ -6,7 +6,7 @@ import java.util.Objects;
 import io.pgqueue.JobPayloadCodec;
 import io.pgqueue.QueueEvents;
 import io.pgqueue.internal.persistence.DurableRepository;
-import io.pgqueue.internal.persistence.EventKeys;
+import io.pgqueue.model.EventKeys;
 import io.pgqueue.internal.persistence.PostgresText;
 import org.jspecify.annotations.Nullable;
 

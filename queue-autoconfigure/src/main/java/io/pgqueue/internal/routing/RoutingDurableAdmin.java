@@ -5,7 +5,7 @@ import java.util.Optional;
 
 import io.pgqueue.admin.DurableAdmin;
 import io.pgqueue.admin.QueueAdmin;
-import io.pgqueue.internal.persistence.EventKeys;
+import io.pgqueue.model.EventKeys;
 import io.pgqueue.model.JobStep;
 import io.pgqueue.model.JobWait;
 import org.jspecify.annotations.Nullable;

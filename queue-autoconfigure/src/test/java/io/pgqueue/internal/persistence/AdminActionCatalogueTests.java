@@ -26,6 +26,9 @@ class AdminActionCatalogueTests {
         assertThat(AdminAction.CANCEL.appliesTo()).isEqualTo(cancellable);
         assertThat(AdminAction.RETRY.appliesTo()).isEqualTo(Transition.RETRY_DEAD.from());
         assertThat(AdminAction.PURGE.appliesTo()).isEqualTo(Transition.PURGE.from());
+        // a parked job is scheduled: a SNOOZE put it there, and its wake makes it due
+        assertThat(AdminAction.WAKE.appliesTo()).isEqualTo(EnumSet.of(JobState.SCHEDULED))
+            .isSubsetOf(Transition.SNOOZE.to());
         for (AdminAction action : AdminAction.values()) {
             assertThat(action.appliesTo().isEmpty()).as(action.name()).isEqualTo(action.target() != Target.JOB);
         }
@@ -45,6 +48,6 @@ class AdminActionCatalogueTests {
         assertThatIllegalArgumentException().isThrownBy(() -> AdminAction.of(Target.SCHEDULE, "cancel"))
             .withMessage("Unknown action 'cancel': use pause, resume, trigger, reschedule, remove");
         assertThatIllegalArgumentException().isThrownBy(() -> AdminAction.of(Target.QUEUE, "explode"))
-            .withMessage("Unknown action 'explode': use pause, resume, cancel, retry, purge");
+            .withMessage("Unknown action 'explode': use pause, resume, cancel, retry, purge, wake");
     }
 }

@@ -1,8 +1,8 @@
-package io.pgqueue.internal.persistence;
+package io.pgqueue.model;
 
 import org.jspecify.annotations.Nullable;
 
-/** The keys of events ({@code event.key}): what an application may emit and await. */
+/** The keys of events that jobs await (durable execution): what an application may emit and await. */
 public final class EventKeys {
 
     /** Keys of pgqueue's own events (a spawned job's end): an application's key may not start with it. */
