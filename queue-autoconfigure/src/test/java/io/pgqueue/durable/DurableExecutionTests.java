@@ -517,6 +517,26 @@ class DurableExecutionTests {
         });
     }
 
+    /** An emit joins the caller's transaction: rolled back, there is no event, and no job is woken. */
+    @Test
+    void anEmitInATransactionThatRollsBackLeavesNoEvent() {
+        runner.run((context) -> {
+            QueueEvents events = context.getBean(QueueEvents.class);
+            org.springframework.transaction.support.TransactionTemplate transactions =
+                    new org.springframework.transaction.support.TransactionTemplate(
+                            context.getBean(org.springframework.transaction.PlatformTransactionManager.class));
+            transactions.executeWithoutResult((status) -> {
+                assertThat(events.emit("rolled-back", "x")).isTrue();
+                status.setRollbackOnly();
+            });
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM pgqueue.event WHERE key = 'rolled-back'", Long.class))
+                .isZero();
+            transactions.executeWithoutResult((status) -> events.emit("committed", "y"));
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM pgqueue.event WHERE key = 'committed'", Long.class))
+                .isOne();
+        });
+    }
+
     @Test
     void anInvalidEventKeyOrPayloadIsRefusedAtEmitAndStoresNothing() {
         runner.run((context) -> {

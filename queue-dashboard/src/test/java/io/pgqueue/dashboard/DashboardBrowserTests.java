@@ -110,10 +110,13 @@ class DashboardBrowserTests {
         assertThat(Long.parseLong(page.text(By.id("cluster-ready")).replace(",", ""))).isGreaterThanOrEqualTo(5);
         // ready jobs and no node listening: highlighted, with the likely cause in its title
         page.waitFor((driver) -> driver.findElement(By.cssSelector("tr[data-queue-row='inbox'] [data-unattended]")));
-        assertThat(page.driver().findElement(By.cssSelector("tr[data-queue-row='inbox']")).getAttribute("class"))
-            .contains("unattended");
-        assertThat(page.driver().findElement(By.cssSelector("tr[data-queue-row='inbox'] [data-unattended]"))
-            .getAttribute("title")).contains("Spring bean");
+        // read through waitFor: the page re-renders every 300 ms, and an element found may be replaced before it is read
+        String rowClass = page.waitFor((driver) -> driver.findElement(By.cssSelector("tr[data-queue-row='inbox']"))
+            .getAttribute("class"));
+        assertThat(rowClass).contains("unattended");
+        String title = page.waitFor((driver) -> driver.findElement(By.cssSelector("tr[data-queue-row='inbox'] [data-unattended]"))
+            .getAttribute("title"));
+        assertThat(title).contains("Spring bean");
         page.screenshot("unattended-queue");
     }
 
@@ -129,7 +132,8 @@ class DashboardBrowserTests {
     void aTransactionHoldingBackVacuumIsNamedOnTheOverviewUntilItEnds() throws Exception {
         Browser page = browser().open("#/");
         page.waitFor((driver) -> driver.findElement(By.id("cluster-ready")));
-        assertThat(page.driver().findElement(By.id("vacuum-hold")).isDisplayed()).isFalse();
+        String shown = page.waitFor((driver) -> String.valueOf(driver.findElement(By.id("vacuum-hold")).isDisplayed()));
+        assertThat(shown).isEqualTo("false");
         try (java.sql.Connection report = database.connect()) {
             report.setAutoCommit(false);
             report.setTransactionIsolation(java.sql.Connection.TRANSACTION_REPEATABLE_READ);

@@ -103,6 +103,15 @@ public class CrashWorker {
             );
             """;
 
+    /** SQL of the table compensations record their runs in (in their transaction: once each). */
+    public static final String UNDO_RUN_TABLE = """
+            CREATE TABLE IF NOT EXISTS undo_run (
+                what text        NOT NULL,
+                pid  bigint      NOT NULL,
+                at   timestamptz NOT NULL DEFAULT clock_timestamp()
+            )
+            """;
+
     /**
      * A durable job's work: five steps (the third transactional), a short sleep after the second.
      *
@@ -227,6 +236,25 @@ public class CrashWorker {
                 chunks.add(merge);
                 workflow.add(chunks);
             }
+        }
+
+        /** A step of a saga that completes. */
+        @QueueListener(queue = "saga-crash-do", concurrency = "6")
+        void sagaStep(String node) {
+            LockSupport.parkNanos(WORK.toNanos());
+        }
+
+        /** The step of a saga that fails for good (sent with one attempt). */
+        @QueueListener(queue = "saga-crash-fail", concurrency = "2")
+        void sagaFail(String node) {
+            throw new IllegalStateException("the saga's last step fails: " + node);
+        }
+
+        /** A compensation, recorded in its transaction: exactly once. */
+        @QueueListener(queue = "saga-crash-undo", mode = "TRANSACTIONAL", concurrency = "4")
+        void sagaUndo(String what) {
+            LockSupport.parkNanos(WORK.toNanos());
+            jdbc.update("INSERT INTO undo_run (what, pid) VALUES (?, ?)", what, PID);
         }
 
         /** A durable job whose effects are recorded outside its checkpoints: killed at any point. */

@@ -203,7 +203,8 @@ final class JdbcDurableRepository implements DurableRepository {
         List<StoredStep> inserted = alone ? jdbc.queryAlone(record, binder, JdbcDurableRepository::step)
                 : jdbc.query(record, binder, JdbcDurableRepository::step);
         if (!inserted.isEmpty()) {
-            return inserted.get(0);
+            // as written, not as jsonb prints it back: the caller tells its own record from another run's by it
+            return new StoredStep(step.name(), step.occurrence(), step.kind(), step.resultJson(), step.resultType());
         }
         // another run of the job recorded the step first: its result is the step's
         List<StoredStep> first = jdbc.query(recorded, (params) -> params.int8("job", step.jobId())
