@@ -71,7 +71,12 @@ class FailoverTests {
                             "pgqueue.maintenance.enabled=false", "pgqueue.scheduler.enabled=false")
                     .run((context) -> {
                         assertThat(context).hasNotFailed();
+                        long nodes = count(current, "SELECT count(*) FROM pgqueue.node");
                         workers.start(2);
+                        // the workers register before the primary dies: a worker that starts during the failover
+                        // finds no primary and stops, and nobody drains what is left
+                        await().atMost(Duration.ofSeconds(60))
+                            .until(() -> count(current, "SELECT count(*) FROM pgqueue.node") >= nodes + 2);
                         QueueTemplate template = context.getBean(QueueTemplate.class);
                         CompletableFuture<Void> failover = null;
                         for (int n = 0; n < JOBS; n++) {
@@ -139,5 +144,10 @@ class FailoverTests {
 
     record Outcome(Set<Long> lostTransactional, Set<Long> lostLease, Set<Long> repeatedTransactional,
             int failedSends) {
+    }
+
+    private static long count(JdbcTemplate jdbc, String sql) {
+        Long count = jdbc.queryForObject(sql, Long.class);
+        return (count != null) ? count : 0;
     }
 }
