@@ -300,7 +300,8 @@ final class DurableRun {
         return runs.codec().mapper().readValue(output.toString(), type);
     }
 
-    private static String firstLine(String text) {
+    /** An error's first line: what a job awaiting a dead one is told. */
+    static String firstLine(String text) {
         int end = text.indexOf('\n');
         return (end < 0) ? text : text.substring(0, end);
     }

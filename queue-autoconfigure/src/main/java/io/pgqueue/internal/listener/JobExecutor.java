@@ -267,11 +267,6 @@ final class JobExecutor {
     /** How long the end of an awaited job is kept for the job awaiting it. */
     private static final Duration AWAITED_RETENTION = Duration.ofDays(30);
 
-    private static String firstLine(String text) {
-        int end = text.indexOf('\n');
-        return (end < 0) ? text : text.substring(0, end);
-    }
-
     /** A return value as JSON for a job awaiting this one, or null when it cannot be written (logged). */
     private @Nullable String outputOf(ClaimedJob job, Object result) {
         try {
@@ -364,7 +359,7 @@ final class JobExecutor {
         observer.failed(context, Duration.ofNanos(System.nanoTime() - start), error, decision);
         String text = (decision.isDead() ? decision.reason() + "\n" : "") + stackTrace(error);
         if (decision.isDead()) {
-            tellAwaiting(context, "dead", null, firstLine(decision.reason()));
+            tellAwaiting(context, "dead", null, DurableRun.firstLine(decision.reason()));
         }
         return new Failure(job, decision,
                 new FailureUpdate(job.id(), job.attempt(), job.maxAttempts(), decision.retryDelay(), truncate(text),
