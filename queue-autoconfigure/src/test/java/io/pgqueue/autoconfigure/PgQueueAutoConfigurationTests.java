@@ -206,7 +206,7 @@ class PgQueueAutoConfigurationTests {
         runner.withPropertyValues("pgqueue.schema.migrate=false", "pgqueue.schema.name=versioned").run((context) -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause()
-                .hasMessageContaining("schema 'versioned' is at version 4 or older, and this pgqueue needs version 14")
+                .hasMessageContaining("schema 'versioned' is at version 4 or older, and this pgqueue needs version 15")
                 .hasMessageContaining("from V5 on");
         });
 
@@ -215,7 +215,7 @@ class PgQueueAutoConfigurationTests {
         runner.withPropertyValues("pgqueue.schema.migrate=false", "pgqueue.schema.name=versioned").run((context) -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause()
-                .hasMessageContaining("schema 'versioned' is at version 99, newer than this pgqueue knows (version 14)");
+                .hasMessageContaining("schema 'versioned' is at version 99, newer than this pgqueue knows (version 15)");
         });
     }
 

@@ -450,6 +450,8 @@ class WorkflowTests {
         assertThat(jobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.job WHERE state = 'waiting'", Long.class))
             .isZero();
         assertThat(jobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.job_dependency", Long.class)).isZero();
+        assertThat(jobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.job_dependency_done", Long.class))
+            .isZero();
         assertThat(admin.reconcile()).isEmpty();
     }
 

@@ -20,6 +20,9 @@ public class QueueMaintenance extends PeriodicLifecycle {
 
     private static final int PROMOTE_BATCH = 10_000;
 
+    /** The counts of finished parents a fold takes (by the children of up to this many). */
+    private static final int FOLD_BATCH = 1_000;
+
     /** Passes between statistics checks while no counter deltas were folded (no traffic, or counters off). */
     private static final int IDLE_STATISTICS_CHECK_EVERY = 10;
 
@@ -113,6 +116,10 @@ public class QueueMaintenance extends PeriodicLifecycle {
     public void runOnce() {
         // an event emitted while its job was still running (before the job parked) did not find it: made due now
         repositories.durable().deliverRecent(DELIVERY_WINDOW);
+        // counts of finished workflow parents whose node stopped before folding them into their children
+        while (repositories.maintenance().foldDependencyCounts() >= FOLD_BATCH) {
+            // many left at once: keep going in bounded statements
+        }
         while (repositories.maintenance().promoteDue(PROMOTE_BATCH) == PROMOTE_BATCH) {
             // a large backlog of due jobs: keep going in bounded statements
         }

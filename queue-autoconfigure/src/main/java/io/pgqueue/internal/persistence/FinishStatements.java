@@ -223,7 +223,7 @@ final class FinishStatements {
     private String completedCascades(Steps steps, String changed, Cascades cascades) {
         return steps.then(cascades.workflow() ? cascade.completed(changed) : Steps.NONE)
             .then(cascades.batch() ? batches.completed(changed) : Steps.NONE)
-            .select("SELECT count(*)" + (cascades.workflow() ? WorkflowCascade.WOKEN : "")
+            .select("SELECT count(*)" + (cascades.workflow() ? WorkflowCascade.WOKEN + WorkflowCascade.DEPOSITED : "")
                     + (cascades.batch() ? BatchCascade.WOKEN : "") + " FROM " + changed);
     }
 

@@ -101,6 +101,18 @@ final class Jdbc {
                 (statementTimeout.toMillis() + 999) / 1000);
     }
 
+    /** Told of the dependency counts a statement left ({@link Sql#leavesDependencyCounts()}). */
+    private volatile Consumer<long[]> dependencyCountsLeft = (ids) -> {
+    };
+
+    /**
+     * Who folds the counts of satisfied edges a statement left for children it could not lock
+     * ({@link DependencyCounts}): told once the statement returned, inside or outside a transaction.
+     */
+    void onDependencyCountsLeft(Consumer<long[]> sink) {
+        this.dependencyCountsLeft = sink;
+    }
+
     /**
      * Who is told of the queues whose jobs a statement made ready beside the rows it changed (a workflow's
      * dependants, a batch's callbacks): {@code Wakeups}, which wakes them once the caller's transaction committed.
@@ -142,6 +154,7 @@ final class Jdbc {
 
     private <T> List<T> query(Sql sql, Binder binder, RowReader<T> reader, int timeoutSeconds, boolean alone) {
         Set<String> woken = sql.wakes() ? new LinkedHashSet<>() : Set.of();
+        List<Long> countsLeft = sql.leavesDependencyCounts() ? new ArrayList<>() : List.of();
         ConnectionWork<List<T>> work = (connection) -> run(connection, sql, binder, timeoutSeconds, (statement) -> {
             try (ResultSet rows = statement.executeQuery()) {
                 List<T> result = new ArrayList<>();
@@ -150,12 +163,16 @@ final class Jdbc {
                     if (sql.wakes()) {
                         readWoken(rows, woken);
                     }
+                    if (sql.leavesDependencyCounts()) {
+                        readCountsLeft(rows, countsLeft);
+                    }
                 }
                 return result;
             }
         });
         List<T> found = alone ? executeAlone(work) : execute(work);
         wake(woken);
+        countsLeft(countsLeft);
         return found;
     }
 
@@ -173,6 +190,32 @@ final class Jdbc {
                 logger.warn("Could not wake the listeners of queue '" + queue + "' (they find its jobs at their next "
                         + "poll): " + ex.getMessage());
             }
+        }
+    }
+
+    /** Hands on the dependency counts a statement left, to be folded once it committed. */
+    private void countsLeft(List<Long> ids) {
+        if (!ids.isEmpty()) {
+            dependencyCountsLeft.accept(ids.stream().mapToLong(Long::longValue).toArray());
+        }
+    }
+
+    /** Whether a result has the column (of several statements in one round trip, only one may). */
+    private static boolean hasColumn(ResultSet row, String label) throws SQLException {
+        java.sql.ResultSetMetaData columns = row.getMetaData();
+        for (int column = 1; column <= columns.getColumnCount(); column++) {
+            if (columns.getColumnLabel(column).equals(label)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Adds the ids of a row's {@code wf_deposits} column (an array, or null). */
+    private static void readCountsLeft(ResultSet row, List<Long> ids) throws SQLException {
+        java.sql.Array deposits = row.getArray("wf_deposits");
+        if (deposits != null) {
+            ids.addAll(Arrays.asList((Long[]) deposits.getArray()));
         }
     }
 
@@ -201,6 +244,7 @@ final class Jdbc {
      */
     long countAll(Sql sql, Binder binder) {
         Set<String> woken = sql.wakes() ? new LinkedHashSet<>() : Set.of();
+        List<Long> countsLeft = sql.leavesDependencyCounts() ? new ArrayList<>() : List.of();
         long counted = execute((connection) -> run(connection, sql, binder, (statement) -> {
             long total = 0;
             boolean rows = statement.execute();
@@ -212,6 +256,9 @@ final class Jdbc {
                             if (sql.wakes()) {
                                 readWoken(result, woken);
                             }
+                            if (sql.leavesDependencyCounts() && hasColumn(result, "wf_deposits")) {
+                                readCountsLeft(result, countsLeft);
+                            }
                         }
                     }
                 }
@@ -220,6 +267,7 @@ final class Jdbc {
             return total;
         }));
         wake(woken);
+        countsLeft(countsLeft);
         return counted;
     }
 

@@ -10,6 +10,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 final class JdbcJobMaintenance implements JobMaintenancePort {
 
+    private final DependencyCounts dependencyCounts;
+
     /** Live jobs of one queue or all queues that a listener would pick up now (exact; for tests). */
     /** Below this many pages (1 MB) a sequential scan costs nothing worth an ANALYZE. */
     private static final long STATISTICS_MIN_PAGES = 128;
@@ -33,7 +35,9 @@ final class JdbcJobMaintenance implements JobMaintenancePort {
 
     private final Sql analyze;
 
-    JdbcJobMaintenance(Jdbc jdbc, Schema schema, TransactionTemplate transactions, ClaimStatements claims, FinishStatements finishes, Sql expireDedupWindows, Sql statisticsOutgrown, Sql analyze) {
+    JdbcJobMaintenance(Jdbc jdbc, Schema schema, TransactionTemplate transactions, ClaimStatements claims, FinishStatements finishes, Sql expireDedupWindows, Sql statisticsOutgrown, Sql analyze,
+            DependencyCounts dependencyCounts) {
+        this.dependencyCounts = dependencyCounts;
         this.jdbc = jdbc;
         this.schema = schema;
         this.transactions = transactions;
@@ -47,6 +51,11 @@ final class JdbcJobMaintenance implements JobMaintenancePort {
     @Override
     public int promoteDue(int limit) {
         return (int) jdbc.count(claims.promoteDue, (params) -> params.int4("promote_limit", limit));
+    }
+
+    @Override
+    public int foldDependencyCounts() {
+        return dependencyCounts.foldAny();
     }
 
     @Override

@@ -10,6 +10,13 @@ public interface JobMaintenancePort {
     /** {@link Transition#PROMOTE} of up to {@code limit} due scheduled jobs of any queue; returns how many. */
     int promoteDue(int limit);
 
+    /**
+     * Folds up to a thousand counts of finished workflow parents that were left for their children and not folded
+     * after their commit (the node stopped or crashed first), releasing the children that have no parent left
+     * ({@link Transition#UNBLOCK}); returns how many.
+     */
+    int foldDependencyCounts();
+
     /** Deletes up to {@code limit} expired dedup windows; returns how many. */
     int expireDedupWindows(int limit);
 

@@ -30,8 +30,11 @@ final class JobTable {
         FairnessCascade fairness = new FairnessCascade();
         BatchCascade batches = new BatchCascade(counters);
         this.inserts = new InsertStatements(schema, counters, batches, fairness);
-        FinishStatements finishes = new FinishStatements(schema, counters, history,
-                new WorkflowCascade(counters, history), batches, fairness);
+        WorkflowCascade workflows = new WorkflowCascade(counters, history);
+        FinishStatements finishes = new FinishStatements(schema, counters, history, workflows, batches, fairness);
+        DependencyCounts dependencyCounts = new DependencyCounts(jdbc,
+                schema.sql("workflow.fold-dependency-counts", workflows.foldStatement()));
+        jdbc.onDependencyCountsLeft(dependencyCounts::left);
         ClaimStatements claims = new ClaimStatements(schema, counters, history, fairness, durableClaims);
         JobLookups lookups = new JobLookups(schema);
         // a prepared plan made while the table was a few pages long reads the primary key by a sequential scan,
@@ -58,7 +61,7 @@ final class JobTable {
         this.publishing = new JdbcJobPublisher(jdbc, schema, inserts, findLiveByDedupKey);
         this.engine = new JdbcJobEngine(jdbc, schema, history, transactions, claims, finishes);
         this.maintenance = new JdbcJobMaintenance(jdbc, schema, transactions, claims, finishes, expireDedupWindows,
-                statisticsOutgrown, analyze);
+                statisticsOutgrown, analyze, dependencyCounts);
         this.admin = new JdbcJobAdmin(jdbc, finishes, lookups, besideTransaction);
     }
 

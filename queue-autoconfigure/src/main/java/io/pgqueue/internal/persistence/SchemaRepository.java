@@ -13,6 +13,7 @@ public interface SchemaRepository {
     /** The tables the runtime reads and writes. */
     List<String> TABLES = java.util.stream.Stream
         .of(List.of("job"), Counters.TABLES, List.of("queue_state", "node", "schedule", "workflow", "workflow_node", "job_dependency",
+                "job_dependency_done",
                 "batch", "batch_slot", "batch_callback"))
         .flatMap(List::stream)
         .toList();

@@ -57,6 +57,14 @@ final class Sql {
     }
 
     /**
+     * Whether the statement returns the counts of satisfied edges it left for children it could not lock
+     * ({@code wf_deposits}, ids of {@code job_dependency_done}), which are folded once it committed.
+     */
+    boolean leavesDependencyCounts() {
+        return jdbcSql.contains(" AS wf_deposits");
+    }
+
+    /**
      * Parses a statement that starts with its name as a comment, which server logs, {@code pg_stat_activity} and
      * {@code pg_stat_statements} show.
      */

@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * transition            from             to                          totals               triggered by
  * ENQUEUE               -                scheduled | ready           enqueued             send, sendBatch, tick, pgqueue.send()
  * SUBMIT                -                waiting | scheduled | ready enqueued             a workflow's submission, a node's addition
- * UNBLOCK               waiting          waiting | ready | scheduled                      a parent finished (pending_parents - n)
+ * UNBLOCK               waiting          waiting | ready | scheduled                      a parent finished (pending_parents - n), or
+ *                                                                                         its count left for a held child was folded
  * CANCEL_DEPENDANTS     waiting          cancelled                   cancelled            a parent ended dead or cancelled
  * PROMOTE               scheduled        ready                                            a claim of the queue, maintenance
  * CLAIM_LEASE           ready            running (attempts + 1)                           LEASE poller

@@ -28,6 +28,12 @@ final class WorkflowCascade {
     /** The column a statement's final select must carry: the queues of the dependants it made ready. */
     static final String WOKEN = ", ARRAY(SELECT queue FROM wf_woken) AS wf_woken";
 
+    /**
+     * The column the final select of a statement that takes {@link #completed} carries besides {@link #WOKEN}: the
+     * counts it left for children it could not lock ({@code job_dependency_done} ids), to fold once it committed.
+     */
+    static final String DEPOSITED = ", ARRAY(SELECT id FROM wf_deposited) AS wf_deposits";
+
     private final Counters counters;
 
     private final JdbcHistoryRepository history;
@@ -60,17 +66,31 @@ final class WorkflowCascade {
      * transaction — with their outputs bound as {@code :ids} and {@code :outputs}. A completed parent satisfies
      * every edge, whatever its policy, so none of the cancelling half is needed: a statement a third the size,
      * which matters on this hot path (PostgreSQL starts and ends every node of a plan on each execution).
+     *
+     * <p>It never waits for a child's row: a fan-in's parents finishing together would each hold it from here to
+     * their commit, one after the other. A child it can lock at once (SKIP LOCKED) is counted down now, with the
+     * counts other parents left for it ({@link #folded}); for a child another transaction holds, the count is left
+     * in {@code job_dependency_done} (returned as {@link #DEPOSITED}), folded right after this commit by
+     * {@link #foldStatement}, by the next parent that locks the child, or by maintenance.
      */
     Steps completed(String changed) {
         return Steps.step("wf_moved", "SELECT id, workflow_id FROM %s WHERE workflow_id IS NOT NULL".formatted(changed))
             .then("wf_consumed", """
                 DELETE FROM {schema}.job_dependency d WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_moved))
                 RETURNING d.child_id""")
-            .then("wf_satisfied", "SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id")
+            .then("wf_parents_done", "SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id")
             .then("wf_locked", """
                 SELECT j.id FROM {schema}.job j
-                WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied)) AND %s
-                ORDER BY j.id FOR UPDATE""".formatted(Transition.UNBLOCK.guard("j")))
+                WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND %s
+                ORDER BY j.id FOR UPDATE SKIP LOCKED""".formatted(Transition.UNBLOCK.guard("j")))
+            .then("wf_deposited", """
+                INSERT INTO {schema}.job_dependency_done (child_id, satisfied)
+                SELECT child_id, n FROM wf_parents_done WHERE child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+                RETURNING id""")
+            .then(folded("SELECT id FROM wf_locked", """
+                SELECT child_id, n FROM wf_parents_done WHERE child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+                UNION ALL
+                """))
             .then(released())
             .then("wf_nodes", """
                 UPDATE {schema}.workflow_node n SET state = 'completed', finished_at = now(), output = o.output::jsonb
@@ -80,6 +100,47 @@ final class WorkflowCascade {
                     new Counters.Move("SELECT workflow_id FROM wf_moved", "active", "completed"),
                     new Counters.Move("SELECT workflow_id FROM wf_released WHERE state <> 'waiting'", "waiting", "active")))
             .then(WOKEN_QUEUES);
+    }
+
+    /**
+     * The counts left in {@code job_dependency_done} for the children {@code children} selects (locked by the
+     * statement), taken out and added to what {@code ownCounts} (rows of child_id and n, followed by UNION ALL, or
+     * empty) satisfied, as {@code wf_satisfied}. A count committed after the statement's snapshot is not seen
+     * and stays for a later fold; one another fold took first is skipped by its DELETE.
+     */
+    private static Steps folded(String children, String ownCounts) {
+        return Steps.step("wf_folded", """
+                DELETE FROM {schema}.job_dependency_done d WHERE d.child_id = ANY(ARRAY(%s))
+                RETURNING d.child_id, d.satisfied""".formatted(children))
+            .then("wf_satisfied", """
+                SELECT child_id, sum(n)::int AS n
+                FROM (%sSELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
+                GROUP BY child_id""".formatted(ownCounts));
+    }
+
+    /**
+     * Folds the counts left in {@code job_dependency_done} (those of {@code :deposits}, or with {@code :any} up to
+     * a thousand of any, oldest first) into their children's pending parents, releasing the children that reach
+     * zero ({@link Transition#UNBLOCK}): after the commit of the statement that left them, and in maintenance's
+     * pass for counts whose fold did not run (the node stopped or crashed in between). Children are locked in id
+     * order, waiting for the transactions that hold them; counts of a child that is no longer waiting (cancelled
+     * meanwhile) are removed.
+     */
+    String foldStatement() {
+        return Steps.step("wf_children", """
+                SELECT DISTINCT child_id FROM {schema}.job_dependency_done
+                WHERE id = ANY(:deposits::bigint[])
+                   OR id = ANY(ARRAY(SELECT id FROM {schema}.job_dependency_done WHERE :any::boolean ORDER BY id LIMIT 1000))""")
+            .then("wf_locked", """
+                SELECT j.id FROM {schema}.job j
+                WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_children)) AND %s
+                ORDER BY j.id FOR UPDATE""".formatted(Transition.UNBLOCK.guard("j")))
+            .then(folded("SELECT child_id FROM wf_children", ""))
+            .then(released())
+            .then(Counters.Aggregate.WORKFLOW.delta("wf_counted",
+                    new Counters.Move("SELECT workflow_id FROM wf_released WHERE state <> 'waiting'", "waiting", "active")))
+            .then(WOKEN_QUEUES)
+            .select("SELECT count(*)" + WOKEN + " FROM wf_folded");
     }
 
     /** The queues of the jobs the cascade made ready, for the statement's final select ({@link #WOKEN}). */

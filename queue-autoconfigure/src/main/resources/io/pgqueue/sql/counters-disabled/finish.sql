@@ -1633,12 +1633,25 @@ SELECT count(*) FROM done;
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_moved))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
     SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
+    ORDER BY j.id FOR UPDATE SKIP LOCKED
+), wf_deposited AS (
+    INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+    RETURNING id
+), wf_folded AS (
+    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    RETURNING d.child_id, d.satisfied
+), wf_satisfied AS (
+    SELECT child_id, sum(n)::int AS n
+    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    UNION ALL
+    SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
+    GROUP BY child_id
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
@@ -1683,7 +1696,7 @@ SELECT count(*) FROM done;
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 )
-SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM done;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id FROM wf_deposited) AS wf_deposits FROM done;
 
 -- name: finish.succeeded:nodes
 /* pgqueue:finish.succeeded:nodes */
@@ -1695,12 +1708,25 @@ WITH succeeded AS (
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_moved))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
     SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
+    ORDER BY j.id FOR UPDATE SKIP LOCKED
+), wf_deposited AS (
+    INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+    RETURNING id
+), wf_folded AS (
+    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    RETURNING d.child_id, d.satisfied
+), wf_satisfied AS (
+    SELECT child_id, sum(n)::int AS n
+    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    UNION ALL
+    SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
+    GROUP BY child_id
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
@@ -1745,7 +1771,7 @@ WITH succeeded AS (
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 )
-SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM succeeded;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id FROM wf_deposited) AS wf_deposits FROM succeeded;
 
 -- name: finish.release-claim-then-succeeded:nodes
 /* pgqueue:finish.release-claim-then-succeeded:nodes */
@@ -1759,12 +1785,25 @@ WITH succeeded AS (
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_moved))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
     SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
+    ORDER BY j.id FOR UPDATE SKIP LOCKED
+), wf_deposited AS (
+    INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+    RETURNING id
+), wf_folded AS (
+    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    RETURNING d.child_id, d.satisfied
+), wf_satisfied AS (
+    SELECT child_id, sum(n)::int AS n
+    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    UNION ALL
+    SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
+    GROUP BY child_id
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
@@ -1809,7 +1848,7 @@ WITH succeeded AS (
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 )
-SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM succeeded;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id FROM wf_deposited) AS wf_deposits FROM succeeded;
 
 -- name: finish.complete:members
 /* pgqueue:finish.complete:members */
@@ -2078,12 +2117,25 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_moved))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
     SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
+    ORDER BY j.id FOR UPDATE SKIP LOCKED
+), wf_deposited AS (
+    INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+    RETURNING id
+), wf_folded AS (
+    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    RETURNING d.child_id, d.satisfied
+), wf_satisfied AS (
+    SELECT child_id, sum(n)::int AS n
+    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    UNION ALL
+    SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
+    GROUP BY child_id
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
@@ -2203,7 +2255,7 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 ), b_woken AS (
     SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id FROM wf_deposited) AS wf_deposits, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
 
 -- name: finish.succeeded:nodes+members
 /* pgqueue:finish.succeeded:nodes+members */
@@ -2215,12 +2267,25 @@ WITH succeeded AS (
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_moved))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
     SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
+    ORDER BY j.id FOR UPDATE SKIP LOCKED
+), wf_deposited AS (
+    INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+    RETURNING id
+), wf_folded AS (
+    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    RETURNING d.child_id, d.satisfied
+), wf_satisfied AS (
+    SELECT child_id, sum(n)::int AS n
+    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    UNION ALL
+    SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
+    GROUP BY child_id
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
@@ -2340,7 +2405,7 @@ WITH succeeded AS (
 ), b_woken AS (
     SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id FROM wf_deposited) AS wf_deposits, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 
 -- name: finish.release-claim-then-succeeded:nodes+members
 /* pgqueue:finish.release-claim-then-succeeded:nodes+members */
@@ -2354,12 +2419,25 @@ WITH succeeded AS (
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_moved))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
     SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
+    ORDER BY j.id FOR UPDATE SKIP LOCKED
+), wf_deposited AS (
+    INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+    RETURNING id
+), wf_folded AS (
+    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    RETURNING d.child_id, d.satisfied
+), wf_satisfied AS (
+    SELECT child_id, sum(n)::int AS n
+    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    UNION ALL
+    SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
+    GROUP BY child_id
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
@@ -2479,7 +2557,7 @@ WITH succeeded AS (
 ), b_woken AS (
     SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id FROM wf_deposited) AS wf_deposits, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 
 -- name: finish.cancel-running-nodes
 /* pgqueue:finish.cancel-running-nodes */

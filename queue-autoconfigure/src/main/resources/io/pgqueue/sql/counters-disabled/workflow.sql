@@ -9,6 +9,61 @@
 -- Rendered with the schema "pgqueue" and pgqueue.counters.enabled=false, every other setting its default: only the
 -- statements this setting changes, under the names of the statements they replace.
 
+-- name: workflow.fold-dependency-counts
+/* pgqueue:workflow.fold-dependency-counts */
+WITH wf_children AS (
+    SELECT DISTINCT child_id FROM "pgqueue".job_dependency_done
+    WHERE id = ANY(:deposits::bigint[])
+       OR id = ANY(ARRAY(SELECT id FROM "pgqueue".job_dependency_done WHERE :any::boolean ORDER BY id LIMIT 1000))
+), wf_locked AS (
+    SELECT j.id FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_children)) AND j.state = 'waiting'
+    ORDER BY j.id FOR UPDATE
+), wf_folded AS (
+    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT child_id FROM wf_children))
+    RETURNING d.child_id, d.satisfied
+), wf_satisfied AS (
+    SELECT child_id, sum(n)::int AS n
+    FROM (SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
+    GROUP BY child_id
+), wf_released AS (
+    /* pgqueue:unblock */
+    UPDATE "pgqueue".job j
+    SET pending_parents = j.pending_parents - s.n,
+        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+                     WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
+    FROM wf_satisfied s
+    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
+), wf_fair_held AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
+      AND k.active
+    FOR KEY SHARE OF k
+), wf_fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), wf_fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM wf_fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), wf_fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM wf_released r
+    WHERE r.fairness_key IS NOT NULL AND r.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM wf_fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_counted AS (
+    INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active)
+    SELECT workflow_id, -count(*), count(*) FROM (SELECT workflow_id FROM wf_released WHERE state <> 'waiting') AS m GROUP BY workflow_id
+), wf_woken AS (
+    SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
+)
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM wf_folded;
+
 -- name: workflow.insert
 /* pgqueue:workflow.insert */
 /* pgqueue:submit */WITH input AS (

@@ -1814,12 +1814,25 @@ SELECT count(*) FROM done;
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_moved))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
     SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
+    ORDER BY j.id FOR UPDATE SKIP LOCKED
+), wf_deposited AS (
+    INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+    RETURNING id
+), wf_folded AS (
+    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    RETURNING d.child_id, d.satisfied
+), wf_satisfied AS (
+    SELECT child_id, sum(n)::int AS n
+    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    UNION ALL
+    SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
+    GROUP BY child_id
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
@@ -1867,7 +1880,7 @@ SELECT count(*) FROM done;
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 )
-SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM done;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id FROM wf_deposited) AS wf_deposits FROM done;
 
 -- name: finish.complete:members
 /* pgqueue:finish.complete:members */
@@ -1993,12 +2006,25 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_moved))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
     SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
+    ORDER BY j.id FOR UPDATE SKIP LOCKED
+), wf_deposited AS (
+    INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+    RETURNING id
+), wf_folded AS (
+    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    RETURNING d.child_id, d.satisfied
+), wf_satisfied AS (
+    SELECT child_id, sum(n)::int AS n
+    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    UNION ALL
+    SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
+    GROUP BY child_id
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
@@ -2124,7 +2150,7 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
 ), b_woken AS (
     SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 )
-SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
+SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id FROM wf_deposited) AS wf_deposits, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
 
 -- name: finish.cancel-running-nodes
 /* pgqueue:finish.cancel-running-nodes */
