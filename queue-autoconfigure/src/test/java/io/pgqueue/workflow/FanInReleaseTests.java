@@ -18,10 +18,13 @@ import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,6 +35,7 @@ import static org.awaitility.Awaitility.await;
  * another transaction holds leaves its count beside it and commits, and the count is folded once it committed
  * (or by maintenance). The child is released exactly once, after its last parent, whoever folds.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class FanInReleaseTests {
 
     private static final TestDatabase database = TestPostgres.createDatabase(FanInReleaseTests.class);
@@ -88,6 +92,30 @@ class FanInReleaseTests {
                 .until(() -> admin.workflow(workflow).orElseThrow().state() == WorkflowState.COMPLETED);
             assertThat(handlers.joins.get(parentQueue)).hasValue(1);
             assertThat(handlers.parentsSeen.get(parentQueue)).isEqualTo(parents);
+            assertNothingLeftBehind(admin);
+        });
+    }
+
+    @Test
+    void foldsOfTheNodeAndOfMaintenanceNeverDeadlock(CapturedOutput output) {
+        runner.withPropertyValues("pgqueue.maintenance.interval=10ms").run((context) -> {
+            Handlers handlers = context.getBean(Handlers.class);
+            int parents = 3_000;
+            Workflow.Builder builder = Workflow.builder("raced");
+            java.util.List<String> names = new java.util.ArrayList<>();
+            for (int i = 0; i < parents; i++) {
+                builder.node(WorkflowNode.of("p" + i, "fan-parent-tx", i));
+                names.add("p" + i);
+            }
+            long workflow = operations(context)
+                .submit(builder.node(WorkflowNode.of("join", "fan-join", "raced").after(names)).build()).id();
+
+            QueueAdmin admin = context.getBean(QueueAdmin.class);
+            await().atMost(Duration.ofSeconds(90))
+                .until(() -> admin.workflow(workflow).orElseThrow().state() == WorkflowState.COMPLETED);
+            assertThat(handlers.joins.get("raced")).hasValue(1);
+            assertThat(handlers.parentsSeen.get("raced")).isEqualTo(parents);
+            assertThat(output).doesNotContain("deadlock detected").doesNotContain("Could not fold");
             assertNothingLeftBehind(admin);
         });
     }

@@ -1,8 +1,10 @@
 package io.pgqueue.benchmark;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -96,19 +98,26 @@ final class WorkflowsScenario {
             for (String queue : List.of("wf-bench-lease", "wf-bench-tx")) {
                 String mode = queue.endsWith("lease") ? "LEASE" : "TRANSACTIONAL";
                 // warm-up: the first drain of a JVM measures its compiler
-                drain(jobs, () -> template.sendBatch(queue, range(jobs)));
                 drain(jobs / 10 + 1, () -> workflows.submit(fanOut(queue, jobs / 10)));
                 drain(jobs / 10 + 1, () -> workflows.submit(fanIn(queue, jobs / 10)));
-                double plain = drain(jobs, () -> template.sendBatch(queue, range(jobs)));
-                double fanOut = drain(jobs + 1, () -> workflows.submit(fanOut(queue, jobs)));
-                double fanIn = drain(jobs + 1, () -> workflows.submit(fanIn(queue, jobs)));
-                double layered = drain(layered(queue, jobs).nodes().size(),
-                        () -> workflows.submit(layered(queue, jobs)));
-                String notes = jobs + " no-op jobs; baseline: a plain drain of " + jobs + " jobs in the same run";
-                results.add(new Result("workflows " + mode, "fan-out 1->" + jobs, fanOut, plain, "jobs/s", true, notes));
-                results.add(new Result("workflows " + mode, "fan-in " + jobs + "->1", fanIn, plain, "jobs/s", true, notes));
-                results.add(new Result("workflows " + mode, LAYERS + " layers, 3 parents each", layered, plain, "jobs/s",
-                        true, notes));
+                Callable<Double> plain = () -> drain(jobs, () -> template.sendBatch(queue, range(jobs)));
+                String notes = jobs + " no-op jobs; baseline: a plain drain of " + jobs + " jobs";
+                Map<String, Callable<Double>> shapes = new LinkedHashMap<>();
+                shapes.put("fan-out 1->" + jobs, () -> drain(jobs + 1, () -> workflows.submit(fanOut(queue, jobs))));
+                shapes.put("fan-in " + jobs + "->1", () -> drain(jobs + 1, () -> workflows.submit(fanIn(queue, jobs))));
+                shapes.put(LAYERS + " layers, 3 parents each", () -> drain(layered(queue, jobs).nodes().size(),
+                        () -> workflows.submit(layered(queue, jobs))));
+                for (Map.Entry<String, Callable<Double>> shape : shapes.entrySet()) {
+                    Scenarios.Pair measured = Scenarios.interleaved(shape.getValue(), plain, jobs);
+                    results.add(new Result("workflows " + mode, shape.getKey(), measured.pgqueue(), measured.baseline(),
+                            "jobs/s", true, notes + "; " + measured.method()));
+                    results.addAll(measured.cpuRows("workflows " + mode, shape.getKey() + ": workflow vs plain",
+                            "drained"));
+                }
+            }
+            if (Boolean.getBoolean("bench.workflows.shapes-only")) {
+                // the drains alone: before and after a change of the cascades, run one after the other
+                return results;
             }
             results.addAll(chain(workflows, chain));
             results.addAll(bigWorkflow(workflows, app.bean(QueueAdmin.class), bigWorkflow));

@@ -123,8 +123,9 @@ final class WorkflowCascade {
      * a thousand of any, oldest first) into their children's pending parents, releasing the children that reach
      * zero ({@link Transition#UNBLOCK}): after the commit of the statement that left them, and in maintenance's
      * pass for counts whose fold did not run (the node stopped or crashed in between). Children are locked in id
-     * order, waiting for the transactions that hold them; counts of a child that is no longer waiting (cancelled
-     * meanwhile) are removed.
+     * order, waiting for the transactions that hold them, and only their locked children's counts are taken (a
+     * count taken before its child's lock would deadlock with a fold that holds the child). Counts of a child that
+     * no longer waits (cancelled meanwhile) are removed, skipping any another statement holds.
      */
     String foldStatement() {
         return Steps.step("wf_children", """
@@ -135,12 +136,19 @@ final class WorkflowCascade {
                 SELECT j.id FROM {schema}.job j
                 WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_children)) AND %s
                 ORDER BY j.id FOR UPDATE""".formatted(Transition.UNBLOCK.guard("j")))
-            .then(folded("SELECT child_id FROM wf_children", ""))
+            .then("wf_stray", """
+                DELETE FROM {schema}.job_dependency_done d
+                WHERE d.id = ANY(ARRAY(SELECT s.id FROM {schema}.job_dependency_done s
+                                       WHERE s.child_id = ANY(ARRAY(SELECT child_id FROM wf_children))
+                                         AND s.child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+                                       FOR UPDATE SKIP LOCKED))
+                RETURNING d.id""")
+            .then(folded("SELECT id FROM wf_locked", ""))
             .then(released())
             .then(Counters.Aggregate.WORKFLOW.delta("wf_counted",
                     new Counters.Move("SELECT workflow_id FROM wf_released WHERE state <> 'waiting'", "waiting", "active")))
             .then(WOKEN_QUEUES)
-            .select("SELECT count(*)" + WOKEN + " FROM wf_folded");
+            .select("SELECT (SELECT count(*) FROM wf_folded) + (SELECT count(*) FROM wf_stray)" + WOKEN);
     }
 
     /** The queues of the jobs the cascade made ready, for the statement's final select ({@link #WOKEN}). */

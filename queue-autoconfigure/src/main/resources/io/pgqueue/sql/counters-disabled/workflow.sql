@@ -19,8 +19,15 @@ WITH wf_children AS (
     SELECT j.id FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_children)) AND j.state = 'waiting'
     ORDER BY j.id FOR UPDATE
+), wf_stray AS (
+    DELETE FROM "pgqueue".job_dependency_done d
+    WHERE d.id = ANY(ARRAY(SELECT s.id FROM "pgqueue".job_dependency_done s
+                           WHERE s.child_id = ANY(ARRAY(SELECT child_id FROM wf_children))
+                             AND s.child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+                           FOR UPDATE SKIP LOCKED))
+    RETURNING d.id
 ), wf_folded AS (
-    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT child_id FROM wf_children))
+    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
@@ -62,7 +69,7 @@ WITH wf_children AS (
 ), wf_woken AS (
     SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'
 )
-SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken FROM wf_folded;
+SELECT (SELECT count(*) FROM wf_folded) + (SELECT count(*) FROM wf_stray), ARRAY(SELECT queue FROM wf_woken) AS wf_woken;
 
 -- name: workflow.insert
 /* pgqueue:workflow.insert */
