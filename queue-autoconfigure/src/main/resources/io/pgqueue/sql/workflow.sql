@@ -26,7 +26,7 @@ WITH wf_children AS (
     DELETE FROM "pgqueue".job_dependency_done d
     WHERE d.id = ANY(ARRAY(SELECT s.id FROM "pgqueue".job_dependency_done s
                            WHERE s.child_id = ANY(ARRAY(SELECT child_id FROM wf_children))
-                             AND s.child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+                             AND NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = s.child_id)
                            FOR UPDATE SKIP LOCKED))
     RETURNING d.id
 ), wf_folded AS (

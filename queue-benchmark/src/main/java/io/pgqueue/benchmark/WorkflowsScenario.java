@@ -130,12 +130,15 @@ final class WorkflowsScenario {
     private static double drain(int count, Runnable work) throws InterruptedException {
         CountDownLatch done = new CountDownLatch(count);
         Nodes.done.set(done);
+        MachineCpu.Spent cpu = MachineCpu.now();
         long start = System.nanoTime();
         work.run();
         if (!done.await(10, TimeUnit.MINUTES)) {
             throw new IllegalStateException("Workflow drain did not finish: " + done.getCount() + " left");
         }
-        return count / ((System.nanoTime() - start) / 1e9);
+        double perSecond = count / ((System.nanoTime() - start) / 1e9);
+        MachineCpu.since(cpu);
+        return perSecond;
     }
 
     private static List<Long> range(int count) {

@@ -34,6 +34,15 @@ final class WorkflowCascade {
      */
     static final String DEPOSITED = ", ARRAY(SELECT id FROM wf_deposited) AS wf_deposits";
 
+    /**
+     * A child with more parents pending than this beyond the ones a completion finished (the most it finished of
+     * one child: a bound read once, where a join of every child with its own count would compare each with each
+     * in a fan-out of thousands) is not locked by it at all:
+     * its count is left to be folded, many parents' at a time, so that a large fan-in's row is updated once per
+     * fold rather than once per parent; its last parents lock it and release it in their own transaction.
+     */
+    static final int FAR_FROM_RELEASE = 64;
+
     private final Counters counters;
 
     private final JdbcHistoryRepository history;
@@ -69,9 +78,10 @@ final class WorkflowCascade {
      *
      * <p>It never waits for a child's row: a fan-in's parents finishing together would each hold it from here to
      * their commit, one after the other. A child it can lock at once (SKIP LOCKED) is counted down now, with the
-     * counts other parents left for it ({@link #folded}); for a child another transaction holds, the count is left
-     * in {@code job_dependency_done} (returned as {@link #DEPOSITED}), folded right after this commit by
-     * {@link #foldStatement}, by the next parent that locks the child, or by maintenance.
+     * counts other parents left for it ({@link #folded}); for a child another transaction holds, or one still far
+     * from its release ({@link #FAR_FROM_RELEASE}), the count is left in {@code job_dependency_done} (returned as
+     * {@link #DEPOSITED}), folded right after this commit by {@link #foldStatement}, by the next parent that locks
+     * the child, or by maintenance.
      */
     Steps completed(String changed) {
         return Steps.step("wf_moved", "SELECT id, workflow_id FROM %s WHERE workflow_id IS NOT NULL".formatted(changed))
@@ -82,13 +92,15 @@ final class WorkflowCascade {
             .then("wf_locked", """
                 SELECT j.id FROM {schema}.job j
                 WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND %s
-                ORDER BY j.id FOR UPDATE SKIP LOCKED""".formatted(Transition.UNBLOCK.guard("j")))
+                  AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + %d
+                ORDER BY j.id FOR UPDATE SKIP LOCKED""".formatted(Transition.UNBLOCK.guard("j"), FAR_FROM_RELEASE))
             .then("wf_deposited", """
                 INSERT INTO {schema}.job_dependency_done (child_id, satisfied)
-                SELECT child_id, n FROM wf_parents_done WHERE child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+                SELECT p.child_id, p.n FROM wf_parents_done p
+                WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
                 RETURNING id""")
             .then(folded("SELECT id FROM wf_locked", """
-                SELECT child_id, n FROM wf_parents_done WHERE child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+                SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
                 UNION ALL
                 """))
             .then(released())
@@ -140,7 +152,7 @@ final class WorkflowCascade {
                 DELETE FROM {schema}.job_dependency_done d
                 WHERE d.id = ANY(ARRAY(SELECT s.id FROM {schema}.job_dependency_done s
                                        WHERE s.child_id = ANY(ARRAY(SELECT child_id FROM wf_children))
-                                         AND s.child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+                                         AND NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = s.child_id)
                                        FOR UPDATE SKIP LOCKED))
                 RETURNING d.id""")
             .then(folded("SELECT id FROM wf_locked", ""))

@@ -1638,17 +1638,19 @@ SELECT count(*) FROM done;
 ), wf_locked AS (
     SELECT j.id FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
+      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
     ORDER BY j.id FOR UPDATE SKIP LOCKED
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT child_id, n FROM wf_parents_done WHERE child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+    SELECT p.child_id, p.n FROM wf_parents_done p
+    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
@@ -1713,17 +1715,19 @@ WITH succeeded AS (
 ), wf_locked AS (
     SELECT j.id FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
+      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
     ORDER BY j.id FOR UPDATE SKIP LOCKED
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT child_id, n FROM wf_parents_done WHERE child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+    SELECT p.child_id, p.n FROM wf_parents_done p
+    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
@@ -1790,17 +1794,19 @@ WITH succeeded AS (
 ), wf_locked AS (
     SELECT j.id FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
+      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
     ORDER BY j.id FOR UPDATE SKIP LOCKED
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT child_id, n FROM wf_parents_done WHERE child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+    SELECT p.child_id, p.n FROM wf_parents_done p
+    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
@@ -2122,17 +2128,19 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 ), wf_locked AS (
     SELECT j.id FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
+      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
     ORDER BY j.id FOR UPDATE SKIP LOCKED
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT child_id, n FROM wf_parents_done WHERE child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+    SELECT p.child_id, p.n FROM wf_parents_done p
+    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
@@ -2272,17 +2280,19 @@ WITH succeeded AS (
 ), wf_locked AS (
     SELECT j.id FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
+      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
     ORDER BY j.id FOR UPDATE SKIP LOCKED
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT child_id, n FROM wf_parents_done WHERE child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+    SELECT p.child_id, p.n FROM wf_parents_done p
+    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
@@ -2424,17 +2434,19 @@ WITH succeeded AS (
 ), wf_locked AS (
     SELECT j.id FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
+      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
     ORDER BY j.id FOR UPDATE SKIP LOCKED
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT child_id, n FROM wf_parents_done WHERE child_id <> ALL(ARRAY(SELECT id FROM wf_locked))
+    SELECT p.child_id, p.n FROM wf_parents_done p
+    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
