@@ -1321,3 +1321,7 @@ FROM pg_class c WHERE c.oid = to_regclass(:table);
 -- name: maintenance.analyze
 /* pgqueue:maintenance.analyze */
 ANALYZE "pgqueue".job;
+
+-- name: maintenance.analyze-dependencies
+/* pgqueue:maintenance.analyze-dependencies */
+ANALYZE "pgqueue".job_dependency;

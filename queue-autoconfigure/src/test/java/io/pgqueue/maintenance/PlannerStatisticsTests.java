@@ -57,6 +57,47 @@ class PlannerStatisticsTests {
             });
     }
 
+    /**
+     * The workflow edges' table fills and empties with every workflow: a fan-out's edges all name one parent, and
+     * a node's completion found its edges by reading the whole table, dead rows included (a fan-out of 10,000
+     * drained at a tenth of a plain drain in the benchmark).
+     */
+    @Test
+    void aPlanPreparedOnATinyEdgeTableIsRebuiltForItsSizeOnceTheHeapHasGrown() {
+        QueueContextRunners.fastListeners(database).withPropertyValues("pgqueue.maintenance.interval=1h")
+            .run((context) -> {
+                jobs.jdbc().execute("ALTER TABLE pgqueue.job_dependency SET (autovacuum_enabled = false)");
+                // statistics taken while the table held a small workflow's edges
+                jobs.jdbc().update("INSERT INTO pgqueue.job_dependency (parent_id, child_id, policy) "
+                        + "SELECT 2, g, 'cancel' FROM generate_series(1, 3) g");
+                jobs.jdbc().execute("ANALYZE pgqueue.job_dependency");
+                jobs.jdbc().update("DELETE FROM pgqueue.job_dependency WHERE parent_id = 2");
+                try (Connection connection = database.dataSource().getConnection();
+                        Statement statement = connection.createStatement()) {
+                    statement.execute("SET plan_cache_mode = force_generic_plan");
+                    statement.execute("PREPARE lookup(bigint[]) AS "
+                            + "SELECT child_id FROM pgqueue.job_dependency WHERE parent_id = ANY($1)");
+                    assertThat(plan(statement)).contains("Seq Scan");
+
+                    // a fan-out's edges, consumed when its parent finished
+                    jobs.jdbc().update("INSERT INTO pgqueue.job_dependency (parent_id, child_id, policy) "
+                            + "SELECT 1, g, 'cancel' FROM generate_series(1, 100000) g");
+                    jobs.jdbc().update("DELETE FROM pgqueue.job_dependency WHERE parent_id = 1");
+                    assertThat(plan(statement)).as("the cached plan, before maintenance").contains("Seq Scan");
+
+                    context.getBean(QueueMaintenance.class).runOnce();
+
+                    assertThat(plan(statement)).as("the cached plan, after maintenance")
+                        .contains("Index")
+                        .doesNotContain("Seq Scan");
+                    statement.execute("DEALLOCATE lookup");
+                }
+                finally {
+                    jobs.jdbc().execute("ALTER TABLE pgqueue.job_dependency RESET (autovacuum_enabled)");
+                }
+            });
+    }
+
     private static String plan(Statement statement) throws SQLException {
         StringBuilder plan = new StringBuilder();
         try (ResultSet rows = statement.executeQuery("EXPLAIN EXECUTE lookup('{1,2,3}')")) {

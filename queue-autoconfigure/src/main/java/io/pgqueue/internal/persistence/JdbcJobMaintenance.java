@@ -2,6 +2,7 @@ package io.pgqueue.internal.persistence;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -33,9 +34,10 @@ final class JdbcJobMaintenance implements JobMaintenancePort {
 
     private final Sql statisticsOutgrown;
 
-    private final Sql analyze;
+    /** The tables whose statistics are refreshed when they outgrow them, with their ANALYZE statements. */
+    private final Map<String, Sql> analyses;
 
-    JdbcJobMaintenance(Jdbc jdbc, Schema schema, TransactionTemplate transactions, ClaimStatements claims, FinishStatements finishes, Sql expireDedupWindows, Sql statisticsOutgrown, Sql analyze,
+    JdbcJobMaintenance(Jdbc jdbc, Schema schema, TransactionTemplate transactions, ClaimStatements claims, FinishStatements finishes, Sql expireDedupWindows, Sql statisticsOutgrown, Map<String, Sql> analyses,
             DependencyCounts dependencyCounts) {
         this.dependencyCounts = dependencyCounts;
         this.jdbc = jdbc;
@@ -45,7 +47,7 @@ final class JdbcJobMaintenance implements JobMaintenancePort {
         this.finishes = finishes;
         this.expireDedupWindows = expireDedupWindows;
         this.statisticsOutgrown = statisticsOutgrown;
-        this.analyze = analyze;
+        this.analyses = analyses;
     }
 
     @Override
@@ -65,11 +67,21 @@ final class JdbcJobMaintenance implements JobMaintenancePort {
 
     @Override
     public boolean refreshStatisticsIfGrown() {
+        boolean any = false;
+        for (Map.Entry<String, Sql> table : analyses.entrySet()) {
+            any |= refreshIfGrown(table.getKey(), table.getValue());
+        }
+        return any;
+    }
+
+    private boolean refreshIfGrown(String table, Sql analyze) {
+        // the job table's lock keeps its name of before, which older nodes take too
+        String lock = "pgqueue.analyze." + schema.name() + (table.equals("job") ? "" : "." + table);
         Boolean analyzed = transactions.execute((status) -> {
             List<Boolean> outgrown = jdbc.query(statisticsOutgrown, (params) -> params.int8("min_pages", STATISTICS_MIN_PAGES)
                 .int8("growth", STATISTICS_GROWTH)
-                .text("lock", "pgqueue.analyze." + schema.name())
-                .text("table", schema.name() + ".job"), (row) -> row.getBoolean(1));
+                .text("lock", lock)
+                .text("table", schema.name() + "." + table), (row) -> row.getBoolean(1));
             if (outgrown.isEmpty() || !outgrown.get(0)) {
                 return false;
             }

@@ -21,9 +21,10 @@ public interface JobMaintenancePort {
     int expireDedupWindows(int limit);
 
     /**
-     * Analyzes the job table when its heap has grown to several times the size the planner's statistics
-     * record (a new or emptied table filling up before autovacuum first visits it), so that cached plans of
-     * the claims and acknowledgements are rebuilt for the table's real size instead of scanning it whole.
+     * Analyzes the job table (and the workflow edges' table) when its heap has grown to several times the size the
+     * planner's statistics record (a new or emptied table filling up before autovacuum first visits it), so that
+     * cached plans of the claims and acknowledgements are rebuilt for the table's real size instead of scanning
+     * it whole.
      * One node at a time; only where this user owns the table.
      * @return whether the table was analyzed
      */

@@ -1,5 +1,8 @@
 package io.pgqueue.internal.persistence;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -46,7 +49,11 @@ final class JobTable {
                    AND pg_try_advisory_xact_lock(hashtext(:lock))
                 FROM pg_class c WHERE c.oid = to_regclass(:table)
                 """);
-        Sql analyze = schema.sql("maintenance.analyze", "ANALYZE {schema}.job");
+        // the workflow edges too: ANALYZE run while a fan-out's edges were few or all of one parent leaves a plan
+        // that reads the whole table, dead rows of every finished node's edges included, for each node that finishes
+        Map<String, Sql> analyses = new LinkedHashMap<>();
+        analyses.put("job", schema.sql("maintenance.analyze", "ANALYZE {schema}.job"));
+        analyses.put("job_dependency", schema.sql("maintenance.analyze-dependencies", "ANALYZE {schema}.job_dependency"));
         Sql expireDedupWindows = schema.sql("enqueue.expire-dedup-windows", """
                 WITH expired AS (
                     DELETE FROM {schema}.dedup_window WHERE (queue, dedup_key) IN (
@@ -61,7 +68,7 @@ final class JobTable {
         this.publishing = new JdbcJobPublisher(jdbc, schema, inserts, findLiveByDedupKey);
         this.engine = new JdbcJobEngine(jdbc, schema, history, transactions, claims, finishes);
         this.maintenance = new JdbcJobMaintenance(jdbc, schema, transactions, claims, finishes, expireDedupWindows,
-                statisticsOutgrown, analyze, dependencyCounts);
+                statisticsOutgrown, analyses, dependencyCounts);
         this.admin = new JdbcJobAdmin(jdbc, finishes, lookups, besideTransaction);
     }
 
