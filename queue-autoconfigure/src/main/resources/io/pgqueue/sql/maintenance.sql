@@ -1325,3 +1325,7 @@ ANALYZE "pgqueue".job;
 -- name: maintenance.analyze-dependencies
 /* pgqueue:maintenance.analyze-dependencies */
 ANALYZE "pgqueue".job_dependency;
+
+-- name: maintenance.analyze-dependency-counts
+/* pgqueue:maintenance.analyze-dependency-counts */
+ANALYZE "pgqueue".job_dependency_done;

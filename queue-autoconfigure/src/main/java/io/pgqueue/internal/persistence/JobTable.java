@@ -49,11 +49,13 @@ final class JobTable {
                    AND pg_try_advisory_xact_lock(hashtext(:lock))
                 FROM pg_class c WHERE c.oid = to_regclass(:table)
                 """);
-        // the workflow edges too: ANALYZE run while a fan-out's edges were few or all of one parent leaves a plan
-        // that reads the whole table, dead rows of every finished node's edges included, for each node that finishes
+        // the workflow edges and the counts left beside their children too: ANALYZE run while such a table held
+        // few rows leaves plans that read it whole, dead rows included, for each node that finishes
         Map<String, Sql> analyses = new LinkedHashMap<>();
         analyses.put("job", schema.sql("maintenance.analyze", "ANALYZE {schema}.job"));
         analyses.put("job_dependency", schema.sql("maintenance.analyze-dependencies", "ANALYZE {schema}.job_dependency"));
+        analyses.put("job_dependency_done",
+                schema.sql("maintenance.analyze-dependency-counts", "ANALYZE {schema}.job_dependency_done"));
         Sql expireDedupWindows = schema.sql("enqueue.expire-dedup-windows", """
                 WITH expired AS (
                     DELETE FROM {schema}.dedup_window WHERE (queue, dedup_key) IN (
