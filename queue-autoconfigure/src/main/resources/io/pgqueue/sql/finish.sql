@@ -1793,7 +1793,8 @@ SELECT count(*) FROM done;
     WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
-    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    DELETE FROM "pgqueue".job_dependency_done d
+    WHERE EXISTS (SELECT id FROM wf_locked) AND d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
@@ -1873,7 +1874,8 @@ WITH succeeded AS (
     WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
-    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    DELETE FROM "pgqueue".job_dependency_done d
+    WHERE EXISTS (SELECT id FROM wf_locked) AND d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
@@ -1955,7 +1957,8 @@ WITH succeeded AS (
     WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
-    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    DELETE FROM "pgqueue".job_dependency_done d
+    WHERE EXISTS (SELECT id FROM wf_locked) AND d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
@@ -2307,7 +2310,8 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
     WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
-    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    DELETE FROM "pgqueue".job_dependency_done d
+    WHERE EXISTS (SELECT id FROM wf_locked) AND d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
@@ -2465,7 +2469,8 @@ WITH succeeded AS (
     WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
-    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    DELETE FROM "pgqueue".job_dependency_done d
+    WHERE EXISTS (SELECT id FROM wf_locked) AND d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
@@ -2625,7 +2630,8 @@ WITH succeeded AS (
     WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
-    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    DELETE FROM "pgqueue".job_dependency_done d
+    WHERE EXISTS (SELECT id FROM wf_locked) AND d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n

@@ -30,7 +30,8 @@ WITH wf_children AS (
                            FOR UPDATE SKIP LOCKED))
     RETURNING d.id
 ), wf_folded AS (
-    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    DELETE FROM "pgqueue".job_dependency_done d
+    WHERE EXISTS (SELECT id FROM wf_locked) AND d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n

@@ -78,7 +78,9 @@ final class JdbcJobMaintenance implements JobMaintenancePort {
         // the job table's lock keeps its name of before, which older nodes take too
         String lock = "pgqueue.analyze." + schema.name() + (table.equals("job") ? "" : "." + table);
         Boolean analyzed = transactions.execute((status) -> {
-            List<Boolean> outgrown = jdbc.query(statisticsOutgrown, (params) -> params.int8("min_pages", STATISTICS_MIN_PAGES)
+            // the workflow tables are small even when a plan that reads them whole costs every node's completion
+            long minPages = table.equals("job") ? STATISTICS_MIN_PAGES : STATISTICS_MIN_PAGES / 16;
+            List<Boolean> outgrown = jdbc.query(statisticsOutgrown, (params) -> params.int8("min_pages", minPages)
                 .int8("growth", STATISTICS_GROWTH)
                 .text("lock", lock)
                 .text("table", schema.name() + "." + table), (row) -> row.getBoolean(1));

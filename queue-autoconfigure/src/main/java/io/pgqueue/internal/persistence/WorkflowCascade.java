@@ -121,8 +121,11 @@ final class WorkflowCascade {
      * and stays for a later fold; one another fold took first is skipped by its DELETE.
      */
     private static Steps folded(String children, String ownCounts) {
+        // the EXISTS is decided once, before any scan: a statement that locked no child (a leaf node's completion)
+        // does not read the table at all, whatever plan a connection cached while the table was small
         return Steps.step("wf_folded", """
-                DELETE FROM {schema}.job_dependency_done d WHERE d.child_id = ANY(ARRAY(%s))
+                DELETE FROM {schema}.job_dependency_done d
+                WHERE EXISTS (%1$s) AND d.child_id = ANY(ARRAY(%1$s))
                 RETURNING d.child_id, d.satisfied""".formatted(children))
             .then("wf_satisfied", """
                 SELECT child_id, sum(n)::int AS n

@@ -1646,7 +1646,8 @@ SELECT count(*) FROM done;
     WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
-    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    DELETE FROM "pgqueue".job_dependency_done d
+    WHERE EXISTS (SELECT id FROM wf_locked) AND d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
@@ -1723,7 +1724,8 @@ WITH succeeded AS (
     WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
-    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    DELETE FROM "pgqueue".job_dependency_done d
+    WHERE EXISTS (SELECT id FROM wf_locked) AND d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
@@ -1802,7 +1804,8 @@ WITH succeeded AS (
     WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
-    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    DELETE FROM "pgqueue".job_dependency_done d
+    WHERE EXISTS (SELECT id FROM wf_locked) AND d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
@@ -2136,7 +2139,8 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
     WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
-    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    DELETE FROM "pgqueue".job_dependency_done d
+    WHERE EXISTS (SELECT id FROM wf_locked) AND d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
@@ -2288,7 +2292,8 @@ WITH succeeded AS (
     WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
-    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    DELETE FROM "pgqueue".job_dependency_done d
+    WHERE EXISTS (SELECT id FROM wf_locked) AND d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
@@ -2442,7 +2447,8 @@ WITH succeeded AS (
     WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
     RETURNING id
 ), wf_folded AS (
-    DELETE FROM "pgqueue".job_dependency_done d WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
+    DELETE FROM "pgqueue".job_dependency_done d
+    WHERE EXISTS (SELECT id FROM wf_locked) AND d.child_id = ANY(ARRAY(SELECT id FROM wf_locked))
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
