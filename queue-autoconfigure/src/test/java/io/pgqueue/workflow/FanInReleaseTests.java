@@ -185,12 +185,7 @@ class FanInReleaseTests {
     }
 
     private void assertNothingLeftBehind(QueueAdmin admin) {
-        assertThat(jobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.job WHERE state = 'waiting'", Long.class))
-            .isZero();
-        assertThat(jobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.job_dependency", Long.class)).isZero();
-        assertThat(jobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.job_dependency_done", Long.class))
-            .isZero();
-        assertThat(admin.reconcile()).isEmpty();
+        WorkflowTests.assertNothingLeftBehind(jobs, admin);
     }
 
     private static void startListeners(ApplicationContext context) {
