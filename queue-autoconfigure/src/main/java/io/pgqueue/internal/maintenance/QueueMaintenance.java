@@ -23,6 +23,11 @@ public class QueueMaintenance extends PeriodicLifecycle {
     /** The counts of finished parents a fold takes (by the children of up to this many). */
     private static final int FOLD_BATCH = 1_000;
 
+    /** Every how many passes counts left by stopped nodes are folded (ten seconds at the default interval). */
+    private static final int FOLD_EVERY = 10;
+
+    private final java.util.concurrent.atomic.AtomicLong foldPasses = new java.util.concurrent.atomic.AtomicLong();
+
     /** Passes between statistics checks while no counter deltas were folded (no traffic, or counters off). */
     private static final int IDLE_STATISTICS_CHECK_EVERY = 10;
 
@@ -116,9 +121,12 @@ public class QueueMaintenance extends PeriodicLifecycle {
     public void runOnce() {
         // an event emitted while its job was still running (before the job parked) did not find it: made due now
         repositories.durable().deliverRecent(DELIVERY_WINDOW);
-        // counts of finished workflow parents whose node stopped before folding them into their children
-        while (repositories.maintenance().foldDependencyCounts() >= FOLD_BATCH) {
-            // many left at once: keep going in bounded statements
+        // counts of finished workflow parents whose node stopped before folding them into their children: a
+        // backstop, looked at every few passes (an idle node's statements are counted)
+        if (foldPasses.getAndIncrement() % FOLD_EVERY == 0) {
+            while (repositories.maintenance().foldDependencyCounts() >= FOLD_BATCH) {
+                // many left at once: keep going in bounded statements
+            }
         }
         while (repositories.maintenance().promoteDue(PROMOTE_BATCH) == PROMOTE_BATCH) {
             // a large backlog of due jobs: keep going in bounded statements
