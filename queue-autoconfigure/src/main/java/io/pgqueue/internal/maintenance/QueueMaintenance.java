@@ -26,7 +26,7 @@ public class QueueMaintenance extends PeriodicLifecycle {
     /** Every how many passes counts left by stopped nodes are folded (ten seconds at the default interval). */
     private static final int FOLD_EVERY = 10;
 
-    private final java.util.concurrent.atomic.AtomicLong foldPasses = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong foldPasses = new AtomicLong();
 
     /** Passes between statistics checks while no counter deltas were folded (no traffic, or counters off). */
     private static final int IDLE_STATISTICS_CHECK_EVERY = 10;

@@ -211,8 +211,14 @@ final class Jdbc {
         return false;
     }
 
-    /** Adds the ids of a row's {@code wf_deposits} column (an array, or null). */
+    /**
+     * Adds the ids of a row's {@code wf_deposits} column (an array, or null); a result without the column (another
+     * statement of the same round trip) adds none.
+     */
     private static void readCountsLeft(ResultSet row, List<Long> ids) throws SQLException {
+        if (!hasColumn(row, "wf_deposits")) {
+            return;
+        }
         java.sql.Array deposits = row.getArray("wf_deposits");
         if (deposits != null) {
             ids.addAll(Arrays.asList((Long[]) deposits.getArray()));
@@ -256,7 +262,7 @@ final class Jdbc {
                             if (sql.wakes()) {
                                 readWoken(result, woken);
                             }
-                            if (sql.leavesDependencyCounts() && hasColumn(result, "wf_deposits")) {
+                            if (sql.leavesDependencyCounts()) {
                                 readCountsLeft(result, countsLeft);
                             }
                         }

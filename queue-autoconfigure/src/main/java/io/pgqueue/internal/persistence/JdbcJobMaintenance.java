@@ -2,7 +2,6 @@ package io.pgqueue.internal.persistence;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -14,8 +13,6 @@ final class JdbcJobMaintenance implements JobMaintenancePort {
     private final DependencyCounts dependencyCounts;
 
     /** Live jobs of one queue or all queues that a listener would pick up now (exact; for tests). */
-    /** Below this many pages (1 MB) a sequential scan costs nothing worth an ANALYZE. */
-    private static final long STATISTICS_MIN_PAGES = 128;
 
     /** How many times the recorded size the heap must reach before statistics are refreshed. */
     private static final long STATISTICS_GROWTH = 4;
@@ -34,10 +31,21 @@ final class JdbcJobMaintenance implements JobMaintenancePort {
 
     private final Sql statisticsOutgrown;
 
-    /** The tables whose statistics are refreshed when they outgrow them, with their ANALYZE statements. */
-    private final Map<String, Sql> analyses;
+    /** The tables whose statistics are refreshed when they outgrow them. */
+    private final List<Analysis> analyses;
 
-    JdbcJobMaintenance(Jdbc jdbc, Schema schema, TransactionTemplate transactions, ClaimStatements claims, FinishStatements finishes, Sql expireDedupWindows, Sql statisticsOutgrown, Map<String, Sql> analyses,
+    /**
+     * A table whose statistics maintenance refreshes once its heap has outgrown them.
+     *
+     * @param table its name in the schema
+     * @param lock the advisory lock that lets one node at a time analyze it
+     * @param minPages below this heap size a whole read costs too little to analyze for
+     * @param analyze its ANALYZE statement
+     */
+    record Analysis(String table, String lock, long minPages, Sql analyze) {
+    }
+
+    JdbcJobMaintenance(Jdbc jdbc, Schema schema, TransactionTemplate transactions, ClaimStatements claims, FinishStatements finishes, Sql expireDedupWindows, Sql statisticsOutgrown, List<Analysis> analyses,
             DependencyCounts dependencyCounts) {
         this.dependencyCounts = dependencyCounts;
         this.jdbc = jdbc;
@@ -68,26 +76,22 @@ final class JdbcJobMaintenance implements JobMaintenancePort {
     @Override
     public boolean refreshStatisticsIfGrown() {
         boolean any = false;
-        for (Map.Entry<String, Sql> table : analyses.entrySet()) {
-            any |= refreshIfGrown(table.getKey(), table.getValue());
+        for (Analysis analysis : analyses) {
+            any |= refreshIfGrown(analysis);
         }
         return any;
     }
 
-    private boolean refreshIfGrown(String table, Sql analyze) {
-        // the job table's lock keeps its name of before, which older nodes take too
-        String lock = "pgqueue.analyze." + schema.name() + (table.equals("job") ? "" : "." + table);
+    private boolean refreshIfGrown(Analysis analysis) {
         Boolean analyzed = transactions.execute((status) -> {
-            // the workflow tables are small even when a plan that reads them whole costs every node's completion
-            long minPages = table.equals("job") ? STATISTICS_MIN_PAGES : STATISTICS_MIN_PAGES / 16;
-            List<Boolean> outgrown = jdbc.query(statisticsOutgrown, (params) -> params.int8("min_pages", minPages)
+            List<Boolean> outgrown = jdbc.query(statisticsOutgrown, (params) -> params.int8("min_pages", analysis.minPages())
                 .int8("growth", STATISTICS_GROWTH)
-                .text("lock", lock)
-                .text("table", schema.name() + "." + table), (row) -> row.getBoolean(1));
+                .text("lock", analysis.lock())
+                .text("table", schema.name() + "." + analysis.table()), (row) -> row.getBoolean(1));
             if (outgrown.isEmpty() || !outgrown.get(0)) {
                 return false;
             }
-            jdbc.update(analyze, (params) -> {
+            jdbc.update(analysis.analyze(), (params) -> {
             });
             return true;
         });

@@ -1,7 +1,6 @@
 package io.pgqueue.internal.persistence;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.List;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -50,12 +49,18 @@ final class JobTable {
                 FROM pg_class c WHERE c.oid = to_regclass(:table)
                 """);
         // the workflow edges and the counts left beside their children too: ANALYZE run while such a table held
-        // few rows leaves plans that read it whole, dead rows included, for each node that finishes
-        Map<String, Sql> analyses = new LinkedHashMap<>();
-        analyses.put("job", schema.sql("maintenance.analyze", "ANALYZE {schema}.job"));
-        analyses.put("job_dependency", schema.sql("maintenance.analyze-dependencies", "ANALYZE {schema}.job_dependency"));
-        analyses.put("job_dependency_done",
-                schema.sql("maintenance.analyze-dependency-counts", "ANALYZE {schema}.job_dependency_done"));
+        // few rows leaves plans that read it whole, dead rows included, for each node that finishes; they stay
+        // small even when such a read costs every node's completion, so they are looked at from 8 pages (the job
+        // table from 128, 1 MB, below which a sequential scan costs nothing worth an ANALYZE); the job table's lock
+        // keeps its name of before, which older nodes take too
+        String lock = "pgqueue.analyze." + schema.name();
+        List<JdbcJobMaintenance.Analysis> analyses = List.of(
+                new JdbcJobMaintenance.Analysis("job", lock, 128,
+                        schema.sql("maintenance.analyze", "ANALYZE {schema}.job")),
+                new JdbcJobMaintenance.Analysis("job_dependency", lock + ".job_dependency", 8,
+                        schema.sql("maintenance.analyze-dependencies", "ANALYZE {schema}.job_dependency")),
+                new JdbcJobMaintenance.Analysis("job_dependency_done", lock + ".job_dependency_done", 8,
+                        schema.sql("maintenance.analyze-dependency-counts", "ANALYZE {schema}.job_dependency_done")));
         Sql expireDedupWindows = schema.sql("enqueue.expire-dedup-windows", """
                 WITH expired AS (
                     DELETE FROM {schema}.dedup_window WHERE (queue, dedup_key) IN (
