@@ -34,6 +34,25 @@ SET pass = CASE WHEN c.n > 0 THEN l.pass + c.n / l.weight
 FROM locked l JOIN charges c ON c.key = l.key
 WHERE k.queue = :queue AND k.key = l.key;
 
+-- name: fairness.charge-lock
+/* pgqueue:fairness.charge-lock */
+WITH locked AS (
+    SELECT k.key FROM "pgqueue".fair_key k
+    WHERE k.queue = :queue AND k.key = ANY(:keys::text[])
+    ORDER BY k.key FOR NO KEY UPDATE OF k
+), fair_drainable AS (
+    SELECT k.key FROM "pgqueue".fair_key k
+    WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT key FROM locked WHERE key = ANY(:emptied::text[])))
+    FOR UPDATE OF k SKIP LOCKED
+)
+SELECT key FROM fair_drainable ORDER BY key;
+
+-- name: fairness.recheck-drained
+/* pgqueue:fairness.recheck-drained */
+UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+WHERE k.queue = :queue AND k.key = ANY(:keys::text[]) AND k.drained
+  AND EXISTS (SELECT 1 FROM "pgqueue".job j WHERE j.queue = k.queue AND j.fairness_key = k.key AND j.state >= 'ready' AND j.state <= 'ready');
+
 -- name: fairness.sweep-lock
 /* pgqueue:fairness.sweep-lock */
 UPDATE "pgqueue".fair_key k SET sweeping = true

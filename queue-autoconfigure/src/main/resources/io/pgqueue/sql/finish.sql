@@ -117,13 +117,13 @@ SELECT count(*) FROM snoozed;
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -357,13 +357,13 @@ SELECT count(*) FROM cancelled;
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -559,13 +559,13 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -788,13 +788,13 @@ SELECT count(*) FROM failed;
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1021,13 +1021,13 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1316,13 +1316,13 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1605,13 +1605,13 @@ WHERE id = ANY(:ids) AND state = 'running' AND locked_by = :node AND cancel_requ
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1815,13 +1815,13 @@ SELECT count(*) FROM done;
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1896,13 +1896,13 @@ WITH succeeded AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1979,13 +1979,13 @@ WITH succeeded AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -2332,13 +2332,13 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -2491,13 +2491,13 @@ WITH succeeded AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -2652,13 +2652,13 @@ WITH succeeded AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -2832,13 +2832,13 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()

@@ -87,7 +87,8 @@ abstract class ClaimStrategy {
      * @param jobsKept whether the claimed jobs stay taken: false when a failure or snooze rolled the transaction
      * back to the claim's savepoint and put every claimed job back
      */
-    void beforeCommit(Claim claim, boolean jobsKept) {
+    Claim beforeCommit(Claim claim, boolean jobsKept) {
+        return claim;
     }
 
     /** After a claim committed (LEASE) or its transaction ended. */
@@ -153,7 +154,7 @@ abstract class ClaimStrategy {
         }
 
         @Override
-        void beforeCommit(Claim claim, boolean jobsKept) {
+        Claim beforeCommit(Claim claim, boolean jobsKept) {
             Map<String, Integer> taken = new TreeMap<>();
             // jobs a rollback put back were not taken: their keys are charged nothing for them
             for (ClaimedJob job : jobsKept ? claim.jobs() : List.<ClaimedJob>of()) {
@@ -163,7 +164,7 @@ abstract class ClaimStrategy {
                 }
             }
             claim.emptiedKeys().forEach((key) -> taken.putIfAbsent(key, 0));
-            jobs.chargeFairness(queue, shares, taken, claim.emptiedKeys());
+            return claim.withEmptiedKeys(jobs.chargeFairness(queue, shares, taken, claim.emptiedKeys()));
         }
 
         @Override

@@ -170,16 +170,14 @@ final class TransactionalQueueListenerContainer extends AbstractQueueListenerCon
                             // from here a failed statement (outputs, cascades, the commit) fails these attempts
                             succeeded.set(claim.jobs());
                             afterHandlers(handled);
-                            strategy.beforeCommit(claim, true);
-                            return new Batch(claim, List.of());
+                            return new Batch(strategy.beforeCommit(claim, true), List.of());
                         }
                         setbacks.set(failures);
                         if (!recordInTransaction(failures, claim.undo())) {
                             status.setRollbackOnly();
                             return new Batch(claim, failures);
                         }
-                        strategy.beforeCommit(claim, false);
-                        return new Batch(claim, List.of());
+                        return new Batch(strategy.beforeCommit(claim, false), List.of());
                     });
                 }
                 catch (RuntimeException ex) {

@@ -51,6 +51,11 @@ public record Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor 
         }
     }
 
+    /** This claim, with the keys it may report as found empty. */
+    public Claim withEmptiedKeys(List<String> keys) {
+        return new Claim(jobs, promoted, last, keys, undo, throttle);
+    }
+
     /** This claim, marked with what throttled it. */
     Claim withThrottle(Throttle throttle) {
         return new Claim(jobs, promoted, last, emptiedKeys, undo, throttle);

@@ -120,6 +120,12 @@ final class ClaimStatements {
 
     final Sql chargeFairness;
 
+    /** Locks a TRANSACTIONAL claim's keys before its charge, and returns the empty ones it may mark drained. */
+    final Sql chargeLockFairness;
+
+    /** A LEASE claimer's second look at the keys its claim marked drained. */
+    final Sql recheckDrained;
+
     final Sql sweepLock;
 
     final Sql sweepSettle;
@@ -166,6 +172,8 @@ final class ClaimStatements {
         fairLeased(DEFAULT_FAIR_SIZE);
         fairAndDelete(DEFAULT_FAIR_SIZE);
         this.chargeFairness = schema.sql("fairness.charge", fairness.chargeStatement());
+        this.chargeLockFairness = schema.sql("fairness.charge-lock", fairness.chargeLockStatement());
+        this.recheckDrained = schema.sql("fairness.recheck-drained", fairness.recheckDrainedStatement());
         this.sweepLock = schema.sql("fairness.sweep-lock", fairness.sweepLockStatement());
         this.sweepSettle = schema.sql("fairness.sweep-settle", fairness.sweepSettleStatement());
         this.activateReadyKeys = schema.sql("fairness.activate-ready-keys", fairness.activateReadyStatement());

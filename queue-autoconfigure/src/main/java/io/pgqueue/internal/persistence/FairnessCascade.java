@@ -138,13 +138,15 @@ final class FairnessCascade {
         String ready = readyOnly ? " AND state = 'ready'" : "";
         String rowReady = readyOnly ? " AND r.state = 'ready'" : "";
         return Steps.step(prefix + "fair_held", """
-                SELECT k.queue, k.key FROM {schema}.fair_key k
+                SELECT k.queue, k.key, k.drained FROM {schema}.fair_key k
                 WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM %s WHERE fairness_key IS NOT NULL%s)
                   AND k.active
                 FOR KEY SHARE OF k""".formatted(rows, ready))
+            // "drained" as the lock returned it, not as this statement's snapshot has it: a claim that marked the
+            // key while this statement waited for its lock committed after the snapshot was taken
             .then(prefix + "fair_refill", """
                 SELECT k.queue, k.key FROM {schema}.fair_key k
-                WHERE (k.queue, k.key) IN (SELECT queue, key FROM %sfair_held) AND k.drained
+                WHERE (k.queue, k.key) IN (SELECT queue, key FROM %sfair_held WHERE drained)
                 ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k""".formatted(prefix))
             .then(prefix + "fair_refilled", """
                 UPDATE {schema}.fair_key k SET drained = false, updated_at = now()
@@ -203,15 +205,31 @@ final class FairnessCascade {
                 SELECT k.key FROM {schema}.fair_key k
                 WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT key FROM fair_moves))
                 ORDER BY k.key FOR NO KEY UPDATE OF k""")
+            .then(drainable("SELECT m.key FROM fair_locked x JOIN fair_moves m ON m.key = x.key WHERE m.emptied"))
             .then("fair_charged", """
                 UPDATE {schema}.fair_key k
                 SET pass = CASE WHEN m.n > 0 THEN k.pass + m.n / m.weight
                                 ELSE greatest(k.pass, (SELECT max(b.pass) FROM {schema}.fair_key b
                                                        WHERE b.queue = :queue AND b.active AND NOT b.drained AND NOT b.paused)) END,
-                    drained = k.drained OR m.emptied, updated_at = now()
-                FROM fair_locked x JOIN fair_moves m ON m.key = x.key
+                    drained = k.drained OR d.key IS NOT NULL, updated_at = now()
+                FROM fair_locked x JOIN fair_moves m ON m.key = x.key LEFT JOIN fair_drainable d ON d.key = x.key
                 WHERE k.queue = :queue AND k.key = x.key
-                RETURNING k.key, m.emptied""");
+                RETURNING k.key, d.key IS NOT NULL AS emptied""");
+    }
+
+    /**
+     * The keys a claim found empty ({@code emptied}, a query of keys whose rows it holds) that it may mark drained:
+     * those it can lock {@code FOR UPDATE} at once. A statement making one of the key's jobs ready holds the row
+     * {@code FOR KEY SHARE} until its transaction ends (its job invisible to the claim): that key stays as it is.
+     * A statement that locks the key after this waits for the claim's end, and then sees the mark (and refills
+     * the key, {@link #activate}). A job committed before the lock but after the claim's snapshot is seen by the
+     * claimer's second look, {@link #recheckDrainedStatement}.
+     */
+    private static Steps drainable(String emptied) {
+        return Steps.step("fair_drainable", """
+                SELECT k.key FROM {schema}.fair_key k
+                WHERE k.queue = :queue AND k.key = ANY(ARRAY(%s))
+                FOR UPDATE OF k SKIP LOCKED""".formatted(emptied));
     }
 
     /**
@@ -251,10 +269,7 @@ final class FairnessCascade {
     String chargeStatement() {
         return SETTINGS
             .then("charges", "SELECT * FROM unnest(:keys::text[], :counts::int[]) AS c(key, n)")
-            .then("locked", """
-                SELECT k.key, k.pass, %s AS weight FROM {schema}.fair_key k
-                WHERE k.queue = :queue AND k.key = ANY(:keys::text[])
-                ORDER BY k.key FOR NO KEY UPDATE OF k""".formatted(WEIGHT))
+            .then("locked", "SELECT k.key, k.pass, %s AS weight %s".formatted(WEIGHT, CHARGED_KEYS))
             .select("""
                 UPDATE {schema}.fair_key k
                 SET pass = CASE WHEN c.n > 0 THEN l.pass + c.n / l.weight
@@ -266,6 +281,37 @@ final class FairnessCascade {
                     updated_at = now()
                 FROM locked l JOIN charges c ON c.key = l.key
                 WHERE k.queue = :queue AND k.key = l.key""".formatted(keyReady("j")));
+    }
+
+    /** The keys a TRANSACTIONAL claim charges ({@code :keys}), locked in key order until its commit. */
+    private static final String CHARGED_KEYS = """
+                FROM {schema}.fair_key k
+                WHERE k.queue = :queue AND k.key = ANY(:keys::text[])
+                ORDER BY k.key FOR NO KEY UPDATE OF k""";
+
+    /**
+     * Before the charge of a TRANSACTIONAL claim that found keys empty ({@code :emptied}): locks the keys it
+     * charges in key order, as the charge does, and returns the empty ones it may mark drained ({@link #drainable}).
+     * The charge then looks for their ready jobs in a later statement, whose snapshot sees every job committed
+     * before the locks were taken.
+     */
+    String chargeLockStatement() {
+        return Steps.step("locked", "SELECT k.key " + CHARGED_KEYS)
+            .then(drainable("SELECT key FROM locked WHERE key = ANY(:emptied::text[])"))
+            .select("SELECT key FROM fair_drainable ORDER BY key");
+    }
+
+    /**
+     * A LEASE claimer's second look at the keys its claim marked drained ({@code :keys}), in a statement after the
+     * claim's: a job sent to one of them that committed after the claim's snapshot was taken, before the claim
+     * locked the key, makes it claimable again rather than waiting for a sweep.
+     */
+    String recheckDrainedStatement() {
+        return """
+                UPDATE {schema}.fair_key k SET drained = false, updated_at = now()
+                WHERE k.queue = :queue AND k.key = ANY(:keys::text[]) AND k.drained
+                  AND EXISTS (SELECT 1 FROM {schema}.job j WHERE j.queue = k.queue AND j.fairness_key = k.key AND %s)"""
+            .formatted(keyReady("j"));
     }
 
     /**

@@ -145,13 +145,19 @@ final class JdbcJobEngine implements JobEnginePort {
     @Override
     public Claim claimFairLeased(ClaimRequest request, FairShares shares) {
         long promoted = promoteDueFair(request.queue());
-        return leaseClaim(claims.fairLeased(size(request, shares)), request,
+        Claim claim = leaseClaim(claims.fairLeased(size(request, shares)), request,
                 (params) -> bindFairClaim(params, request, shares), (statement) -> {
                     statement.execute();
                     try (ResultSet rows = statement.getResultSet()) {
                         return ClaimedRows.fairlyClaimed(rows, promoted);
                     }
                 });
+        if (!claim.emptiedKeys().isEmpty()) {
+            // a job sent to a key the claim marked drained may have committed after the claim's snapshot was taken
+            jdbc.update(claims.recheckDrained, (params) -> params.text("queue", request.queue())
+                .array("keys", "text", claim.emptiedKeys().toArray()));
+        }
+        return claim;
     }
 
     @Override
@@ -178,18 +184,25 @@ final class JdbcJobEngine implements JobEnginePort {
     }
 
     @Override
-    public void chargeFairness(String queue, FairShares shares, Map<String, Integer> taken, List<String> emptied) {
+    public List<String> chargeFairness(String queue, FairShares shares, Map<String, Integer> taken, List<String> emptied) {
         if (taken.isEmpty()) {
-            return;
+            return emptied;
         }
         java.util.TreeMap<String, Integer> sorted = new java.util.TreeMap<>(taken);
+        Object[] keys = sorted.keySet().toArray();
+        // the keys it may mark are locked in a statement of their own: the charge's snapshot then sees every job
+        // made ready for them before
+        List<String> drainable = emptied.isEmpty() ? List.of()
+                : jdbc.query(claims.chargeLockFairness, (params) -> params.text("queue", queue)
+                    .array("keys", "text", keys).array("emptied", "text", emptied.toArray()), (row) -> row.getString(1));
         jdbc.update(claims.chargeFairness, (params) -> {
             params.text("queue", queue)
-                .array("keys", "text", sorted.keySet().toArray())
+                .array("keys", "text", keys)
                 .array("counts", "int4", sorted.values().toArray())
-                .array("emptied", "text", emptied.toArray());
+                .array("emptied", "text", drainable.toArray());
             shares.bind(params);
         });
+        return drainable;
     }
 
     @Override

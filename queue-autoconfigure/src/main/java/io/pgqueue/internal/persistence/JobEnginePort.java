@@ -69,8 +69,12 @@ public interface JobEnginePort {
     /**
      * Charges the keys of a fair TRANSACTIONAL claim with the jobs it took (a count of zero: found empty) and marks
      * those it left empty, in the claim's transaction, just before it commits.
+     *
+     * @return the keys of {@code emptied} that may be reported as empty: all but those a statement was making a
+     * job ready for (their rows held), which the claim leaves unmarked — claiming again at once would find them
+     * empty again until that statement's transaction ends
      */
-    void chargeFairness(String queue, FairShares shares, java.util.Map<String, Integer> taken, List<String> emptied);
+    List<String> chargeFairness(String queue, FairShares shares, java.util.Map<String, Integer> taken, List<String> emptied);
 
     /** {@link #promoteDue(String)} of a fair queue: the keys of the jobs made ready are activated. */
     int promoteDueFair(String queue);

@@ -18,13 +18,13 @@
                          ORDER BY run_at LIMIT :promote_limit FOR UPDATE SKIP LOCKED))
     RETURNING queue, fairness_key
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM promoted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -61,13 +61,13 @@ SELECT count(*) FROM promoted;
                          ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED))
     RETURNING queue, fairness_key
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM promoted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -227,15 +227,19 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
     SELECT k.key FROM "pgqueue".fair_key k
     WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT key FROM fair_moves))
     ORDER BY k.key FOR NO KEY UPDATE OF k
+), fair_drainable AS (
+    SELECT k.key FROM "pgqueue".fair_key k
+    WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT m.key FROM fair_locked x JOIN fair_moves m ON m.key = x.key WHERE m.emptied))
+    FOR UPDATE OF k SKIP LOCKED
 ), fair_charged AS (
     UPDATE "pgqueue".fair_key k
     SET pass = CASE WHEN m.n > 0 THEN k.pass + m.n / m.weight
                     ELSE greatest(k.pass, (SELECT max(b.pass) FROM "pgqueue".fair_key b
                                            WHERE b.queue = :queue AND b.active AND NOT b.drained AND NOT b.paused)) END,
-        drained = k.drained OR m.emptied, updated_at = now()
-    FROM fair_locked x JOIN fair_moves m ON m.key = x.key
+        drained = k.drained OR d.key IS NOT NULL, updated_at = now()
+    FROM fair_locked x JOIN fair_moves m ON m.key = x.key LEFT JOIN fair_drainable d ON d.key = x.key
     WHERE k.queue = :queue AND k.key = x.key
-    RETURNING k.key, m.emptied
+    RETURNING k.key, d.key IS NOT NULL AS emptied
 ), fair_emptied AS (
     SELECT key FROM fair_charged WHERE emptied
 ), claimed AS (

@@ -45,13 +45,13 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -162,13 +162,13 @@ WITH input AS (
     FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
     GROUP BY batch_id
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -241,13 +241,13 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -378,13 +378,13 @@ WITH input AS (
     FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
     GROUP BY batch_id
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -439,13 +439,13 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -560,13 +560,13 @@ WITH input AS (
     FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
     GROUP BY batch_id
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -643,13 +643,13 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -784,13 +784,13 @@ WITH input AS (
     FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
     GROUP BY batch_id
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -845,13 +845,13 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -962,13 +962,13 @@ WITH input AS (
     FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
     GROUP BY batch_id
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1041,13 +1041,13 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1178,13 +1178,13 @@ WITH input AS (
     FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
     GROUP BY batch_id
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1239,13 +1239,13 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1360,13 +1360,13 @@ WITH input AS (
     FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
     GROUP BY batch_id
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1443,13 +1443,13 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1584,13 +1584,13 @@ WITH input AS (
     FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
     GROUP BY batch_id
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1645,13 +1645,13 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1762,13 +1762,13 @@ WITH input AS (
     FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
     GROUP BY batch_id
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1841,13 +1841,13 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1978,13 +1978,13 @@ WITH input AS (
     FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
     GROUP BY batch_id
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -2039,13 +2039,13 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -2160,13 +2160,13 @@ WITH input AS (
     FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
     GROUP BY batch_id
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -2243,13 +2243,13 @@ WITH input AS (
     ON CONFLICT (queue, dedup_key) WHERE dedup_key IS NOT NULL AND state <> 'dead' DO NOTHING
     RETURNING id, queue, state, fairness_key
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -2384,13 +2384,13 @@ WITH input AS (
     FROM (SELECT batch_id, was, now_is FROM b_moved WHERE was <> now_is) AS m
     GROUP BY batch_id
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM inserted WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()

@@ -82,13 +82,13 @@
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -276,13 +276,13 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -475,13 +475,13 @@ SELECT count(*) FROM released;
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -674,13 +674,13 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -807,13 +807,13 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 ), b_woken AS (
     SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM retried WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -886,13 +886,13 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1077,13 +1077,13 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()

@@ -164,15 +164,19 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
     SELECT k.key FROM "pgqueue".fair_key k
     WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT key FROM fair_moves))
     ORDER BY k.key FOR NO KEY UPDATE OF k
+), fair_drainable AS (
+    SELECT k.key FROM "pgqueue".fair_key k
+    WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT m.key FROM fair_locked x JOIN fair_moves m ON m.key = x.key WHERE m.emptied))
+    FOR UPDATE OF k SKIP LOCKED
 ), fair_charged AS (
     UPDATE "pgqueue".fair_key k
     SET pass = CASE WHEN m.n > 0 THEN k.pass + m.n / m.weight
                     ELSE greatest(k.pass, (SELECT max(b.pass) FROM "pgqueue".fair_key b
                                            WHERE b.queue = :queue AND b.active AND NOT b.drained AND NOT b.paused)) END,
-        drained = k.drained OR m.emptied, updated_at = now()
-    FROM fair_locked x JOIN fair_moves m ON m.key = x.key
+        drained = k.drained OR d.key IS NOT NULL, updated_at = now()
+    FROM fair_locked x JOIN fair_moves m ON m.key = x.key LEFT JOIN fair_drainable d ON d.key = x.key
     WHERE k.queue = :queue AND k.key = x.key
-    RETURNING k.key, m.emptied
+    RETURNING k.key, d.key IS NOT NULL AS emptied
 ), fair_emptied AS (
     SELECT key FROM fair_charged WHERE emptied
 ), claimed AS (

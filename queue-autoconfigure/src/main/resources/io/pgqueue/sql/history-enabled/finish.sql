@@ -138,13 +138,13 @@ SELECT count(*) FROM snoozed;
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -394,13 +394,13 @@ SELECT count(*) FROM cancelled;
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -612,13 +612,13 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -830,13 +830,13 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1050,13 +1050,13 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1359,13 +1359,13 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1630,13 +1630,13 @@ SELECT count(*) FROM snoozed;
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1849,13 +1849,13 @@ SELECT count(*) FROM done;
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -2044,13 +2044,13 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -2240,13 +2240,13 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()

@@ -99,13 +99,13 @@
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -321,13 +321,13 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -551,13 +551,13 @@ SELECT count(*) FROM released;
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -770,13 +770,13 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -906,13 +906,13 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 ), b_woken AS (
     SELECT DISTINCT queue FROM b_enqueued WHERE state = 'ready'
 ), fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM retried WHERE fairness_key IS NOT NULL)
       AND k.active
     FOR KEY SHARE OF k
 ), fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1002,13 +1002,13 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
@@ -1213,13 +1213,13 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
     SELECT queue, count(*) FILTER (WHERE state = 'waiting') - count(*), count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'ready') FROM wf_released GROUP BY queue
 ), wf_fair_held AS (
-    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
     WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM wf_released WHERE fairness_key IS NOT NULL AND state = 'ready')
       AND k.active
     FOR KEY SHARE OF k
 ), wf_fair_refill AS (
     SELECT k.queue, k.key FROM "pgqueue".fair_key k
-    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held) AND k.drained
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM wf_fair_held WHERE drained)
     ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
 ), wf_fair_refilled AS (
     UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()

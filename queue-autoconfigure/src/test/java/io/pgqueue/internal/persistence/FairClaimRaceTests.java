@@ -42,8 +42,10 @@ class FairClaimRaceTests {
 
     private final JdbcTemplate jdbc = new JdbcTemplate(dataSource);
 
-    private final JobEnginePort engine = new Repositories(dataSource, new Schema("pgqueue"), "pgqueue_schema_history",
-            true, false, Duration.ofSeconds(30)).engine();
+    private final Repositories repositories = new Repositories(dataSource, new Schema("pgqueue"),
+            "pgqueue_schema_history", true, false, Duration.ofSeconds(30));
+
+    private final JobEnginePort engine = repositories.engine();
 
     private final FairShares shares = new FairShares(Map.of(), Map.of(), 1.0, null, 8, 8);
 
@@ -111,5 +113,114 @@ class FairClaimRaceTests {
         assertThat(jdbc.queryForMap("SELECT bool_or(drained) FILTER (WHERE key = 'refilled') AS refilled, "
                 + "bool_or(drained) FILTER (WHERE key = 'empty') AS empty FROM pgqueue.fair_key WHERE queue = ?", queue))
             .containsEntry("refilled", false).containsEntry("empty", true);
+    }
+
+    /**
+     * A LEASE claim that finds a key empty while a transaction is sending it a job (the send holds the key's row
+     * FOR KEY SHARE until it commits) leaves the key as it was: marked drained, as on main, no claim would look at
+     * the key again until a sweep, which a busy queue may not run for long (and an idle one runs every 500 ms).
+     */
+    @Test
+    void aLeaseClaimDoesNotMarkDrainedAKeyWhoseJobIsBeingSent() throws Exception {
+        String queue = "fair-sending";
+        jdbc.update("INSERT INTO pgqueue.fair_key (queue, key, pass) VALUES (?, 'k', 0)", queue);
+        ClaimRequest request = new ClaimRequest(queue, 8, 3, false, node(), 60_000);
+
+        try (Connection sender = dataSource.getConnection(); Statement send = sender.createStatement()) {
+            sender.setAutoCommit(false);
+            send.execute("SELECT pgqueue.send('" + queue + "', '1'::jsonb, p_fairness_key => 'k')");
+
+            Claim empty = engine.claimFairLeased(request, shares);
+
+            assertThat(empty.jobs()).isEmpty();
+            // not reported either: its claimer would claim again at once, and again, until the sender commits
+            assertThat(empty.emptiedKeys()).isEmpty();
+            sender.commit();
+        }
+        assertThat(engine.claimFairLeased(request, shares).jobs()).hasSize(1);
+    }
+
+    /**
+     * The other order: the job's send commits after the claim's snapshot was taken but before the claim locks the
+     * key (here: while it waits for the key's row, held by another claimer). The claim cannot see the job and
+     * marks the key drained; it looks again in a statement of its own, whose snapshot sees the job.
+     */
+    @Test
+    void aLeaseClaimLooksAgainAtAKeyWhoseJobCommittedWhileItWaitedForTheKey() throws Exception {
+        String queue = "fair-committed";
+        jdbc.update("INSERT INTO pgqueue.fair_key (queue, key, pass) VALUES (?, 'k', 0)", queue);
+        ClaimRequest request = new ClaimRequest(queue, 8, 3, false, node(), 60_000);
+
+        try (Connection otherClaimer = dataSource.getConnection(); Statement other = otherClaimer.createStatement()) {
+            otherClaimer.setAutoCommit(false);
+            other.execute("SELECT 1 FROM pgqueue.fair_key WHERE queue = '" + queue + "' AND key = 'k' FOR NO KEY UPDATE");
+            CompletableFuture<Claim> claim = CompletableFuture.supplyAsync(() -> engine.claimFairLeased(request, shares));
+            await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%pgqueue:claim_lease%'",
+                    Long.class) == 1);
+            jdbc.queryForObject("SELECT pgqueue.send(?, '1'::jsonb, p_fairness_key => 'k')", Long.class, queue);
+            otherClaimer.commit();
+
+            assertThat(claim.get(20, TimeUnit.SECONDS).jobs()).isEmpty();
+        }
+        assertThat(engine.claimFairLeased(request, shares).jobs()).hasSize(1);
+    }
+
+    /** A TRANSACTIONAL claim's charge at its commit, while a transaction is sending a job to a key it found empty. */
+    @Test
+    void aTransactionalChargeDoesNotMarkDrainedAKeyWhoseJobIsBeingSent() throws Exception {
+        String queue = "fair-charge-sending";
+        jdbc.update("INSERT INTO pgqueue.fair_key (queue, key, pass) VALUES (?, 'k', 0)", queue);
+        try (Connection sender = dataSource.getConnection(); Statement send = sender.createStatement()) {
+            sender.setAutoCommit(false);
+            send.execute("SELECT pgqueue.send('" + queue + "', '1'::jsonb, p_fairness_key => 'k')");
+
+            engine.chargeFairness(queue, shares, Map.of("k", 0), java.util.List.of("k"));
+
+            sender.commit();
+        }
+        assertThat(jdbc.queryForObject("SELECT drained FROM pgqueue.fair_key WHERE queue = ? AND key = 'k'",
+                Boolean.class, queue)).isFalse();
+    }
+
+    /**
+     * A send whose statement began before a claim marked its key drained, and that waited for the claim's lock on
+     * the key: it must see the mark the claim committed (its snapshot does not), or its job waits for a sweep.
+     * Both ways of sending: the application's and the SQL function other languages call.
+     */
+    @Test
+    void aSendThatWaitedForAClaimMarkingItsKeyDrainedMakesTheKeyClaimableAgain() throws Exception {
+        Map<String, Runnable> senders = Map.of(
+                "fair-waiting-sql", () -> jdbc.queryForObject("SELECT pgqueue.send('fair-waiting-sql', '1'::jsonb, "
+                        + "p_fairness_key => 'k')", Long.class),
+                "fair-waiting-app", () -> repositories.publishing().enqueue("fair-waiting-app", java.util.List.of(
+                        new NewJob("1", null, null, (short) 0, null, 0, null, null, null, null, null, null, "k")), false));
+        for (Map.Entry<String, Runnable> sending : senders.entrySet()) {
+            String queue = sending.getKey();
+            jdbc.update("INSERT INTO pgqueue.fair_key (queue, key, pass) VALUES (?, 'k', 0)", queue);
+            try (Connection claimer = dataSource.getConnection(); Statement claim = claimer.createStatement()) {
+                claimer.setAutoCommit(false);
+                // what a claim that found the key empty does: it locks the key against statements making its jobs
+                // ready, and marks it
+                claim.execute("SELECT 1 FROM pgqueue.fair_key WHERE queue = '" + queue + "' AND key = 'k' FOR UPDATE");
+                CompletableFuture<Void> send = CompletableFuture.runAsync(sending.getValue());
+                await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND backend_type = 'client backend'"
+                                + " AND pid <> pg_backend_pid()", Long.class) == 1);
+                claim.execute("UPDATE pgqueue.fair_key SET drained = true WHERE queue = '" + queue + "' AND key = 'k'");
+                claimer.commit();
+                send.get(20, TimeUnit.SECONDS);
+            }
+            assertThat(jdbc.queryForObject("SELECT drained FROM pgqueue.fair_key WHERE queue = ? AND key = 'k'",
+                    Boolean.class, queue)).as(queue).isFalse();
+            assertThat(engine.claimFairLeased(new ClaimRequest(queue, 8, 3, false, node(), 60_000), shares).jobs())
+                .as(queue).hasSize(1);
+        }
+    }
+
+    private UUID node() {
+        UUID node = UUID.randomUUID();
+        jdbc.update("INSERT INTO pgqueue.node (id, host, pid) VALUES (?, 'test', 1)", node);
+        return node;
     }
 }
