@@ -27,9 +27,8 @@ UPDATE "pgqueue".fair_key k
 SET pass = CASE WHEN c.n > 0 THEN l.pass + c.n / l.weight
                 ELSE greatest(k.pass, (SELECT max(b.pass) FROM "pgqueue".fair_key b
                                        WHERE b.queue = :queue AND b.active AND NOT b.drained AND NOT b.paused)) END,
-    drained = k.drained OR CASE WHEN k.key = ANY(:emptied::text[]) THEN NOT EXISTS (
-        SELECT 1 FROM "pgqueue".job j WHERE j.queue = :queue AND j.fairness_key = k.key AND j.state >= 'ready' AND j.state <= 'ready')
-        ELSE false END,
+    drained = k.drained OR CASE WHEN k.key = ANY(:emptied::text[]) THEN NOT coalesce((SELECT true FROM "pgqueue".job j WHERE j.queue = :queue AND j.fairness_key = k.key AND j.state >= 'ready' AND j.state <= 'ready'
+          ORDER BY j.priority DESC, j.run_at, j.id LIMIT 1), false) ELSE false END,
     updated_at = now()
 FROM locked l JOIN charges c ON c.key = l.key
 WHERE k.queue = :queue AND k.key = l.key;
@@ -50,8 +49,8 @@ SELECT key FROM fair_drainable ORDER BY key;
 -- name: fairness.recheck-drained
 /* pgqueue:fairness.recheck-drained */
 UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
-WHERE k.queue = :queue AND k.key = ANY(:keys::text[]) AND k.drained
-  AND EXISTS (SELECT 1 FROM "pgqueue".job j WHERE j.queue = k.queue AND j.fairness_key = k.key AND j.state >= 'ready' AND j.state <= 'ready');
+WHERE k.queue = :queue AND k.key = ANY(:keys::text[]) AND k.drained AND coalesce((SELECT true FROM "pgqueue".job j WHERE j.queue = k.queue AND j.fairness_key = k.key AND j.state >= 'ready' AND j.state <= 'ready'
+          ORDER BY j.priority DESC, j.run_at, j.id LIMIT 1), false);
 
 -- name: fairness.sweep-lock
 /* pgqueue:fairness.sweep-lock */
@@ -64,8 +63,8 @@ WHERE k.queue = :queue AND k.key = ANY(ARRAY(
 /* pgqueue:fairness.sweep-settle */
 UPDATE "pgqueue".fair_key k
 SET sweeping = false, drained = false, updated_at = now(),
-    active = EXISTS (SELECT 1 FROM "pgqueue".job j
-                     WHERE j.queue = k.queue AND j.fairness_key = k.key AND j.state = 'ready')
+    active = coalesce((SELECT true FROM "pgqueue".job j WHERE j.queue = k.queue AND j.fairness_key = k.key AND j.state >= 'ready' AND j.state <= 'ready'
+          ORDER BY j.priority DESC, j.run_at, j.id LIMIT 1), false)
           OR EXISTS (SELECT 1 FROM "pgqueue".job j
                      WHERE j.queue = k.queue AND j.state = 'running' AND j.fairness_key = k.key)
 WHERE k.queue = :queue AND k.sweeping;
@@ -126,7 +125,7 @@ ON CONFLICT (queue, key) DO UPDATE SET paused = excluded.paused,
 SELECT k.key, k.weight, k.paused, k.active, k.pass, '~' || left(md5((SELECT s.system_identifier::text FROM pg_control_system() AS s) || chr(31) || current_database() || chr(31) || k.queue || chr(31) || k.key), 16) AS handle,
        (SELECT count(*) FROM (SELECT 1 FROM "pgqueue".job j
                               WHERE j.queue = k.queue AND j.fairness_key = k.key AND j.state = 'ready'
-                              LIMIT :ready_limit) AS r) AS ready,
+                              ORDER BY j.priority DESC, j.run_at, j.id LIMIT :ready_limit) AS r) AS ready,
        (SELECT count(*) FROM "pgqueue".job j
         WHERE j.queue = k.queue AND j.state = 'running' AND j.fairness_key = k.key) AS running,
        (SELECT j.run_at FROM "pgqueue".job j

@@ -47,7 +47,7 @@ final class JdbcFairnessRepository implements FairnessRepository {
                 SELECT k.key, k.weight, k.paused, k.active, k.pass, %s AS handle,
                        (SELECT count(*) FROM (SELECT 1 FROM {schema}.job j
                                               WHERE j.queue = k.queue AND j.fairness_key = k.key AND j.state = 'ready'
-                                              LIMIT :ready_limit) AS r) AS ready,
+                                              ORDER BY j.priority DESC, j.run_at, j.id LIMIT :ready_limit) AS r) AS ready,
                        (SELECT count(*) FROM {schema}.job j
                         WHERE j.queue = k.queue AND j.state = 'running' AND j.fairness_key = k.key) AS running,
                        (SELECT j.run_at FROM {schema}.job j
