@@ -200,7 +200,7 @@ final class FairnessCascade {
                 ORDER BY k.key
                 FOR NO KEY UPDATE OF k SKIP LOCKED""")
             .then("fair_room", """
-                SELECT c.key, c.pass, c.weight,
+                SELECT c.key, c.pass, c.weight, c.cap,
                        CASE WHEN c.cap IS NULL THEN :limit
                             WHEN l.key IS NULL OR l.pass IS DISTINCT FROM l.seen_pass THEN -1
                             ELSE greatest(0, least(:limit, c.cap - (
@@ -210,10 +210,15 @@ final class FairnessCascade {
             .then("fair_rooms", "SELECT c.*, %s AS ready FROM fair_room c".formatted(available(most)))
             .then(SHARES)
             .then(picked("fair_shares", most))
+            // a key alone in the queue is not charged (unless capped: a capped key's claims change its row, which
+            // is how a concurrent claim knows its count of running jobs is stale): a key that becomes active starts
+            // at the lowest pass of the active keys, its own, so nothing is owed; its claims then lock no key row
             .then("fair_moves", """
                 SELECT r.key, r.weight, coalesce(t.n, 0) AS n, %1$s AS emptied
                 FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key
-                WHERE r.room >= 0 AND (t.n > 0 OR r.room = 0 OR %1$s)""".formatted(EMPTIED))
+                WHERE r.room >= 0 AND (%1$s OR ((t.n > 0 OR r.room = 0)
+                                                AND (r.cap IS NOT NULL OR (SELECT count(*) FROM fair_candidates) > 1)))"""
+                .formatted(EMPTIED))
             .then("fair_locked", """
                 SELECT k.key FROM {schema}.fair_key k
                 WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT key FROM fair_moves))

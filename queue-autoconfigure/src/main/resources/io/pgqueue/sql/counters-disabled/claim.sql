@@ -185,7 +185,7 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
     ORDER BY k.key
     FOR NO KEY UPDATE OF k SKIP LOCKED
 ), fair_room AS (
-    SELECT c.key, c.pass, c.weight,
+    SELECT c.key, c.pass, c.weight, c.cap,
            CASE WHEN c.cap IS NULL THEN :limit
                 WHEN l.key IS NULL OR l.pass IS DISTINCT FROM l.seen_pass THEN -1
                 ELSE greatest(0, least(:limit, c.cap - (
@@ -221,8 +221,9 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
     SELECT r.key, r.weight, coalesce(t.n, 0) AS n, (r.room > 0 AND CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN coalesce(t.n, 0) = 0
                          ELSE coalesce(t.n, 0) >= r.ready END) AS emptied
     FROM fair_rooms r LEFT JOIN fair_taken t ON t.key = r.key
-    WHERE r.room >= 0 AND (t.n > 0 OR r.room = 0 OR (r.room > 0 AND CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN coalesce(t.n, 0) = 0
-                         ELSE coalesce(t.n, 0) >= r.ready END))
+    WHERE r.room >= 0 AND ((r.room > 0 AND CASE WHEN (SELECT count(*) FROM fair_candidates) = 1 THEN coalesce(t.n, 0) = 0
+                         ELSE coalesce(t.n, 0) >= r.ready END) OR ((t.n > 0 OR r.room = 0)
+                                    AND (r.cap IS NOT NULL OR (SELECT count(*) FROM fair_candidates) > 1)))
 ), fair_locked AS (
     SELECT k.key FROM "pgqueue".fair_key k
     WHERE k.queue = :queue AND k.key = ANY(ARRAY(SELECT key FROM fair_moves))

@@ -253,6 +253,34 @@ class FairClaimRaceTests {
         }
     }
 
+    /**
+     * A key alone in its queue owes nothing to any other (one that becomes active starts at its pass), so its
+     * claims do not charge it: they lock no key row, and two claimers of one busy key no longer take turns on
+     * it. The test holds the row as another claim charging it would; on main the claim waited for it.
+     */
+    @Test
+    void claimsOfAKeyAloneInItsQueueDoNotWaitForItsRow() throws Exception {
+        String queue = "fair-alone";
+        jdbc.update("INSERT INTO pgqueue.fair_key (queue, key, pass) VALUES (?, 'solo', 7)", queue);
+        jdbc.update("INSERT INTO pgqueue.job (queue, state, payload, fairness_key) "
+                + "SELECT ?, 'ready', '1', 'solo' FROM generate_series(1, 20)", queue);
+        ClaimRequest request = new ClaimRequest(queue, 8, 3, false, node(), 60_000);
+        try (Connection otherClaimer = dataSource.getConnection(); Statement other = otherClaimer.createStatement()) {
+            otherClaimer.setAutoCommit(false);
+            other.execute("SELECT 1 FROM pgqueue.fair_key WHERE queue = '" + queue + "' AND key = 'solo' FOR NO KEY UPDATE");
+
+            Claim claimed = CompletableFuture.supplyAsync(() -> engine.claimFairLeased(request, shares))
+                .get(10, TimeUnit.SECONDS);
+
+            assertThat(claimed.jobs()).hasSize(8);
+            otherClaimer.commit();
+        }
+        // a key that becomes active now starts level with it
+        jdbc.queryForObject("SELECT pgqueue.send(?, '1'::jsonb, p_fairness_key => 'newcomer')", Long.class, queue);
+        assertThat(jdbc.queryForList("SELECT pass FROM pgqueue.fair_key WHERE queue = ? ORDER BY key", Double.class, queue))
+            .containsExactly(7.0, 7.0);
+    }
+
     private UUID node() {
         UUID node = UUID.randomUUID();
         jdbc.update("INSERT INTO pgqueue.node (id, host, pid) VALUES (?, 'test', 1)", node);
