@@ -61,12 +61,14 @@ WHERE k.queue = :queue AND k.key = ANY(ARRAY(
 
 -- name: fairness.sweep-settle
 /* pgqueue:fairness.sweep-settle */
+WITH running_keys AS (
+    SELECT DISTINCT j.fairness_key AS key FROM "pgqueue".job j
+    WHERE j.queue = :queue AND j.state = 'running' AND j.fairness_key IS NOT NULL
+)
 UPDATE "pgqueue".fair_key k
 SET sweeping = false, drained = false, updated_at = now(),
     active = coalesce((SELECT true FROM "pgqueue".job j WHERE j.queue = k.queue AND j.fairness_key = k.key AND j.state >= 'ready' AND j.state <= 'ready'
-          ORDER BY j.priority DESC, j.run_at, j.id LIMIT 1), false)
-          OR EXISTS (SELECT 1 FROM "pgqueue".job j
-                     WHERE j.queue = k.queue AND j.state = 'running' AND j.fairness_key = k.key)
+          ORDER BY j.priority DESC, j.run_at, j.id LIMIT 1), false) OR k.key IN (SELECT key FROM running_keys)
 WHERE k.queue = :queue AND k.sweeping;
 
 -- name: fairness.activate-ready-keys
