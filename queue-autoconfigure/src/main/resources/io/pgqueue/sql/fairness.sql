@@ -18,9 +18,14 @@ WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), charges AS (
     SELECT * FROM unnest(:keys::text[], :counts::int[]) AS c(key, n)
+), fair_alone AS (
+    SELECT count(*) = 1 AS alone FROM (
+        SELECT 1 FROM "pgqueue".fair_key a
+        WHERE a.queue = :queue AND a.active AND NOT a.drained AND NOT a.paused LIMIT 2) AS active_keys
 ), locked AS (
     SELECT k.key, k.pass, coalesce(k.weight, (SELECT c.weight FROM fair_settings c WHERE c.key = k.key), :fair_default_weight::float8) AS weight FROM "pgqueue".fair_key k
     WHERE k.queue = :queue AND k.key = ANY(:keys::text[])
+      AND (k.key = ANY(:emptied::text[]) OR NOT (SELECT alone FROM fair_alone))
     ORDER BY k.key FOR NO KEY UPDATE OF k
 )
 UPDATE "pgqueue".fair_key k

@@ -285,9 +285,20 @@ final class FairnessCascade {
      * (sent while they ran) is not marked, or it would wait for a sweep, which a busy queue may not run soon.
      */
     String chargeStatement() {
+        // a key alone in the queue now is not charged, as a LEASE claim of a key alone is not (its cap, if any, is
+        // held by advisory slots here, not by the key's row): no lock on its row, for which every transaction of
+        // its claims would otherwise queue until the previous one's commit
         return SETTINGS
             .then("charges", "SELECT * FROM unnest(:keys::text[], :counts::int[]) AS c(key, n)")
-            .then("locked", "SELECT k.key, k.pass, %s AS weight %s".formatted(WEIGHT, CHARGED_KEYS))
+            .then("fair_alone", """
+                SELECT count(*) = 1 AS alone FROM (
+                    SELECT 1 FROM {schema}.fair_key a
+                    WHERE a.queue = :queue AND a.active AND NOT a.drained AND NOT a.paused LIMIT 2) AS active_keys""")
+            .then("locked", """
+                SELECT k.key, k.pass, %s AS weight FROM {schema}.fair_key k
+                WHERE k.queue = :queue AND k.key = ANY(:keys::text[])
+                  AND (k.key = ANY(:emptied::text[]) OR NOT (SELECT alone FROM fair_alone))
+                ORDER BY k.key FOR NO KEY UPDATE OF k""".formatted(WEIGHT))
             .select("""
                 UPDATE {schema}.fair_key k
                 SET pass = CASE WHEN c.n > 0 THEN l.pass + c.n / l.weight
@@ -299,12 +310,6 @@ final class FairnessCascade {
                 WHERE k.queue = :queue AND k.key = l.key""".formatted(hasReadyJob(":queue", "k.key")));
     }
 
-    /** The keys a TRANSACTIONAL claim charges ({@code :keys}), locked in key order until its commit. */
-    private static final String CHARGED_KEYS = """
-                FROM {schema}.fair_key k
-                WHERE k.queue = :queue AND k.key = ANY(:keys::text[])
-                ORDER BY k.key FOR NO KEY UPDATE OF k""";
-
     /**
      * Before the charge of a TRANSACTIONAL claim that found keys empty ({@code :emptied}): locks the keys it
      * charges in key order, as the charge does, and returns the empty ones it may mark drained ({@link #drainable}).
@@ -312,7 +317,10 @@ final class FairnessCascade {
      * before the locks were taken.
      */
     String chargeLockStatement() {
-        return Steps.step("locked", "SELECT k.key " + CHARGED_KEYS)
+        return Steps.step("locked", """
+                SELECT k.key FROM {schema}.fair_key k
+                WHERE k.queue = :queue AND k.key = ANY(:keys::text[])
+                ORDER BY k.key FOR NO KEY UPDATE OF k""")
             .then(drainable("SELECT key FROM locked WHERE key = ANY(:emptied::text[])"))
             .select("SELECT key FROM fair_drainable ORDER BY key");
     }

@@ -281,6 +281,33 @@ class FairClaimRaceTests {
             .containsExactly(7.0, 7.0);
     }
 
+    /**
+     * The same for a TRANSACTIONAL claim, whose keys are charged at the end of the handlers' transaction: charging
+     * a key alone locked its row until the commit, so every transaction of a busy key's claims queued for the
+     * previous one's commit.
+     */
+    @Test
+    void theChargeOfATransactionalClaimOfAKeyAloneDoesNotWaitForItsRow() throws Exception {
+        String queue = "fair-alone-charged";
+        jdbc.update("INSERT INTO pgqueue.fair_key (queue, key, pass) VALUES (?, 'solo', 3)", queue);
+        try (Connection otherClaimer = dataSource.getConnection(); Statement other = otherClaimer.createStatement()) {
+            otherClaimer.setAutoCommit(false);
+            other.execute("SELECT 1 FROM pgqueue.fair_key WHERE queue = '" + queue + "' AND key = 'solo' FOR NO KEY UPDATE");
+
+            CompletableFuture.runAsync(() -> engine.chargeFairness(queue, shares, Map.of("solo", 5), java.util.List.of()))
+                .get(10, TimeUnit.SECONDS);
+
+            otherClaimer.commit();
+        }
+        assertThat(jdbc.queryForObject("SELECT pass FROM pgqueue.fair_key WHERE queue = ?", Double.class, queue))
+            .isEqualTo(3.0);
+        // with a second key active, charges move passes again
+        jdbc.update("INSERT INTO pgqueue.fair_key (queue, key, pass) VALUES (?, 'other', 3)", queue);
+        engine.chargeFairness(queue, shares, Map.of("solo", 5), java.util.List.of());
+        assertThat(jdbc.queryForObject("SELECT pass FROM pgqueue.fair_key WHERE queue = ? AND key = 'solo'", Double.class,
+                queue)).isEqualTo(8.0);
+    }
+
     private UUID node() {
         UUID node = UUID.randomUUID();
         jdbc.update("INSERT INTO pgqueue.node (id, host, pid) VALUES (?, 'test', 1)", node);
