@@ -113,7 +113,7 @@ public final class BenchmarkMain {
                             smoke ? 1 : quick ? 2 : 3);
                     case "fairness" -> FairnessScenario.run(server, smoke ? 2_000 : quick ? 200_000 : 1_000_000,
                             smoke ? 2 : quick ? 10 : 60, smoke ? 2_000 : quick ? 100_000 : 500_000,
-                            smoke ? 1 : quick ? 2 : 3, smoke ? 400 : quick ? 20_000 : 100_000);
+                            smoke ? 400 : quick ? 20_000 : 100_000);
                     case "long-transaction" -> LongTransactionScenario.run(run,
                             Integer.getInteger("bench.long-transaction.jobs", sizes.drainJobs() / 2));
                     case "long-transaction-steady" -> LongTransactionScenario.steady(run, sizes.steady());

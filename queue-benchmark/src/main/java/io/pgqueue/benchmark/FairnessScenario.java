@@ -1,6 +1,5 @@
 package io.pgqueue.benchmark;
 
-import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -72,6 +71,16 @@ final class FairnessScenario {
             drained.incrementAndGet();
         }
 
+        @QueueListener(queue = "fair-drain-tx", mode = "TRANSACTIONAL", concurrency = "4", batchSize = "10")
+        void fairDrainTransactional(Work work) {
+            drained.incrementAndGet();
+        }
+
+        @QueueListener(queue = "plain-drain-tx", mode = "TRANSACTIONAL", concurrency = "4", batchSize = "10")
+        void plainDrainTransactional(Work work) {
+            drained.incrementAndGet();
+        }
+
         @QueueListener(queue = "fair-capped", concurrency = "8", batchSize = "8")
         void capped(Work work) throws Exception {
             try (Connection connection = checks.getConnection(); Statement statement = connection.createStatement()) {
@@ -97,12 +106,13 @@ final class FairnessScenario {
         }
     }
 
-    static List<Result> run(BenchServer server, int backlog, int seconds, int drainJobs, int rounds, int capJobs)
+    static List<Result> run(BenchServer server, int backlog, int seconds, int drainJobs, int capJobs)
             throws Exception {
         List<Result> results = new ArrayList<>();
         Map<String, Object> properties = Map.of("bench.fairness", "true",
                 "pgqueue.queues.fair-bench.fairness.weights.a", "3",
                 "pgqueue.queues.fair-drain.fairness.enabled", "true",
+                "pgqueue.queues.fair-drain-tx.fairness.enabled", "true",
                 "pgqueue.queues.fair-capped.fairness.max-running-per-key", "2",
                 "pgqueue.listener.poll-interval", "100ms");
         try (Database database = server.createDatabase("fairness", 4);
@@ -118,7 +128,7 @@ final class FairnessScenario {
                 results.addAll(shares(database, admin, seconds));
             }
             if (parts.contains("drains")) {
-                results.addAll(drains(database, drainJobs, rounds));
+                results.addAll(drains(database, drainJobs));
             }
             if (parts.contains("caps")) {
                 results.addAll(caps(server, database, properties, capJobs));
@@ -195,52 +205,44 @@ final class FairnessScenario {
     }
 
     /**
-     * No-op drains, interleaved: a plain queue; a fair queue whose jobs have one key; the fair queue with the jobs
-     * over 10 keys and over 10,000 keys (drain rate, JVM and other CPU per job, transactions per job).
+     * No-op drains, interleaved ({@link Scenarios#interleaved}: a warm-up round of each, then alternating rounds,
+     * medians and each round's ratio, CPU per job of both sides): a fair queue whose jobs have one key against a
+     * plain queue; the fair queue with its jobs over 10,000 keys against over 10 keys.
      */
-    private static List<Result> drains(Database database, int jobs, int rounds) throws Exception {
+    private static List<Result> drains(Database database, int jobs) throws Exception {
         Handlers.workNanos = 0;
-        List<double[]> plain = new ArrayList<>();
-        List<double[]> alone = new ArrayList<>();
-        List<double[]> ten = new ArrayList<>();
-        List<double[]> many = new ArrayList<>();
-        drain(database, "plain-drain", jobs, 0);
-        drain(database, "fair-drain", jobs, 1);
-        for (int round = 0; round < rounds; round++) {
-            plain.add(drain(database, "plain-drain", jobs, 0));
-            alone.add(drain(database, "fair-drain", jobs, 1));
-            ten.add(drain(database, "fair-drain", jobs, 10));
-            many.add(drain(database, "fair-drain", jobs, 10_000));
-        }
-        Handlers.workNanos = TimeUnit.MILLISECONDS.toNanos(5);
-        String notes = jobs + " no-op jobs, LEASE 128 workers, claims of 100; interleaved, mean of " + rounds;
         List<Result> results = new ArrayList<>();
-        results.add(new Result("fairness drain", "one key alone (plain queue in baseline)", mean(alone, 0), mean(plain, 0),
-                "jobs/s", true, notes));
-        results.add(new Result("fairness drain", "10,000 keys (10 keys in baseline)", mean(many, 0), mean(ten, 0),
-                "jobs/s", true, notes));
-        results.add(new Result("fairness drain", "JVM CPU per job, 10,000 keys (10 keys in baseline)", mean(many, 1),
-                mean(ten, 1), "µs", false, notes));
-        results.add(new Result("fairness drain", "other CPU per job (server), 10,000 keys (10 keys in baseline)",
-                mean(many, 2), mean(ten, 2), "µs", false, notes + "; machine busy time minus the JVM's"));
-        results.add(new Result("fairness drain", "transactions per job, 10,000 keys (10 keys in baseline)", mean(many, 3),
-                mean(ten, 3), "tx", false, notes + "; pg_stat_database.xact_commit"));
-        results.add(new Result("fairness drain", "transactions per job, one key (plain queue in baseline)", mean(alone, 3),
-                mean(plain, 3), "tx", false, notes));
+        String notes = jobs + " no-op jobs, LEASE 128 workers, claims of 100";
+        Scenarios.Pair alone = Scenarios.interleaved(() -> drain(database, "fair-drain", jobs, 1),
+                () -> drain(database, "plain-drain", jobs, 0), jobs);
+        results.add(new Result("fairness drain", "one key alone (plain queue in baseline)", alone.pgqueue(),
+                alone.baseline(), "jobs/s", true, notes + "; " + alone.method()));
+        results.addAll(alone.cpuRows("fairness drain", "one key alone vs plain queue", "drained"));
+        Scenarios.Pair aloneTransactional = Scenarios.interleaved(() -> drain(database, "fair-drain-tx", jobs, 1),
+                () -> drain(database, "plain-drain-tx", jobs, 0), jobs);
+        results.add(new Result("fairness drain", "TRANSACTIONAL, one key alone (plain queue in baseline)",
+                aloneTransactional.pgqueue(), aloneTransactional.baseline(), "jobs/s", true,
+                jobs + " no-op jobs, TRANSACTIONAL 4 workers, claims of 10; " + aloneTransactional.method()));
+        results.addAll(aloneTransactional.cpuRows("fairness drain", "TRANSACTIONAL, one key alone vs plain queue",
+                "drained"));
+        Scenarios.Pair many = Scenarios.interleaved(() -> drain(database, "fair-drain", jobs, 10_000),
+                () -> drain(database, "fair-drain", jobs, 10), jobs);
+        results.add(new Result("fairness drain", "10,000 keys (10 keys in baseline)", many.pgqueue(), many.baseline(),
+                "jobs/s", true, notes + "; " + many.method()));
+        results.addAll(many.cpuRows("fairness drain", "10,000 keys vs 10 keys", "drained"));
+        Handlers.workNanos = TimeUnit.MILLISECONDS.toNanos(5);
         return results;
     }
 
-    /** One drain of {@code jobs} over {@code keys} keys (0: no key): rate, JVM µs/job, other µs/job, tx/job. */
-    private static double[] drain(Database database, String queue, int jobs, int keys) throws Exception {
+    /** One drain of {@code jobs} over {@code keys} keys (0: no key): jobs per second; its CPU is metered. */
+    private static double drain(Database database, String queue, int jobs, int keys) throws Exception {
         Handlers.drained.set(0);
         try (Connection connection = database.pool.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("INSERT INTO pgqueue.queue_state (queue, paused) VALUES ('" + queue
                     + "', true) ON CONFLICT (queue) DO UPDATE SET paused = true");
         }
         preload(database, queue, jobs, keys, keys > 0);
-        long commits = -commits(database);
-        long jvm = -jvmCpuNanos();
-        long machine = -NodesScenario.machineBusyNanos();
+        MachineCpu.Spent cpu = MachineCpu.now();
         long start = System.nanoTime();
         try (Connection connection = database.pool.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("UPDATE pgqueue.queue_state SET paused = false WHERE queue = '" + queue + "'");
@@ -250,10 +252,8 @@ final class FairnessScenario {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
         double rate = jobs / ((System.nanoTime() - start) / 1e9);
-        jvm += jvmCpuNanos();
-        machine += NodesScenario.machineBusyNanos();
-        commits += commits(database);
-        return new double[] { rate, jvm / 1e3 / jobs, Math.max(0, machine - jvm) / 1e3 / jobs, commits / (double) jobs };
+        MachineCpu.since(cpu);
+        return rate;
     }
 
     /** Per-key caps across four application contexts, checked by the handlers in a shared table. */
@@ -341,27 +341,5 @@ final class FairnessScenario {
             statement.execute("UPDATE pgqueue.fair_key SET pass = 0 WHERE queue = '" + queue + "'");
         }
         analyze(database);
-    }
-
-    /** Committed transactions of the database (after the second that backends may keep their counts to themselves). */
-    private static long commits(Database database) throws Exception {
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1100));
-        try (Connection connection = database.pool.getConnection(); Statement statement = connection.createStatement()) {
-            statement.execute("SELECT pg_stat_clear_snapshot()");
-            try (ResultSet row = statement.executeQuery(
-                    "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
-                row.next();
-                return row.getLong(1);
-            }
-        }
-    }
-
-    private static long jvmCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-            .getProcessCpuTime();
-    }
-
-    private static double mean(List<double[]> runs, int index) {
-        return runs.stream().mapToDouble((run) -> run[index]).average().orElse(Double.NaN);
     }
 }
