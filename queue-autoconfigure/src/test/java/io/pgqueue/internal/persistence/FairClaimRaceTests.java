@@ -1,6 +1,7 @@
 package io.pgqueue.internal.persistence;
 
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
@@ -126,9 +127,7 @@ class FairClaimRaceTests {
         jdbc.update("INSERT INTO pgqueue.fair_key (queue, key, pass) VALUES (?, 'k', 0)", queue);
         ClaimRequest request = new ClaimRequest(queue, 8, 3, false, node(), 60_000);
 
-        try (Connection sender = dataSource.getConnection(); Statement send = sender.createStatement()) {
-            sender.setAutoCommit(false);
-            send.execute("SELECT pgqueue.send('" + queue + "', '1'::jsonb, p_fairness_key => 'k')");
+        try (Connection sender = sendingTo(queue, "k")) {
 
             Claim empty = engine.claimFairLeased(request, shares);
 
@@ -151,9 +150,7 @@ class FairClaimRaceTests {
         jdbc.update("INSERT INTO pgqueue.fair_key (queue, key, pass) VALUES (?, 'k', 0)", queue);
         ClaimRequest request = new ClaimRequest(queue, 8, 3, false, node(), 60_000);
 
-        try (Connection otherClaimer = dataSource.getConnection(); Statement other = otherClaimer.createStatement()) {
-            otherClaimer.setAutoCommit(false);
-            other.execute("SELECT 1 FROM pgqueue.fair_key WHERE queue = '" + queue + "' AND key = 'k' FOR NO KEY UPDATE");
+        try (Connection otherClaimer = holdingKey(queue, "k", "FOR NO KEY UPDATE")) {
             CompletableFuture<Claim> claim = CompletableFuture.supplyAsync(() -> engine.claimFairLeased(request, shares));
             await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
                     "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%pgqueue:claim_lease%'",
@@ -171,9 +168,7 @@ class FairClaimRaceTests {
     void aTransactionalChargeDoesNotMarkDrainedAKeyWhoseJobIsBeingSent() throws Exception {
         String queue = "fair-charge-sending";
         jdbc.update("INSERT INTO pgqueue.fair_key (queue, key, pass) VALUES (?, 'k', 0)", queue);
-        try (Connection sender = dataSource.getConnection(); Statement send = sender.createStatement()) {
-            sender.setAutoCommit(false);
-            send.execute("SELECT pgqueue.send('" + queue + "', '1'::jsonb, p_fairness_key => 'k')");
+        try (Connection sender = sendingTo(queue, "k")) {
 
             engine.chargeFairness(queue, shares, Map.of("k", 0), java.util.List.of("k"));
 
@@ -198,11 +193,9 @@ class FairClaimRaceTests {
         for (Map.Entry<String, Runnable> sending : senders.entrySet()) {
             String queue = sending.getKey();
             jdbc.update("INSERT INTO pgqueue.fair_key (queue, key, pass) VALUES (?, 'k', 0)", queue);
-            try (Connection claimer = dataSource.getConnection(); Statement claim = claimer.createStatement()) {
-                claimer.setAutoCommit(false);
-                // what a claim that found the key empty does: it locks the key against statements making its jobs
-                // ready, and marks it
-                claim.execute("SELECT 1 FROM pgqueue.fair_key WHERE queue = '" + queue + "' AND key = 'k' FOR UPDATE");
+            // what a claim that found the key empty does: it locks the key against statements making its jobs ready,
+            // and marks it
+            try (Connection claimer = holdingKey(queue, "k", "FOR UPDATE"); Statement claim = claimer.createStatement()) {
                 CompletableFuture<Void> send = CompletableFuture.runAsync(sending.getValue());
                 await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
                         "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND backend_type = 'client backend'"
@@ -265,9 +258,7 @@ class FairClaimRaceTests {
         jdbc.update("INSERT INTO pgqueue.job (queue, state, payload, fairness_key) "
                 + "SELECT ?, 'ready', '1', 'solo' FROM generate_series(1, 20)", queue);
         ClaimRequest request = new ClaimRequest(queue, 8, 3, false, node(), 60_000);
-        try (Connection otherClaimer = dataSource.getConnection(); Statement other = otherClaimer.createStatement()) {
-            otherClaimer.setAutoCommit(false);
-            other.execute("SELECT 1 FROM pgqueue.fair_key WHERE queue = '" + queue + "' AND key = 'solo' FOR NO KEY UPDATE");
+        try (Connection otherClaimer = holdingKey(queue, "solo", "FOR NO KEY UPDATE")) {
 
             Claim claimed = CompletableFuture.supplyAsync(() -> engine.claimFairLeased(request, shares))
                 .get(10, TimeUnit.SECONDS);
@@ -290,9 +281,7 @@ class FairClaimRaceTests {
     void theChargeOfATransactionalClaimOfAKeyAloneDoesNotWaitForItsRow() throws Exception {
         String queue = "fair-alone-charged";
         jdbc.update("INSERT INTO pgqueue.fair_key (queue, key, pass) VALUES (?, 'solo', 3)", queue);
-        try (Connection otherClaimer = dataSource.getConnection(); Statement other = otherClaimer.createStatement()) {
-            otherClaimer.setAutoCommit(false);
-            other.execute("SELECT 1 FROM pgqueue.fair_key WHERE queue = '" + queue + "' AND key = 'solo' FOR NO KEY UPDATE");
+        try (Connection otherClaimer = holdingKey(queue, "solo", "FOR NO KEY UPDATE")) {
 
             CompletableFuture.runAsync(() -> engine.chargeFairness(queue, shares, Map.of("solo", 5), java.util.List.of()))
                 .get(10, TimeUnit.SECONDS);
@@ -306,6 +295,29 @@ class FairClaimRaceTests {
         engine.chargeFairness(queue, shares, Map.of("solo", 5), java.util.List.of());
         assertThat(jdbc.queryForObject("SELECT pass FROM pgqueue.fair_key WHERE queue = ? AND key = 'solo'", Double.class,
                 queue)).isEqualTo(8.0);
+    }
+
+    /**
+     * A transaction of its own holding the key's row as a claim does ({@code lock}: FOR NO KEY UPDATE, FOR UPDATE)
+     * until it commits or is closed.
+     */
+    private Connection holdingKey(String queue, String key, String lock) throws SQLException {
+        Connection connection = dataSource.getConnection();
+        connection.setAutoCommit(false);
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("SELECT 1 FROM pgqueue.fair_key WHERE queue = '" + queue + "' AND key = '" + key + "' " + lock);
+        }
+        return connection;
+    }
+
+    /** A transaction of its own that has sent the key a job and not committed: its send holds the key FOR KEY SHARE. */
+    private Connection sendingTo(String queue, String key) throws SQLException {
+        Connection connection = dataSource.getConnection();
+        connection.setAutoCommit(false);
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("SELECT pgqueue.send('" + queue + "', '1'::jsonb, p_fairness_key => '" + key + "')");
+        }
+        return connection;
     }
 
     private UUID node() {
