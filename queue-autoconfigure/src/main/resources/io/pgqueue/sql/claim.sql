@@ -514,6 +514,52 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 /* pgqueue:claim.and-delete:10 #2 */
 SAVEPOINT pgqueue_claim;
 
+-- name: claim.lease-capped:10
+/* pgqueue:claim.lease-capped:10 */
+SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtext(:key))) AS locked;
+/* pgqueue:claim.lease-capped:10 #2 */
+SELECT count(*) FROM "pgqueue".job WHERE queue = :queue AND state = 'running';
+/* pgqueue:claim.lease-capped:10 #3 */
+/* pgqueue:promote */WITH promoted AS (
+    UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
+    WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
+                         WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
+                         ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED))
+    RETURNING queue
+), counted_promote AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready)
+    SELECT queue, -count(*), count(*) FROM promoted GROUP BY queue
+)
+SELECT count(*) FROM promoted;
+/* pgqueue:claim.lease-capped:10 #4 */
+/* pgqueue:claim_lease */WITH claimed AS (
+    UPDATE "pgqueue".job j
+    SET state = 'running', attempts = j.attempts + 1,
+        max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+        locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+        attempted_at = now(), progress_percent = NULL, progress_message = NULL
+    WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM "pgqueue".job j
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS ready
+    LIMIT greatest(0, :max_running - (SELECT count(*) FROM "pgqueue".job WHERE queue = :queue AND state = 'running'))))
+      AND EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = :node)
+      AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+              j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
+              j.priority, j.workflow_id, j.batch_id, j.fairness_key
+), counted_claim_lease AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, ready, running)
+    SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+)
+SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key FROM claimed;
+
 -- name: claim.lease-after:10
 /* pgqueue:claim.lease-after:10 */
 /* pgqueue:promote */WITH promoted AS (
@@ -607,3 +653,120 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key, rest FROM claimed;
 /* pgqueue:claim.and-delete-after:10 #2 */
 SAVEPOINT pgqueue_claim;
+
+-- name: claim.lease-capped-after:10
+/* pgqueue:claim.lease-capped-after:10 */
+SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtext(:key))) AS locked;
+/* pgqueue:claim.lease-capped-after:10 #2 */
+SELECT count(*) FROM "pgqueue".job WHERE queue = :queue AND state = 'running';
+/* pgqueue:claim.lease-capped-after:10 #3 */
+/* pgqueue:promote */WITH promoted AS (
+    UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
+    WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
+                         WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
+                         ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED))
+    RETURNING queue
+), counted_promote AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready)
+    SELECT queue, -count(*), count(*) FROM promoted GROUP BY queue
+)
+SELECT count(*) FROM promoted;
+/* pgqueue:claim.lease-capped-after:10 #4 */
+/* pgqueue:claim_lease */WITH claimed AS (
+    UPDATE "pgqueue".job j
+    SET state = 'running', attempts = j.attempts + 1,
+        max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+        locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+        attempted_at = now(), progress_percent = NULL, progress_message = NULL
+    WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM (SELECT id FROM (SELECT id FROM "pgqueue".job j
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+      AND j.priority > :after_priority
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS higher
+    UNION ALL
+    SELECT id FROM (SELECT id FROM "pgqueue".job j
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+      AND j.priority = :after_priority AND (j.run_at, j.id) > (:after_run_at::timestamptz, :after_id::bigint)
+    ORDER BY j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED) AS later) AS ready LIMIT 10) AS ready
+    LIMIT greatest(0, :max_running - (SELECT count(*) FROM "pgqueue".job WHERE queue = :queue AND state = 'running'))))
+      AND EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = :node)
+      AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+              j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
+              j.priority, j.workflow_id, j.batch_id, j.fairness_key
+), counted_claim_lease AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, ready, running)
+    SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+)
+SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key FROM claimed;
+
+-- name: claim.complete-then-lease-capped:1
+/* pgqueue:claim.complete-then-lease-capped:1 */
+/* pgqueue:complete */WITH done AS (
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = :id AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
+              CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
+), counted_complete AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, running, completed, cancelled)
+    SELECT queue, -count(*), count(*) FILTER (WHERE state = 'completed'), count(*) FILTER (WHERE state = 'cancelled') FROM done GROUP BY queue
+)
+SELECT count(*) FROM done;
+/* pgqueue:claim.complete-then-lease-capped:1 #2 */
+SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtext(:key))) AS locked;
+/* pgqueue:claim.complete-then-lease-capped:1 #3 */
+SELECT count(*) FROM "pgqueue".job WHERE queue = :queue AND state = 'running';
+/* pgqueue:claim.complete-then-lease-capped:1 #4 */
+/* pgqueue:promote */WITH promoted AS (
+    UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
+    WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
+                         WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
+                         ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED))
+    RETURNING queue
+), counted_promote AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, scheduled, ready)
+    SELECT queue, -count(*), count(*) FROM promoted GROUP BY queue
+)
+SELECT count(*) FROM promoted;
+/* pgqueue:claim.complete-then-lease-capped:1 #5 */
+/* pgqueue:claim_lease */WITH claimed AS (
+    UPDATE "pgqueue".job j
+    SET state = 'running', attempts = j.attempts + 1,
+        max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+        locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+        attempted_at = now(), progress_percent = NULL, progress_message = NULL
+    WHERE j.id = ANY(ARRAY(SELECT id FROM (SELECT id FROM "pgqueue".job j
+    WHERE j.queue = :queue AND j.state = 'ready'
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state s WHERE s.queue = :queue AND s.paused)
+      AND(j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT 1 FOR UPDATE SKIP LOCKED) AS ready
+    LIMIT greatest(0, :max_running - (SELECT count(*) FROM "pgqueue".job WHERE queue = :queue AND state = 'running'))))
+      AND EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = :node)
+
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+              j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
+              j.priority, j.workflow_id, j.batch_id, j.fairness_key
+), counted_claim_lease AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, ready, running)
+    SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+)
+SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key FROM claimed;

@@ -1750,6 +1750,20 @@ FROM unnest(:ids::bigint[], :attempts::int[], :percents::smallint[], :messages::
      AS p(id, attempt, percent, message)
 WHERE j.id = p.id AND j.attempts = p.attempt AND j.locked_by = :node AND j.state = 'running';
 
+-- name: finish.complete-one
+/* pgqueue:finish.complete-one */
+/* pgqueue:complete */WITH done AS (
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = :id AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
+              CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
+), counted_complete AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, running, completed, cancelled)
+    SELECT queue, -count(*), count(*) FILTER (WHERE state = 'completed'), count(*) FILTER (WHERE state = 'cancelled') FROM done GROUP BY queue
+)
+SELECT count(*) FROM done;
+
 -- name: finish.complete
 /* pgqueue:finish.complete */
 /* pgqueue:complete */WITH done AS (

@@ -2,6 +2,8 @@ package io.pgqueue.listener;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,7 +11,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
+import io.pgqueue.JobRequest;
 import io.pgqueue.QueueTemplate;
+import io.pgqueue.SendOptions;
 import io.pgqueue.annotation.QueueListener;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
@@ -84,6 +88,38 @@ class FlowControlPaceTests {
                 System.out.println("second wave of a capped queue started " + gap.toMillis() + " ms after the first ended");
                 assertThat(gap).as("a freed slot is claimed at once, not after the 10 s poll interval")
                     .isLessThan(Duration.ofMillis(500));
+            });
+    }
+
+    /** Records the thread each job ran on, in the order they started. */
+    static class OneAtATime {
+
+        final List<String> threads = Collections.synchronizedList(new ArrayList<>());
+
+        @QueueListener(queue = "one-at-a-time", concurrency = "4")
+        void run(Step step) {
+            threads.add(Thread.currentThread().getName());
+        }
+    }
+
+    /**
+     * A queue capped by {@code max-running} alone fills a freed slot on the worker that freed it: the job's
+     * acknowledgement claims the next one, which that worker runs (before, the acknowledgement went to the
+     * acknowledgement thread, whose commit woke a poll thread, whose claim went to a worker: three hand-offs).
+     */
+    @Test
+    void aCappedQueuesWorkerRunsTheJobItsCompletionClaimed() {
+        OneAtATime queue = new OneAtATime();
+        runner.withPropertyValues("pgqueue.queues.one-at-a-time.max-running=1")
+            .withBean(OneAtATime.class, () -> queue)
+            .run((context) -> {
+                context.getBean(QueueTemplate.class).sendBatch("one-at-a-time",
+                        IntStream.range(0, 6)
+                            .mapToObj((n) -> JobRequest.of(new Step(n), SendOptions.defaults())).toList());
+                await().atMost(Duration.ofSeconds(9)).until(() -> queue.threads.size() == 6);
+                // the first job may run on a poll thread, which hands the job it claims to a worker
+                assertThat(queue.threads.subList(2, 6)).as("threads of jobs 3 to 6 of %s", queue.threads)
+                    .containsOnly(queue.threads.get(1));
             });
     }
 

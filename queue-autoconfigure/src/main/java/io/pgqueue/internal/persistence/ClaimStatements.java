@@ -4,6 +4,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The statements that claim jobs ({@link Transition#CLAIM_LEASE}, {@link Transition#CLAIM_DELETE}) and what a
  * claim needs around it: the promotion of due jobs, the fair claims' keys, the throttle's lock, count and rate
@@ -59,6 +61,12 @@ final class ClaimStatements {
         return after ? readyIdsAfter(limit) : readyIds(limit);
     }
 
+    /** The cluster-wide lock of a queue's throttled claims, held to their commit; {@code :key} names the queue. */
+    private static final String THROTTLE_LOCK = "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtext(:key))) AS locked";
+
+    /** The queue's running jobs, which its {@code max-running} caps. */
+    private static final String COUNT_RUNNING = "SELECT count(*) FROM {schema}.job WHERE queue = :queue AND state = 'running'";
+
     /** A claim's limit as a bind parameter (statements that serve any size). */
     static final String LIMIT_PARAMETER = ":limit";
 
@@ -91,6 +99,13 @@ final class ClaimStatements {
     private final Map<Integer, Sql> claimAndDeleteBySize = new ConcurrentHashMap<>();
 
     private final Map<Integer, Sql> claimAndDeleteAfterBySize = new ConcurrentHashMap<>();
+
+    /** The claims of a queue capped by {@code max-running} (and nothing else), from the start and past a cursor. */
+    private final Map<Integer, Sql> claimCappedBySize = new ConcurrentHashMap<>();
+
+    private final Map<Integer, Sql> claimCappedAfterBySize = new ConcurrentHashMap<>();
+
+    private volatile @Nullable Sql completeThenLeaseCapped;
 
     /** Claim sizes given statements of their own, per claim statement (containers ask for a few sizes each). */
     private static final int MOST_SIZED_STATEMENTS = 64;
@@ -186,8 +201,8 @@ final class ClaimStatements {
                 WHERE EXISTS (SELECT 1 FROM {schema}.job j WHERE j.queue = q.queue AND j.state = 'ready')
                   AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state s WHERE s.queue = q.queue AND s.paused)
                 """);
-        this.throttleLock = schema.sql("claim.throttle-lock", "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtext(:key))) AS locked");
-        this.countRunning = schema.sql("claim.count-running", "SELECT count(*) FROM {schema}.job WHERE queue = :queue AND state = 'running'");
+        this.throttleLock = schema.sql("claim.throttle-lock", THROTTLE_LOCK);
+        this.countRunning = schema.sql("claim.count-running", COUNT_RUNNING);
         this.rateWindow = schema.sql("claim.rate-window", """
                 INSERT INTO {schema}.queue_rate AS r (queue, window_start, started)
                 SELECT :queue, to_timestamp(floor(extract(epoch FROM now()) * 1000 / w) * w / 1000.0), 0
@@ -212,6 +227,48 @@ final class ClaimStatements {
     /** The LEASE claim with its limit bound as a parameter (a throttled claim's room differs from claim to claim). */
     Sql leasedWithinRoom(ClaimRequest request) {
         return (request.after() != null) ? claimLeasedAfter : claimLeased;
+    }
+
+    /**
+     * The LEASE claim of a queue capped by {@code max-running} and nothing else, of this request's size: one round
+     * trip of four statements in one transaction (the implicit one of a round trip sent without BEGIN, or the
+     * caller's), the throttle's lock first. Each later statement reads with a snapshot taken after the lock was
+     * granted, so it sees the jobs that every earlier capped claim of the queue started: the count tells the caller
+     * the room there was, and the claim takes at most the room it finds itself (never less than counted: only
+     * acknowledgements can commit in between, and they make room). Binds {@code :key} and {@code :max_running}.
+     */
+    Sql leasedCapped(ClaimRequest request) {
+        boolean after = request.after() != null;
+        Map<Integer, Sql> bySize = after ? claimCappedAfterBySize : claimCappedBySize;
+        String name = after ? "claim.lease-capped-after" : "claim.lease-capped";
+        // a statement per size, no parameterized one past some number: a container asks for a few sizes only
+        return bySize.computeIfAbsent(request.limit(), (size) -> schema.sql(name + ":" + size, THROTTLE_LOCK,
+                COUNT_RUNNING, promoteStatement(true, false), claimLeasedCappedStatement(after, size, claimCommit)));
+    }
+
+    /**
+     * The claim of at most {@code size} jobs and the room {@code :max_running} leaves (counted in its snapshot),
+     * committed as {@code commit} says.
+     */
+    private String claimLeasedCappedStatement(boolean after, int size, String commit) {
+        return claimLeasedStatement("SELECT id FROM (" + readyIds(after, Integer.toString(size))
+                + ") AS ready\nLIMIT greatest(0, :max_running - (" + COUNT_RUNNING + "))", commit);
+    }
+
+    /**
+     * {@link #leasedCapped} of one job after the acknowledgement {@code completeOne} (its text) in the same round
+     * trip, first: the count after the lock sees the room it made. Its commit waits for the WAL flush, as every
+     * acknowledgement's does (a claim's alone may be lost in a server crash, an acknowledgement's may not: a job
+     * that completed would run again). Made on first use.
+     */
+    Sql completeThenLeaseCapped(String completeOne) {
+        Sql sql = completeThenLeaseCapped;
+        if (sql == null) {
+            sql = schema.sql("claim.complete-then-lease-capped:1", completeOne, THROTTLE_LOCK, COUNT_RUNNING,
+                    promoteStatement(true, false), claimLeasedCappedStatement(false, 1, ""));
+            completeThenLeaseCapped = sql;
+        }
+        return sql;
     }
 
     /** The TRANSACTIONAL claim of this request's size, from the start or past its cursor. */
@@ -267,14 +324,22 @@ final class ClaimStatements {
 
 
     private String claimLeasedStatement(boolean after, String limit) {
+        return claimLeasedStatement(readyIds(after, limit), claimCommit);
+    }
+
+    /**
+     * The LEASE claim of the jobs {@code readyIds} selects (locked), its transaction's commit asynchronous when
+     * {@code commit} is {@link #ASYNCHRONOUS_COMMIT}.
+     */
+    private String claimLeasedStatement(String readyIds, String commit) {
         return Steps.step("claimed", """
                 UPDATE {schema}.job j
                 %s
                 WHERE j.id = ANY(ARRAY(%s))
                   AND %s
                   %s
-                %s""".formatted(JobColumns.LEASE_SET, readyIds(after, limit), Transition.CLAIM_LEASE.guard("j"),
-                claimCommit, JobColumns.LEASE_RETURNING))
+                %s""".formatted(JobColumns.LEASE_SET, readyIds, Transition.CLAIM_LEASE.guard("j"),
+                commit, JobColumns.LEASE_RETURNING))
             .then(counters.delta(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY))
             .tagged(Transition.CLAIM_LEASE)
             .select(JobColumns.CLAIMED_COLUMNS);

@@ -3,6 +3,7 @@ package io.pgqueue.internal.persistence;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,14 +66,8 @@ final class JdbcJobEngine implements JobEnginePort {
     private Claim promoteThenClaim(Sql sql, ClaimRequest request, Jdbc.Binder binder, ClaimReader reader) {
         return leaseClaim(sql, request, binder, (statement) -> {
             statement.execute();
-            long promoted;
-            try (ResultSet rows = statement.getResultSet()) {
-                promoted = rows.next() ? rows.getLong(1) : 0;
-            }
-            if (!statement.getMoreResults()) {
-                throw new IllegalStateException("A claim returned no claimed rows");
-            }
-            try (ResultSet rows = statement.getResultSet()) {
+            long promoted = firstCount(nextResult(statement, false));
+            try (ResultSet rows = nextResult(statement, true)) {
                 return reader.read(rows, promoted);
             }
         });
@@ -94,6 +89,11 @@ final class JdbcJobEngine implements JobEnginePort {
         Claim read(ResultSet rows, long promoted) throws SQLException;
     }
 
+    /** The name of a queue's throttle lock (an advisory lock of this schema's queue). */
+    private String throttleKey(String queue) {
+        return "pgqueue.throttle." + schema.name() + "." + queue;
+    }
+
     /** A rate's current window: the jobs started in it, and how long until the next one opens. */
     private record RateWindow(long started, Duration opensIn) {
     }
@@ -101,9 +101,11 @@ final class JdbcJobEngine implements JobEnginePort {
     @Override
     public Claim claimThrottled(ClaimRequest request, @Nullable Integer maxRunning, @Nullable RateLimit rate,
             @Nullable FairShares shares) {
+        if (maxRunning != null && rate == null && shares == null) {
+            return claimCapped(request, maxRunning);
+        }
         Claim claim = transactions.execute((status) -> {
-            jdbc.count(claims.throttleLock,
-                    (params) -> params.text("key", "pgqueue.throttle." + schema.name() + "." + request.queue()));
+            jdbc.count(claims.throttleLock, (params) -> params.text("key", throttleKey(request.queue())));
             int room = request.limit();
             if (maxRunning != null) {
                 room = maxRunning - (int) jdbc.count(claims.countRunning, (params) -> params.text("queue", request.queue()));
@@ -132,6 +134,75 @@ final class JdbcJobEngine implements JobEnginePort {
                     (tookAllAllowed && permits <= room && permits < request.limit()) ? windowOpensIn : null));
         });
         return (claim != null) ? claim : Claim.NONE;
+    }
+
+    /**
+     * A claim of a queue capped by {@code max-running} alone, in one round trip (a slot freed is refilled after an
+     * acknowledgement and this, not after four round trips of a transaction): the throttle's lock, the count of
+     * running jobs (the room, which says whether the cap cut the claim short), the promotion and the claim within
+     * the room. A rate or fairness keys need their figures between statements: {@link #claimThrottled} runs those
+     * in a transaction of several round trips.
+     */
+    private Claim claimCapped(ClaimRequest request, int maxRunning) {
+        return claimCapped(claims.leasedCapped(request), request, maxRunning, Jdbc.Binder.NONE, false);
+    }
+
+    @Override
+    public Claim completeThenClaimCapped(UUID node, Completion done, ClaimRequest request, int maxRunning) {
+        if (done.cascades().any()) {
+            throw new IllegalArgumentException("Only a plain job's completion is sent before a claim");
+        }
+        Sql sql = claims.completeThenLeaseCapped(finishes.completeOneText);
+        return claimCapped(sql, request.withLimit(1), maxRunning, (params) -> {
+            params.int8Array("ids", new long[] { done.id() }).int4Array("attempts", new int[] { done.attempt() })
+                .int8("id", done.id());
+            // outputs are kept in the history when it is on
+            if (sql.parameterNames().contains("outputs")) {
+                params.array("outputs", "text", new String[] { done.outputJson() });
+            }
+        }, true);
+    }
+
+    /**
+     * Runs a capped claim's round trip ({@link ClaimStatements#leasedCapped}), after an acknowledgement when
+     * {@code completesFirst}, and reads its results: the room counted, the jobs promoted, the jobs claimed.
+     */
+    private Claim claimCapped(Sql sql, ClaimRequest request, int maxRunning, Jdbc.Binder more, boolean completesFirst) {
+        return leaseClaim(sql, request, (params) -> {
+            bindClaim(params, request);
+            params.text("key", throttleKey(request.queue())).int4("max_running", maxRunning);
+            more.bind(params);
+        }, (statement) -> {
+            statement.execute();
+            if (completesFirst) {
+                nextResult(statement, false);
+            }
+            nextResult(statement, completesFirst);
+            long room = maxRunning - firstCount(nextResult(statement, true));
+            long promoted = firstCount(nextResult(statement, true));
+            Claim claimed;
+            try (ResultSet rows = nextResult(statement, true)) {
+                claimed = claimed(rows, promoted);
+            }
+            // cut short by the cap: it took all the room there was (none, possibly)
+            return claimed.withThrottle(new Claim.Throttle(
+                    claimed.jobs().size() >= Math.max(room, 0) && room < request.limit(), null));
+        });
+    }
+
+    /** The result of a round trip's next statement ({@code advance}: past the current one), which must have one. */
+    private static ResultSet nextResult(Statement statement, boolean advance) throws SQLException {
+        if (advance && !statement.getMoreResults()) {
+            throw new IllegalStateException("A round trip returned fewer results than it has statements");
+        }
+        return statement.getResultSet();
+    }
+
+    /** The count a statement's one row holds. */
+    private static long firstCount(ResultSet rows) throws SQLException {
+        try (rows) {
+            return rows.next() ? rows.getLong(1) : 0;
+        }
     }
 
     /**
@@ -281,9 +352,12 @@ final class JdbcJobEngine implements JobEnginePort {
         Cascades cascades = Cascades.of(jobs, Completion::cascades);
         long[] ids = Completion.ids(jobs);
         int[] attempts = jobs.stream().mapToInt(Completion::attempt).toArray();
-        Sql statement = finishes.complete(cascades);
+        Sql statement = (ids.length == 1 && !cascades.any()) ? finishes.completeOne : finishes.complete(cascades);
         int completed = (int) jdbc.count(statement, (params) -> {
             params.int8Array("ids", ids).uuid("node", node).int4Array("attempts", attempts);
+            if (statement == finishes.completeOne) {
+                params.int8("id", ids[0]);
+            }
             // outputs are kept for workflow nodes, and in the history when it is on
             if (statement.parameterNames().contains("outputs")) {
                 params.array("outputs", "text", Completion.outputs(jobs));

@@ -103,6 +103,14 @@ public interface JobEnginePort {
     int complete(UUID node, List<Completion> jobs);
 
     /**
+     * {@link #complete} of one plain job of a queue capped by {@code max-running} alone, then its claim
+     * ({@link #claimThrottled}) with the room the job left, in one round trip and one transaction: the slot a
+     * finished job frees is filled without an acknowledgement and a claim of their own. Returns the claim (the
+     * completion is done whether it took a job or not); nothing is done when it throws.
+     */
+    Claim completeThenClaimCapped(UUID node, Completion done, ClaimRequest request, int maxRunning);
+
+    /**
      * The cascades of TRANSACTIONAL nodes and members whose handlers succeeded, in their transaction (the claim
      * already deleted their rows), as by {@link #complete}: committed or rolled back with the handlers' writes
      * (nothing for plain jobs). With {@code releaseClaimSavepoint}, the same round trip first releases the claim's

@@ -1609,6 +1609,17 @@ SELECT count(*) FROM snoozed;
 )
 SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;
 
+-- name: finish.complete-one
+/* pgqueue:finish.complete-one */
+/* pgqueue:complete */WITH done AS (
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = :id AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
+              CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
+)
+SELECT count(*) FROM done;
+
 -- name: finish.complete
 /* pgqueue:finish.complete */
 /* pgqueue:complete */WITH done AS (

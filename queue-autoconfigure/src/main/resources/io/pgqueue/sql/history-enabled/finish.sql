@@ -1768,6 +1768,28 @@ SELECT count(*) FROM snoozed;
 )
 SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT queue FROM b_woken) AS b_woken FROM cancelled;
 
+-- name: finish.complete-one
+/* pgqueue:finish.complete-one */
+/* pgqueue:complete */WITH done AS (
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = :id AND j.locked_by = :node AND ((j.id, j.attempts) IN (SELECT * FROM unnest(:ids::bigint[], :attempts::int[]))) IS TRUE
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
+    j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id,
+              CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END AS state
+), archived AS (
+    INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
+                                      dedup_key, created_at, run_at, attempted_at, last_error, state, output,
+                                      workflow_id, batch_id)
+    SELECT f.id, f.queue, f.payload::jsonb, f.payload_type, f.headers::jsonb, f.attempts, f.group_key,
+           f.dedup_key, f.created_at, f.run_at, f.attempted_at, f.last_error, f.state, o.output::jsonb, f.workflow_id,
+           f.batch_id
+    FROM done f LEFT JOIN unnest(:ids::bigint[], :outputs::text[]) AS o(id, output) ON o.id = f.id
+), counted_complete AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, running, completed, cancelled)
+    SELECT queue, -count(*), count(*) FILTER (WHERE state = 'completed'), count(*) FILTER (WHERE state = 'cancelled') FROM done GROUP BY queue
+)
+SELECT count(*) FROM done;
+
 -- name: finish.complete
 /* pgqueue:finish.complete */
 /* pgqueue:complete */WITH done AS (

@@ -280,7 +280,10 @@ class StatementCatalogueTests {
         for (ClaimRequest claim : List.of(request, after)) {
             attempt(repositories, (r) -> r.engine().claimLeased(claim));
             attempt(repositories, (r) -> r.engine().claimAndDelete(claim));
+            attempt(repositories, (r) -> r.engine().claimThrottled(claim, 4, null));
         }
+        attempt(repositories, (r) -> r.engine().completeThenClaimCapped(request.node(),
+                new Completion(1, 1, null, null, null, Cascades.NONE), request, 4));
     }
 
     /** Makes the page statements: every state alone, all states, each filter, with and without content. */
