@@ -155,6 +155,10 @@ abstract class ClaimStrategy {
 
         @Override
         Claim beforeCommit(Claim claim, boolean jobsKept) {
+            if (claim.keyAlone()) {
+                // a key alone owes nothing, and the claim found none empty
+                return claim;
+            }
             Map<String, Integer> taken = new TreeMap<>();
             // jobs a rollback put back were not taken: their keys are charged nothing for them
             for (ClaimedJob job : jobsKept ? claim.jobs() : List.<ClaimedJob>of()) {

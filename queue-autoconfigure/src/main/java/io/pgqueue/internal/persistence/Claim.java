@@ -15,9 +15,11 @@ import org.jspecify.annotations.Nullable;
  * unused: another claim right away fills it)
  * @param undo how a TRANSACTIONAL claim is taken back in its transaction ({@link ClaimUndo#NONE} for LEASE claims)
  * @param throttle what the queue's cap or rate left of the claim ({@link Throttle#NONE} when neither cut it short)
+ * @param keyAlone the jobs are those of a fairness key alone in its queue, claimed as a plain queue's: the key owes
+ * nothing for them (a TRANSACTIONAL claim's transaction charges no key)
  */
 public record Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor last, List<String> emptiedKeys,
-        ClaimUndo undo, Throttle throttle) {
+        ClaimUndo undo, Throttle throttle, boolean keyAlone) {
 
     public static final Claim NONE = new Claim(List.of(), 0, null);
 
@@ -28,7 +30,7 @@ public record Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor 
 
     public Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor last, List<String> emptiedKeys,
             ClaimUndo undo) {
-        this(jobs, promoted, last, emptiedKeys, undo, Throttle.NONE);
+        this(jobs, promoted, last, emptiedKeys, undo, Throttle.NONE, false);
     }
 
     public Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor last, List<String> emptiedKeys) {
@@ -53,20 +55,25 @@ public record Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor 
 
     /** This claim, with the keys it may report as found empty. */
     public Claim withEmptiedKeys(List<String> keys) {
-        return new Claim(jobs, promoted, last, keys, undo, throttle);
+        return new Claim(jobs, promoted, last, keys, undo, throttle, keyAlone);
     }
 
     /** This claim, marked with what throttled it. */
     Claim withThrottle(Throttle throttle) {
-        return new Claim(jobs, promoted, last, emptiedKeys, undo, throttle);
+        return new Claim(jobs, promoted, last, emptiedKeys, undo, throttle, keyAlone);
     }
 
     public Claim(List<ClaimedJob> jobs, long promoted, @Nullable ClaimCursor last) {
         this(jobs, promoted, last, List.of());
     }
 
+    /** This claim, of a key alone in its queue. */
+    Claim ofKeyAlone() {
+        return new Claim(jobs, promoted, null, emptiedKeys, undo, throttle, true);
+    }
+
     /** This claim, taken back as {@code undo} says. */
     Claim withUndo(ClaimUndo undo) {
-        return new Claim(jobs, promoted, last, emptiedKeys, undo, throttle);
+        return new Claim(jobs, promoted, last, emptiedKeys, undo, throttle, keyAlone);
     }
 }

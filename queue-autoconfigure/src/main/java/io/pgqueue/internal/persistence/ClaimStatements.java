@@ -107,6 +107,11 @@ final class ClaimStatements {
 
     private volatile @Nullable Sql completeThenLeaseCapped;
 
+    /** The claims of a fair queue's key alone, by size. */
+    private final Map<Integer, Sql> claimFairLeasedAloneBySize = new ConcurrentHashMap<>();
+
+    private final Map<Integer, Sql> claimFairAndDeleteAloneBySize = new ConcurrentHashMap<>();
+
     /** Claim sizes given statements of their own, per claim statement (containers ask for a few sizes each). */
     private static final int MOST_SIZED_STATEMENTS = 64;
 
@@ -185,6 +190,8 @@ final class ClaimStatements {
         this.claimLeasedAfter = schema.sql("claim.lease-after", claimLeasedWithPromotion(true, LIMIT_PARAMETER));
         // the usual size is made now (and checked by the transition table's test with the others)
         fairLeased(DEFAULT_FAIR_SIZE);
+        fairLeasedAlone(DEFAULT_FAIR_SIZE.most());
+        fairAndDeleteAlone(DEFAULT_FAIR_SIZE.most());
         fairAndDelete(DEFAULT_FAIR_SIZE);
         this.chargeFairness = schema.sql("fairness.charge", fairness.chargeStatement());
         this.chargeLockFairness = schema.sql("fairness.charge-lock", fairness.chargeLockStatement());
@@ -350,6 +357,28 @@ final class ClaimStatements {
         return claimFairLeased.computeIfAbsent(size, (s) -> schema.sql("claim.fair-lease:" + s.most() + "-of-" + s.keys(), fairClaimLeasedStatement(s)));
     }
 
+    /**
+     * The LEASE claim of a fair queue's key alone ({@link FairnessCascade#leasedAlone}) of this size, after
+     * the promotion of the queue's due jobs in the same round trip: the claim locks no key row, so holding the rows
+     * a promotion locks through it cannot make two claimers wait for each other. Made on first use.
+     */
+    Sql fairLeasedAlone(int limit) {
+        return claimFairLeasedAloneBySize.computeIfAbsent(limit, (size) -> schema.sql(
+                "claim.fair-lease-alone:" + size, promoteStatement(true, true),
+                claimPicked(fairness.leasedAlone(size), JobColumns.CLAIMED_COLUMNS)));
+    }
+
+    /**
+     * The TRANSACTIONAL claim of a fair queue's key alone of this size ({@link FairnessCascade#leasedAlone}'s
+     * picking, then the deletion of the jobs picked), its savepoint first as a fair TRANSACTIONAL claim's. Made on
+     * first use.
+     */
+    Sql fairAndDeleteAlone(int limit) {
+        return claimFairAndDeleteAloneBySize.computeIfAbsent(limit, (size) -> schema.sql(
+                "claim.fair-and-delete-alone:" + size, ClaimSavepoint.SET,
+                deletePicked(fairness.leasedAlone(size), JobColumns.CLAIMED_COLUMNS)));
+    }
+
     /** The fair TRANSACTIONAL claim of this size, made on first use. */
     Sql fairAndDelete(FairSize size) {
         return claimFairAndDelete.computeIfAbsent(size,
@@ -359,9 +388,13 @@ final class ClaimStatements {
 
     /** The fair LEASE claim: the keys' shares ({@link FairnessCascade}), then the claim of the jobs picked. */
     private String fairClaimLeasedStatement(FairSize size) {
-        return fairness.leased(size.most(), size.keys())
-            .then("fair_emptied", "SELECT key FROM fair_charged WHERE emptied")
-            .then("claimed", """
+        return claimPicked(fairness.leased(size.most(), size.keys())
+            .then("fair_emptied", "SELECT key FROM fair_charged WHERE emptied"), JobColumns.FAIR_CLAIMED_COLUMNS);
+    }
+
+    /** The LEASE claim of the jobs the steps {@code picking} picked ({@code fair_picked}), returning {@code columns}. */
+    private String claimPicked(Steps picking, String columns) {
+        return picking.then("claimed", """
                 UPDATE {schema}.job j
                 %s
                 WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
@@ -371,7 +404,7 @@ final class ClaimStatements {
                 JobColumns.LEASE_RETURNING))
             .then(counters.delta(Transition.CLAIM_LEASE, "claimed", Counters.Rows.MANY))
             .tagged(Transition.CLAIM_LEASE)
-            .select(JobColumns.FAIR_CLAIMED_COLUMNS);
+            .select(columns);
     }
 
     /**
@@ -397,14 +430,18 @@ final class ClaimStatements {
 
     /** The fair TRANSACTIONAL claim: the keys' shares, then the deletion of the jobs picked. */
     private String fairClaimAndDeleteStatement(FairSize size) {
-        return fairness.deleted(size.most(), size.keys())
-            .then("claimed", """
+        return deletePicked(fairness.deleted(size.most(), size.keys()), JobColumns.FAIR_CLAIMED_COLUMNS);
+    }
+
+    /** The TRANSACTIONAL claim of the jobs the steps {@code picking} picked ({@code fair_picked}), returning {@code columns}. */
+    private String deletePicked(Steps picking, String columns) {
+        return picking.then("claimed", """
                 DELETE FROM {schema}.job j
                 WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
                 %s""".formatted(JobColumns.DELETE_RETURNING))
             .then(history.archive("claimed", false))
             .then(counters.delta(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY))
             .tagged(Transition.CLAIM_DELETE)
-            .select(JobColumns.FAIR_CLAIMED_COLUMNS);
+            .select(columns);
     }
 }

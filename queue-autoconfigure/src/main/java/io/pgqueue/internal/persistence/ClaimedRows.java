@@ -93,20 +93,35 @@ final class ClaimedRows {
 
     /** The rows of a fair claim: the claimed jobs (none when its one row is empty) and the keys found empty. */
     static Claim fairlyClaimed(ResultSet rows, long promoted) throws SQLException {
+        return fairRows(rows, promoted).claim();
+    }
+
+    /**
+     * The rows of a fair claim, and whether it found one key to look at in its queue (a key alone, whose next
+     * claim may be a plain one: {@link FairnessCascade#leasedAlone}).
+     */
+    static FairRows fairRows(ResultSet rows, long promoted) throws SQLException {
         ClaimedRows claimed = new ClaimedRows(rows);
         int emptiedKeys = rows.findColumn("emptied");
+        int alone = rows.findColumn("alone");
         List<ClaimedJob> jobs = new ArrayList<>();
         List<String> emptied = List.of();
+        boolean keyAlone = false;
         while (rows.next()) {
             java.sql.Array keys = rows.getArray(emptiedKeys);
             if (keys != null && emptied.isEmpty()) {
                 emptied = List.of((String[]) keys.getArray());
             }
+            keyAlone = rows.getBoolean(alone);
             if (rows.getObject(claimed.id) != null) {
                 jobs.add(claimed.job(instant(rows, claimed.runAt)));
             }
         }
-        return new Claim(jobs, promoted, null, emptied);
+        return new FairRows(new Claim(jobs, promoted, null, emptied), keyAlone);
+    }
+
+    /** A fair claim, and whether its queue had one key to look at. */
+    record FairRows(Claim claim, boolean keyAlone) {
     }
 
     /** The job of the current row, whose run-at was read already. */

@@ -36,7 +36,10 @@ public record FairShares(Map<String, Double> weights, Map<String, Integer> caps,
         if (params.expects("fair_caps")) {
             params.array("fair_caps", "int4", rows.values().stream().map((row) -> row[1]).toArray());
         }
-        params.float8("fair_default_weight", defaultWeight);
+        if (params.expects("fair_default_weight")) {
+            // not in a key alone's claim, which weighs nothing
+            params.float8("fair_default_weight", defaultWeight);
+        }
         if (params.expects("fair_default_cap")) {
             params.int4("fair_default_cap", defaultCap);
         }

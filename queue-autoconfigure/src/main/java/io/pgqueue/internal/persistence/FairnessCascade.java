@@ -251,6 +251,29 @@ final class FairnessCascade {
     }
 
     /**
+     * The CTEs of a LEASE claim of a key alone in its queue, ending in {@code fair_picked} (id, key): the queue's
+     * active key if it is the only one and uncapped, and up to {@code most} of its jobs in claim order, locked. A
+     * key alone owes nothing (a key that becomes active starts at its pass), so no pass moves and no key row is
+     * locked: the claim is a plain claim on the ready-key index. With another key active, or none, it takes
+     * nothing, and the fair claim decides (a key that has no ready job left is marked drained there).
+     */
+    Steps leasedAlone(int most) {
+        return SETTINGS.then("fair_alone", """
+                SELECT k.key FROM {schema}.fair_key k
+                WHERE k.queue = :queue AND k.active AND NOT k.drained AND NOT k.paused
+                  AND NOT EXISTS (SELECT 1 FROM {schema}.queue_state q WHERE q.queue = :queue AND q.paused)
+                LIMIT 2""")
+            .then("fair_lone", """
+                SELECT k.key FROM fair_alone k
+                WHERE (SELECT count(*) FROM fair_alone) = 1 AND %s IS NULL""".formatted(CAP))
+            .then("fair_picked", """
+                SELECT j.id, j.fairness_key AS key FROM {schema}.job j
+                WHERE j.queue = :queue AND j.fairness_key = (SELECT key FROM fair_lone) AND %s AND %s
+                ORDER BY j.priority DESC, j.run_at, j.id LIMIT %d FOR UPDATE SKIP LOCKED""".formatted(keyReady("j"),
+                    GROUP_TURN, most));
+    }
+
+    /**
      * The CTEs of a TRANSACTIONAL claim that picks its jobs fairly, ending in {@code fair_picked} (id, key) and
      * {@code fair_emptied} (the keys it found without ready jobs). It runs in the handlers' transaction, so it
      * locks no key row (the passes move at the end of the transaction, {@link #chargeStatement}); a key's cap is

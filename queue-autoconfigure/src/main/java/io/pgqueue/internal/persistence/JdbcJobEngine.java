@@ -9,7 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 import io.pgqueue.listener.RateLimit;
 import org.jspecify.annotations.Nullable;
@@ -20,6 +23,13 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The job table's {@link JobEnginePort}: claims, acknowledgements, failures, snoozes, cancellations of running jobs, leases, progress, release and rescue, with the statements {@link ClaimStatements} and {@link FinishStatements} composed.
  */
 final class JdbcJobEngine implements JobEnginePort {
+
+    /**
+     * The fair queues whose last fair LEASE claim found one key to look at: their next claim first tries the plain
+     * claim of a key alone (one round trip with the promotion, no key row), which takes nothing once another key
+     * is active. A hint, never a decision: the lone key's statement checks that the key is still alone.
+     */
+    private final Set<String> loneKeyQueues = ConcurrentHashMap.newKeySet();
 
     private final Jdbc jdbc;
 
@@ -63,7 +73,7 @@ final class JdbcJobEngine implements JobEnginePort {
      * Runs a LEASE claim's two statements in one round trip and reads their two results: how many jobs the first
      * promoted, then the claimed rows.
      */
-    private Claim promoteThenClaim(Sql sql, ClaimRequest request, Jdbc.Binder binder, ClaimReader reader) {
+    private Claim promoteThenClaim(Sql sql, ClaimRequest request, Jdbc.Binder binder, ClaimReader<Claim> reader) {
         return leaseClaim(sql, request, binder, (statement) -> {
             statement.execute();
             long promoted = firstCount(nextResult(statement, false));
@@ -74,7 +84,7 @@ final class JdbcJobEngine implements JobEnginePort {
     }
 
     /** Runs a LEASE claim's round trip on a connection, bound with the node and its lease. */
-    private Claim leaseClaim(Sql sql, ClaimRequest request, Jdbc.Binder binder, Jdbc.StatementWork<Claim> work) {
+    private <T> T leaseClaim(Sql sql, ClaimRequest request, Jdbc.Binder binder, Jdbc.StatementWork<T> work) {
         UUID node = Objects.requireNonNull(request.node(), "A LEASE claim needs a node");
         return jdbc.execute((Connection connection) -> jdbc.run(connection, sql, (params) -> {
             binder.bind(params);
@@ -84,9 +94,9 @@ final class JdbcJobEngine implements JobEnginePort {
 
     /** Reads a claim's rows. */
     @FunctionalInterface
-    private interface ClaimReader {
+    private interface ClaimReader<T> {
 
-        Claim read(ResultSet rows, long promoted) throws SQLException;
+        T read(ResultSet rows, long promoted) throws SQLException;
     }
 
     /** The name of a queue's throttle lock (an advisory lock of this schema's queue). */
@@ -215,14 +225,28 @@ final class JdbcJobEngine implements JobEnginePort {
      */
     @Override
     public Claim claimFairLeased(ClaimRequest request, FairShares shares) {
-        long promoted = promoteDueFair(request.queue());
-        Claim claim = leaseClaim(claims.fairLeased(size(request, shares)), request,
+        long promotedAlone = 0;
+        if (loneKeyQueues.contains(request.queue())) {
+            Claim lone = promoteThenClaim(claims.fairLeasedAlone(request.limit()), request,
+                    bindLoneKeyClaim(request, shares),
+                    (rows, promoted) -> new Claim(ClaimedRows.claimed(rows, promoted, null).jobs(), promoted, null)
+                        .ofKeyAlone());
+            if (!lone.jobs().isEmpty()) {
+                return lone;
+            }
+            promotedAlone = lone.promoted();
+            // another key is active, or the key has no ready job left (the fair claim marks it drained)
+        }
+        long promoted = promotedAlone + promoteDueFair(request.queue());
+        ClaimedRows.FairRows fair = leaseClaim(claims.fairLeased(size(request, shares)), request,
                 (params) -> bindFairClaim(params, request, shares), (statement) -> {
                     statement.execute();
                     try (ResultSet rows = statement.getResultSet()) {
-                        return ClaimedRows.fairlyClaimed(rows, promoted);
+                        return ClaimedRows.fairRows(rows, promoted);
                     }
                 });
+        rememberLoneKey(request.queue(), fair);
+        Claim claim = fair.claim();
         if (!claim.emptiedKeys().isEmpty()) {
             // a job sent to a key the claim marked drained may have committed after the claim's snapshot was taken
             jdbc.update(claims.recheckDrained, (params) -> params.text("queue", request.queue())
@@ -233,12 +257,41 @@ final class JdbcJobEngine implements JobEnginePort {
 
     @Override
     public Claim claimFairAndDelete(ClaimRequest request, FairShares shares) {
+        if (loneKeyQueues.contains(request.queue())) {
+            // a savepoint of the same name after an empty one: rolling back to the newest takes back the claim
+            Claim lone = transactionalClaim(claims.fairAndDeleteAlone(request.limit()), bindLoneKeyClaim(request, shares),
+                    (rows, promoted) -> new Claim(ClaimedRows.claimed(rows, promoted, null).jobs(), promoted, null)
+                        .withUndo(ClaimUndo.SAVEPOINT).ofKeyAlone());
+            if (!lone.jobs().isEmpty()) {
+                return lone;
+            }
+        }
         // the keys' charges are part of the claim's statement: the savepoint comes first, so that rolling back to
         // it refunds them with the jobs
-        return transactionalClaim(claims.fairAndDelete(size(request, shares)), (params) -> {
+        ClaimedRows.FairRows fair = transactionalClaim(claims.fairAndDelete(size(request, shares)), (params) -> {
             bindFairClaim(params, request, shares);
             params.text("fair_lock", "pgqueue.fair." + schema.name() + "." + request.queue() + ".");
-        }, (rows, promoted) -> ClaimedRows.fairlyClaimed(rows, promoted).withUndo(ClaimUndo.SAVEPOINT));
+        }, ClaimedRows::fairRows, ClaimedRows.FairRows::claim);
+        rememberLoneKey(request.queue(), fair);
+        return fair.claim().withUndo(ClaimUndo.SAVEPOINT);
+    }
+
+    /** Notes whether a fair claim found its queue's one uncapped key alone: the next claim tries the plain one. */
+    private void rememberLoneKey(String queue, ClaimedRows.FairRows fair) {
+        if (fair.keyAlone()) {
+            loneKeyQueues.add(queue);
+        }
+        else {
+            loneKeyQueues.remove(queue);
+        }
+    }
+
+    /** Binds a lone key's claim: a plain claim's parameters and the keys' settings (its caps). */
+    private static Jdbc.Binder bindLoneKeyClaim(ClaimRequest request, FairShares shares) {
+        return (params) -> {
+            bindClaim(params, request);
+            shares.bind(params);
+        };
     }
 
     /** The statement size of a claim: up to the container's batch (a claim asks for at most that). */
@@ -306,8 +359,14 @@ final class JdbcJobEngine implements JobEnginePort {
     }
 
     /** Runs a TRANSACTIONAL claim with its savepoint (before or after it), and reads the claimed rows. */
-    private Claim transactionalClaim(Sql sql, Jdbc.Binder binder, ClaimReader reader) {
-        Claim claim = jdbc.execute((Connection connection) -> jdbc.run(connection, sql, binder, (statement) -> {
+    private Claim transactionalClaim(Sql sql, Jdbc.Binder binder, ClaimReader<Claim> reader) {
+        return transactionalClaim(sql, binder, reader, (claim) -> claim);
+    }
+
+    /** As {@link #transactionalClaim(Sql, Jdbc.Binder, ClaimReader)}, the rows read as {@code T}, which holds the claim. */
+    private <T> T transactionalClaim(Sql sql, Jdbc.Binder binder, ClaimReader<T> reader,
+            Function<T, Claim> claimOf) {
+        T read = jdbc.execute((Connection connection) -> jdbc.run(connection, sql, binder, (statement) -> {
             if (!statement.execute() && !statement.getMoreResults()) {
                 throw new IllegalStateException("A claim returned no claimed rows");
             }
@@ -315,8 +374,8 @@ final class JdbcJobEngine implements JobEnginePort {
                 return reader.read(rows, 0);
             }
         }));
-        TransactionalClaims.claimed(jdbc.dataSource(), claim.jobs());
-        return claim;
+        TransactionalClaims.claimed(jdbc.dataSource(), claimOf.apply(read).jobs());
+        return read;
     }
 
     /** The claimed rows and, to restore them if the handlers' transaction must take the claim back, their rests. */

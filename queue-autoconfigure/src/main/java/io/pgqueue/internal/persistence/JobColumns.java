@@ -62,11 +62,13 @@ final class JobColumns {
 
     /**
      * What a fair claim returns: the claimed rows, or one row of nulls when it claimed none, each with the keys
-     * the claim found empty ({@code fair_emptied}).
+     * the claim found empty ({@code fair_emptied}) and whether it looked at one uncapped key alone ({@code alone}).
      */
     static final String FAIR_CLAIMED_COLUMNS = "SELECT "
             + String.join(", ", CLAIMED.stream().map((column) -> "c." + column).toList())
-            + ", e.keys AS emptied FROM (SELECT array_agg(key) AS keys FROM fair_emptied) e LEFT JOIN claimed c ON true";
+            + ", e.keys AS emptied, e.alone FROM (SELECT array_agg(key) AS keys, "
+            + "(SELECT count(*) = 1 AND bool_and(cap IS NULL) FROM fair_candidates) AS alone FROM fair_emptied) e "
+            + "LEFT JOIN claimed c ON true";
 
     /** What a LEASE claim does to the rows it takes (the claim's SET clause). */
     static final String LEASE_SET = """

@@ -256,7 +256,107 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
               j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
               j.priority, j.workflow_id, j.batch_id, j.fairness_key
 )
-SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_attempts, c.created_at, c.run_at, c.claimed_at, c.timeout_ms, c.priority, c.workflow_id, c.batch_id, c.fairness_key, e.keys AS emptied FROM (SELECT array_agg(key) AS keys FROM fair_emptied) e LEFT JOIN claimed c ON true;
+SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_attempts, c.created_at, c.run_at, c.claimed_at, c.timeout_ms, c.priority, c.workflow_id, c.batch_id, c.fairness_key, e.keys AS emptied, e.alone FROM (SELECT array_agg(key) AS keys, (SELECT count(*) = 1 AND bool_and(cap IS NULL) FROM fair_candidates) AS alone FROM fair_emptied) e LEFT JOIN claimed c ON true;
+
+-- name: claim.fair-lease-alone:10
+/* pgqueue:claim.fair-lease-alone:10 */
+/* pgqueue:promote */WITH promoted AS (
+    UPDATE "pgqueue".job SET state = 'ready', debounce_key = NULL
+    WHERE id = ANY(ARRAY(SELECT id FROM "pgqueue".job
+                         WHERE queue = :queue AND state = 'scheduled' AND run_at <= now()
+                         ORDER BY run_at LIMIT 1000 FOR UPDATE SKIP LOCKED))
+    RETURNING queue, fairness_key
+), fair_held AS (
+    SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, fairness_key FROM promoted WHERE fairness_key IS NOT NULL)
+      AND k.active
+    FOR KEY SHARE OF k
+), fair_refill AS (
+    SELECT k.queue, k.key FROM "pgqueue".fair_key k
+    WHERE (k.queue, k.key) IN (SELECT queue, key FROM fair_held WHERE drained)
+    ORDER BY k.queue, k.key FOR NO KEY UPDATE OF k
+), fair_refilled AS (
+    UPDATE "pgqueue".fair_key k SET drained = false, updated_at = now()
+    FROM fair_refill f WHERE k.queue = f.queue AND k.key = f.key
+), fair_activated AS (
+    INSERT INTO "pgqueue".fair_key AS k (queue, key, pass)
+    SELECT DISTINCT r.queue, r.fairness_key, coalesce((SELECT min(a.pass) FROM "pgqueue".fair_key a WHERE a.queue = r.queue AND a.active AND NOT a.drained AND NOT a.paused), 0)
+    FROM promoted r
+    WHERE r.fairness_key IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM fair_held h WHERE h.queue = r.queue AND h.key = r.fairness_key)
+    ORDER BY r.queue, r.fairness_key
+    ON CONFLICT (queue, key) DO UPDATE
+        SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+)
+SELECT count(*) FROM promoted;
+/* pgqueue:claim.fair-lease-alone:10 #2 */
+/* pgqueue:claim_lease */WITH fair_settings AS (
+    SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
+), fair_alone AS (
+    SELECT k.key FROM "pgqueue".fair_key k
+    WHERE k.queue = :queue AND k.active AND NOT k.drained AND NOT k.paused
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state q WHERE q.queue = :queue AND q.paused)
+    LIMIT 2
+), fair_lone AS (
+    SELECT k.key FROM fair_alone k
+    WHERE (SELECT count(*) FROM fair_alone) = 1 AND coalesce((SELECT c.cap FROM fair_settings c WHERE c.key = k.key), :fair_default_cap::int) IS NULL
+), fair_picked AS (
+    SELECT j.id, j.fairness_key AS key FROM "pgqueue".job j
+    WHERE j.queue = :queue AND j.fairness_key = (SELECT key FROM fair_lone) AND j.state >= 'ready' AND j.state <= 'ready' AND (j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE "pgqueue".job j
+    SET state = 'running', attempts = j.attempts + 1,
+        max_attempts = coalesce(j.max_attempts, :default_max_attempts),
+        locked_by = :node, lease_until = now() + :lease_ms * interval '1 millisecond',
+        attempted_at = now(), progress_percent = NULL, progress_message = NULL
+    WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
+      AND EXISTS (SELECT 1 FROM "pgqueue".node n WHERE n.id = :node)
+      AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+              j.attempts, j.max_attempts, j.created_at, j.run_at, now() AS claimed_at, j.timeout_ms,
+              j.priority, j.workflow_id, j.batch_id, j.fairness_key
+)
+SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key FROM claimed;
+
+-- name: claim.fair-and-delete-alone:10
+/* pgqueue:claim.fair-and-delete-alone:10 */
+SAVEPOINT pgqueue_claim;
+/* pgqueue:claim.fair-and-delete-alone:10 #2 */
+/* pgqueue:claim_delete */WITH fair_settings AS (
+    SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
+), fair_alone AS (
+    SELECT k.key FROM "pgqueue".fair_key k
+    WHERE k.queue = :queue AND k.active AND NOT k.drained AND NOT k.paused
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state q WHERE q.queue = :queue AND q.paused)
+    LIMIT 2
+), fair_lone AS (
+    SELECT k.key FROM fair_alone k
+    WHERE (SELECT count(*) FROM fair_alone) = 1 AND coalesce((SELECT c.cap FROM fair_settings c WHERE c.key = k.key), :fair_default_cap::int) IS NULL
+), fair_picked AS (
+    SELECT j.id, j.fairness_key AS key FROM "pgqueue".job j
+    WHERE j.queue = :queue AND j.fairness_key = (SELECT key FROM fair_lone) AND j.state >= 'ready' AND j.state <= 'ready' AND (j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED
+), claimed AS (
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+              j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+              j.fairness_key
+)
+SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key FROM claimed;
 
 -- name: claim.fair-and-delete:10-of-16
 /* pgqueue:claim.fair-and-delete:10-of-16 */
@@ -318,7 +418,7 @@ SAVEPOINT pgqueue_claim;
               now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
               j.fairness_key
 )
-SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_attempts, c.created_at, c.run_at, c.claimed_at, c.timeout_ms, c.priority, c.workflow_id, c.batch_id, c.fairness_key, e.keys AS emptied FROM (SELECT array_agg(key) AS keys FROM fair_emptied) e LEFT JOIN claimed c ON true;
+SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_attempts, c.created_at, c.run_at, c.claimed_at, c.timeout_ms, c.priority, c.workflow_id, c.batch_id, c.fairness_key, e.keys AS emptied, e.alone FROM (SELECT array_agg(key) AS keys, (SELECT count(*) = 1 AND bool_and(cap IS NULL) FROM fair_candidates) AS alone FROM fair_emptied) e LEFT JOIN claimed c ON true;
 
 -- name: claim.and-delete
 /* pgqueue:claim.and-delete */

@@ -9,6 +9,51 @@
 -- Rendered with the schema "pgqueue" and pgqueue.history.enabled=true, every other setting its default: only the
 -- statements this setting changes, under the names of the statements they replace.
 
+-- name: claim.fair-and-delete-alone:10
+/* pgqueue:claim.fair-and-delete-alone:10 */
+SAVEPOINT pgqueue_claim;
+/* pgqueue:claim.fair-and-delete-alone:10 #2 */
+/* pgqueue:claim_delete */WITH fair_settings AS (
+    SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
+), fair_alone AS (
+    SELECT k.key FROM "pgqueue".fair_key k
+    WHERE k.queue = :queue AND k.active AND NOT k.drained AND NOT k.paused
+      AND NOT EXISTS (SELECT 1 FROM "pgqueue".queue_state q WHERE q.queue = :queue AND q.paused)
+    LIMIT 2
+), fair_lone AS (
+    SELECT k.key FROM fair_alone k
+    WHERE (SELECT count(*) FROM fair_alone) = 1 AND coalesce((SELECT c.cap FROM fair_settings c WHERE c.key = k.key), :fair_default_cap::int) IS NULL
+), fair_picked AS (
+    SELECT j.id, j.fairness_key AS key FROM "pgqueue".job j
+    WHERE j.queue = :queue AND j.fairness_key = (SELECT key FROM fair_lone) AND j.state >= 'ready' AND j.state <= 'ready' AND (j.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "pgqueue".job g
+            WHERE g.queue = j.queue AND g.group_key = j.group_key AND g.state <> 'dead' AND g.state <> 'waiting'
+              AND g.id <> j.id
+              AND (g.state = 'running'
+                   OR (g.id < j.id AND (g.state = 'ready' OR g.attempts = 0 OR :failures_block::boolean)))))
+    ORDER BY j.priority DESC, j.run_at, j.id LIMIT 10 FOR UPDATE SKIP LOCKED
+), claimed AS (
+    DELETE FROM "pgqueue".job j
+    WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
+    RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers,
+              j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
+              j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
+              now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
+              j.fairness_key
+), archived AS (
+    INSERT INTO "pgqueue".job_history (id, queue, payload, payload_type, headers, attempts, group_key,
+                                      dedup_key, created_at, run_at, attempted_at, last_error, state, output,
+                                      workflow_id, batch_id)
+    SELECT f.id, f.queue, f.payload::jsonb, f.payload_type, f.headers::jsonb, f.attempts, f.group_key,
+           f.dedup_key, f.created_at, f.run_at, f.attempted_at, f.last_error, f.state, NULL::jsonb, f.workflow_id,
+           f.batch_id
+    FROM claimed f
+), counted_claim_delete AS (
+    INSERT INTO "pgqueue".queue_counter_delta (queue, ready, completed)
+    SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
+)
+SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key FROM claimed;
+
 -- name: claim.fair-and-delete:10-of-16
 /* pgqueue:claim.fair-and-delete:10-of-16 */
 SAVEPOINT pgqueue_claim;
@@ -80,7 +125,7 @@ SAVEPOINT pgqueue_claim;
     INSERT INTO "pgqueue".queue_counter_delta (queue, ready, completed)
     SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
 )
-SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_attempts, c.created_at, c.run_at, c.claimed_at, c.timeout_ms, c.priority, c.workflow_id, c.batch_id, c.fairness_key, e.keys AS emptied FROM (SELECT array_agg(key) AS keys FROM fair_emptied) e LEFT JOIN claimed c ON true;
+SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_attempts, c.created_at, c.run_at, c.claimed_at, c.timeout_ms, c.priority, c.workflow_id, c.batch_id, c.fairness_key, e.keys AS emptied, e.alone FROM (SELECT array_agg(key) AS keys, (SELECT count(*) = 1 AND bool_and(cap IS NULL) FROM fair_candidates) AS alone FROM fair_emptied) e LEFT JOIN claimed c ON true;
 
 -- name: claim.and-delete
 /* pgqueue:claim.and-delete */
