@@ -221,7 +221,8 @@ final class JdbcJobEngine implements JobEnginePort {
      * held through the claim (which locks the keys it charges in key order) it would be a second pass in another
      * order, in which two claimers can deadlock. Committed first, the claim holds no key row before its ordered
      * pass (but its capped keys, which no other claim waits for: a claim that cannot lock one skips it). Inside a
-     * throttled claim's transaction both run in it: those claims take turns.
+     * throttled claim's transaction both run in it: those claims take turns. A key alone, which the claim locks
+     * no row of, is claimed with the promotion in one round trip ({@link ClaimStatements#fairLeasedAlone}).
      */
     @Override
     public Claim claimFairLeased(ClaimRequest request, FairShares shares) {
@@ -229,8 +230,7 @@ final class JdbcJobEngine implements JobEnginePort {
         if (loneKeyQueues.contains(request.queue())) {
             Claim lone = promoteThenClaim(claims.fairLeasedAlone(request.limit()), request,
                     bindLoneKeyClaim(request, shares),
-                    (rows, promoted) -> new Claim(ClaimedRows.claimed(rows, promoted, null).jobs(), promoted, null)
-                        .ofKeyAlone());
+                    (rows, promoted) -> ClaimedRows.claimed(rows, promoted, null).ofKeyAlone());
             if (!lone.jobs().isEmpty()) {
                 return lone;
             }
@@ -260,8 +260,8 @@ final class JdbcJobEngine implements JobEnginePort {
         if (loneKeyQueues.contains(request.queue())) {
             // a savepoint of the same name after an empty one: rolling back to the newest takes back the claim
             Claim lone = transactionalClaim(claims.fairAndDeleteAlone(request.limit()), bindLoneKeyClaim(request, shares),
-                    (rows, promoted) -> new Claim(ClaimedRows.claimed(rows, promoted, null).jobs(), promoted, null)
-                        .withUndo(ClaimUndo.SAVEPOINT).ofKeyAlone());
+                    (rows, promoted) -> ClaimedRows.claimed(rows, promoted, null).withUndo(ClaimUndo.SAVEPOINT)
+                        .ofKeyAlone());
             if (!lone.jobs().isEmpty()) {
                 return lone;
             }
