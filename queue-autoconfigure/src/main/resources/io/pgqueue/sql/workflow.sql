@@ -174,14 +174,22 @@ WHERE workflow_id = :workflow_id AND name = ANY(:names::text[]) AND output IS NO
 
 -- name: workflow.workflow
 /* pgqueue:workflow.workflow */
-SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cw.state AS compensation_state, c.*
+SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cs.state AS compensation_state, c.*
 FROM "pgqueue".workflow w
-LEFT JOIN "pgqueue".workflow cw ON cw.id = w.compensation_id
 LEFT JOIN LATERAL (SELECT workflow_id, sum(waiting) AS waiting, sum(active) AS active, sum(dead) AS dead, sum(completed) AS completed, sum(cancelled) AS cancelled
 FROM (SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter WHERE workflow_id = w.id
       UNION ALL
       SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter_delta WHERE workflow_id = w.id) AS counts
 GROUP BY workflow_id ORDER BY workflow_id) AS c ON true
+LEFT JOIN "pgqueue".workflow cw ON cw.id = w.compensation_id
+LEFT JOIN LATERAL (SELECT CASE WHEN c.active > 0 OR (c.waiting > 0 AND c.dead = 0) THEN 'running'
+     WHEN c.dead > 0 OR c.waiting > 0 THEN 'failed'
+     WHEN c.cancelled > 0 THEN 'cancelled' ELSE 'completed' END AS state
+                   FROM (SELECT workflow_id, sum(waiting) AS waiting, sum(active) AS active, sum(dead) AS dead, sum(completed) AS completed, sum(cancelled) AS cancelled
+FROM (SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter WHERE cw.id IS NOT NULL AND workflow_id = cw.id
+      UNION ALL
+      SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter_delta WHERE cw.id IS NOT NULL AND workflow_id = cw.id) AS counts
+GROUP BY workflow_id ORDER BY workflow_id) AS c) AS cs ON true
 WHERE w.id = :id;
 
 -- name: workflow.node-page
@@ -292,28 +300,44 @@ SELECT count(*) FROM started;
 
 -- name: workflow.page
 /* pgqueue:workflow.page */
-SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cw.state AS compensation_state, c.*
+SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cs.state AS compensation_state, c.*
 FROM (SELECT * FROM "pgqueue".workflow
       WHERE id < :before 
       ORDER BY id DESC LIMIT :limit) AS w
-LEFT JOIN "pgqueue".workflow cw ON cw.id = w.compensation_id
 LEFT JOIN LATERAL (SELECT workflow_id, sum(waiting) AS waiting, sum(active) AS active, sum(dead) AS dead, sum(completed) AS completed, sum(cancelled) AS cancelled
 FROM (SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter WHERE workflow_id = w.id
       UNION ALL
       SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter_delta WHERE workflow_id = w.id) AS counts
 GROUP BY workflow_id ORDER BY workflow_id) AS c ON true
+LEFT JOIN "pgqueue".workflow cw ON cw.id = w.compensation_id
+LEFT JOIN LATERAL (SELECT CASE WHEN c.active > 0 OR (c.waiting > 0 AND c.dead = 0) THEN 'running'
+     WHEN c.dead > 0 OR c.waiting > 0 THEN 'failed'
+     WHEN c.cancelled > 0 THEN 'cancelled' ELSE 'completed' END AS state
+                   FROM (SELECT workflow_id, sum(waiting) AS waiting, sum(active) AS active, sum(dead) AS dead, sum(completed) AS completed, sum(cancelled) AS cancelled
+FROM (SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter WHERE cw.id IS NOT NULL AND workflow_id = cw.id
+      UNION ALL
+      SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter_delta WHERE cw.id IS NOT NULL AND workflow_id = cw.id) AS counts
+GROUP BY workflow_id ORDER BY workflow_id) AS c) AS cs ON true
 ORDER BY w.id DESC;
 
 -- name: workflow.page+name+state
 /* pgqueue:workflow.page+name+state */
-SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cw.state AS compensation_state, c.*
+SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cs.state AS compensation_state, c.*
 FROM (SELECT * FROM "pgqueue".workflow
       WHERE id < :before AND name = :name AND state = :state 
       ORDER BY id DESC LIMIT :limit) AS w
-LEFT JOIN "pgqueue".workflow cw ON cw.id = w.compensation_id
 LEFT JOIN LATERAL (SELECT workflow_id, sum(waiting) AS waiting, sum(active) AS active, sum(dead) AS dead, sum(completed) AS completed, sum(cancelled) AS cancelled
 FROM (SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter WHERE workflow_id = w.id
       UNION ALL
       SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter_delta WHERE workflow_id = w.id) AS counts
 GROUP BY workflow_id ORDER BY workflow_id) AS c ON true
+LEFT JOIN "pgqueue".workflow cw ON cw.id = w.compensation_id
+LEFT JOIN LATERAL (SELECT CASE WHEN c.active > 0 OR (c.waiting > 0 AND c.dead = 0) THEN 'running'
+     WHEN c.dead > 0 OR c.waiting > 0 THEN 'failed'
+     WHEN c.cancelled > 0 THEN 'cancelled' ELSE 'completed' END AS state
+                   FROM (SELECT workflow_id, sum(waiting) AS waiting, sum(active) AS active, sum(dead) AS dead, sum(completed) AS completed, sum(cancelled) AS cancelled
+FROM (SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter WHERE cw.id IS NOT NULL AND workflow_id = cw.id
+      UNION ALL
+      SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter_delta WHERE cw.id IS NOT NULL AND workflow_id = cw.id) AS counts
+GROUP BY workflow_id ORDER BY workflow_id) AS c) AS cs ON true
 ORDER BY w.id DESC;

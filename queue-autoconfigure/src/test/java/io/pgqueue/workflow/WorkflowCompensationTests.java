@@ -9,9 +9,11 @@ import java.util.concurrent.TimeUnit;
 
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.internal.maintenance.QueueMaintenance;
 import io.pgqueue.model.WorkflowInfo;
 import io.pgqueue.model.WorkflowState;
 import io.pgqueue.model.WorkflowNodeInfo;
+import io.pgqueue.model.WorkflowQuery;
 import io.pgqueue.support.QueueContextRunners;
 import io.pgqueue.testsupport.TestDatabase;
 import io.pgqueue.testsupport.TestPostgres;
@@ -96,6 +98,28 @@ class WorkflowCompensationTests {
             int before = saga.undone.size();
             await().pollDelay(Duration.ofMillis(800)).atMost(Duration.ofSeconds(2)).until(() -> true);
             assertThat(saga.undone).hasSize(before);
+        });
+    }
+
+    @Test
+    void theCompensationsStatusIsReadFromItsCountsNotFromTheLastMaintenancePass() {
+        Saga saga = new Saga();
+        // maintenance passes only when the test runs one: none stores the compensation's state after it finished
+        runner.withPropertyValues("pgqueue.maintenance.interval=1h").withBean(Saga.class, () -> saga).run((context) -> {
+            WorkflowSubmission submitted = context.getBean(WorkflowOperations.class)
+                .submit(checkout("o5", "refund-o5"));
+            QueueAdmin admin = context.getBean(QueueAdmin.class);
+            await().atMost(Duration.ofSeconds(20))
+                .until(() -> admin.workflow(submitted.id()).orElseThrow().state() == WorkflowState.FAILED);
+            context.getBean(QueueMaintenance.class).runOnce();
+            WorkflowInfo.Compensation started = compensation(admin, submitted.id());
+            assertThat(started).isNotNull();
+            await().atMost(Duration.ofSeconds(20))
+                .until(() -> admin.workflow(started.workflowId()).orElseThrow().state() == WorkflowState.COMPLETED);
+            assertThat(saga.undone).containsExactly("release-o5", "refund-o5");
+            assertThat(compensation(admin, submitted.id()).status()).isEqualTo("compensated");
+            assertThat(admin.workflows(new WorkflowQuery("checkout-o5", null, null, 10)))
+                .extracting((workflow) -> workflow.compensation().status()).containsExactly("compensated");
         });
     }
 

@@ -140,12 +140,11 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
                 SELECT name, output::text AS output FROM {schema}.workflow_node
                 WHERE workflow_id = :workflow_id AND name = ANY(:names::text[]) AND output IS NOT NULL""");
         this.workflow = schema.sql("workflow.workflow", """
-                SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cw.state AS compensation_state, c.*
+                SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cs.state AS compensation_state, c.*
                 FROM {schema}.workflow w
-                LEFT JOIN {schema}.workflow cw ON cw.id = w.compensation_id
                 LEFT JOIN LATERAL (""" + workflowCounts.countsQuery("workflow_id = w.id") + """
                 ) AS c ON true
-                WHERE w.id = :id""");
+                """ + compensationStateJoin() + "\nWHERE w.id = :id");
         this.nodePage = schema.sql("workflow.node-page", """
                 SELECT n.name, n.job_id, n.queue, n.parents, coalesce(n.state, j.state) AS state,
                        coalesce(n.error, split_part(left(j.last_error, 1000), chr(10), 1)) AS error
@@ -339,14 +338,15 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
     public List<WorkflowInfo> workflows(WorkflowQuery query) {
         String key = ((query.name() != null) ? "n" : "") + ((query.state() != null) ? "s" : "");
         Sql page = pages.computeIfAbsent(key, (k) -> schema.sql(JdbcBatchRepository.pageName("workflow.page", query.name(), query.state()), """
-                SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cw.state AS compensation_state, c.*
+                SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cs.state AS compensation_state, c.*
                 FROM (SELECT * FROM {schema}.workflow
                       WHERE id < :before %s%s
                       ORDER BY id DESC LIMIT :limit) AS w
-                LEFT JOIN {schema}.workflow cw ON cw.id = w.compensation_id
                 LEFT JOIN LATERAL (%s) AS c ON true
+                %s
                 ORDER BY w.id DESC""".formatted(k.contains("n") ? "AND name = :name " : "",
-                k.contains("s") ? "AND state = :state " : "", workflowCounts.countsQuery("workflow_id = w.id"))));
+                k.contains("s") ? "AND state = :state " : "", workflowCounts.countsQuery("workflow_id = w.id"),
+                compensationStateJoin())));
         return jdbc.query(page, (params) -> {
             params.int8("before", (query.beforeId() != null) ? query.beforeId() : Long.MAX_VALUE)
                 .int4("limit", query.limit());
@@ -357,6 +357,20 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
                 params.text("state", query.state().value());
             }
         }, JdbcWorkflowRepository::info);
+    }
+
+    /**
+     * The state of each listed workflow's compensation ({@code cs.state}), derived from the compensating workflow's
+     * counts as the workflow's own state is: the state the squeeze stores lags until the next maintenance pass
+     * (and stays behind for good where no node runs maintenance). No row when the compensation expired (its
+     * counts went with it) or there is none; the gate on {@code cw.id} keeps the latter from reading the counts.
+     */
+    private String compensationStateJoin() {
+        return """
+                LEFT JOIN {schema}.workflow cw ON cw.id = w.compensation_id
+                LEFT JOIN LATERAL (SELECT %s AS state
+                                   FROM (%s) AS c) AS cs ON true""".formatted(STATE_OF_COUNTS,
+                workflowCounts.countsQuery("cw.id IS NOT NULL AND workflow_id = cw.id"));
     }
 
     private static WorkflowInfo info(ResultSet row) throws SQLException {
@@ -371,7 +385,7 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
                 state.isFinished() ? JobLookups.instant(row.getTimestamp("finished_at")) : null, compensation);
     }
 
-    /** A compensation's status from its workflow's stored state (null: expired before the workflow it undid). */
+    /** A compensation's status from its workflow's state (null: expired before the workflow it undid). */
     private static String compensationStatus(@Nullable String state) {
         if (state == null || "completed".equals(state)) {
             return (state == null) ? "expired" : "compensated";
