@@ -53,6 +53,9 @@ class FanInReleaseTests {
         /** How many parent outputs each join saw, by payload. */
         final Map<String, Integer> parentsSeen = new ConcurrentHashMap<>();
 
+        /** The sum of the parent outputs each join saw, by payload. */
+        final Map<String, Integer> outputsSum = new ConcurrentHashMap<>();
+
         final CountDownLatch joined = new CountDownLatch(1);
 
         @QueueListener(queue = "fan-parent-lease", concurrency = "8", batchSize = "4")
@@ -65,16 +68,24 @@ class FanInReleaseTests {
             return index;
         }
 
+        /** One job per transaction: the success of a node alone has statements of its own. */
+        @QueueListener(queue = "fan-parent-tx-one", mode = "TRANSACTIONAL", concurrency = "8", batchSize = "1")
+        int transactionalParentAlone(Integer index) {
+            return index;
+        }
+
         @QueueListener(queue = "fan-join", mode = "TRANSACTIONAL")
         void join(String name, JobContext context) {
             joins.computeIfAbsent(name, (key) -> new AtomicInteger()).incrementAndGet();
-            parentsSeen.put(name, context.parentOutputs(Integer.class).size());
+            Map<String, Integer> outputs = context.parentOutputs(Integer.class);
+            parentsSeen.put(name, outputs.size());
+            outputsSum.put(name, outputs.values().stream().mapToInt(Integer::intValue).sum());
             joined.countDown();
         }
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "fan-parent-lease", "fan-parent-tx" })
+    @ValueSource(strings = { "fan-parent-lease", "fan-parent-tx", "fan-parent-tx-one" })
     void parentsFinishingTogetherReleaseTheirChildOnceAfterTheLast(String parentQueue) {
         runner.run((context) -> {
             Handlers handlers = context.getBean(Handlers.class);
@@ -92,6 +103,8 @@ class FanInReleaseTests {
                 .until(() -> admin.workflow(workflow).orElseThrow().state() == WorkflowState.COMPLETED);
             assertThat(handlers.joins.get(parentQueue)).hasValue(1);
             assertThat(handlers.parentsSeen.get(parentQueue)).isEqualTo(parents);
+            // each parent's own output, whether it succeeded alone in its transaction or with others
+            assertThat(handlers.outputsSum.get(parentQueue)).isEqualTo(parents * (parents - 1) / 2);
             assertNothingLeftBehind(admin);
         });
     }
@@ -121,7 +134,7 @@ class FanInReleaseTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "fan-parent-lease", "fan-parent-tx" })
+    @ValueSource(strings = { "fan-parent-lease", "fan-parent-tx", "fan-parent-tx-one" })
     void aParentDoesNotWaitForAChildAnotherTransactionHolds(String parentQueue) throws Exception {
         runner.withPropertyValues("pgqueue.listener.auto-startup=false").run((context) -> {
             Handlers handlers = context.getBean(Handlers.class);
