@@ -174,7 +174,9 @@ WHERE workflow_id = :workflow_id AND name = ANY(:names::text[]) AND output IS NO
 
 -- name: workflow.workflow
 /* pgqueue:workflow.workflow */
-SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cs.state AS compensation_state, c.*
+SELECT w.id, w.name, w.created_at, coalesce(w.finished_at, CASE WHEN (CASE WHEN c.active > 0 OR (c.waiting > 0 AND c.dead = 0) THEN 'running'
+     WHEN c.dead > 0 OR c.waiting > 0 THEN 'failed'
+     WHEN c.cancelled > 0 THEN 'cancelled' ELSE 'completed' END) IN ('completed', 'cancelled') THEN (SELECT max(n.finished_at) FROM "pgqueue".workflow_node n WHERE n.workflow_id = w.id) END) AS finished_at, w.compensation_id, cs.state AS compensation_state, c.*
 FROM "pgqueue".workflow w
 LEFT JOIN LATERAL (SELECT workflow_id, sum(waiting) AS waiting, sum(active) AS active, sum(dead) AS dead, sum(completed) AS completed, sum(cancelled) AS cancelled
 FROM (SELECT workflow_id, waiting, active, dead, completed, cancelled FROM "pgqueue".workflow_counter WHERE workflow_id = w.id
@@ -227,7 +229,8 @@ WITH squeezer AS (
 ), stated AS (
     UPDATE "pgqueue".workflow w
     SET state = s.state,
-        finished_at = CASE WHEN s.state IN ('completed', 'cancelled') THEN coalesce(w.finished_at, now()) END
+        finished_at = CASE WHEN s.state IN ('completed', 'cancelled')
+                           THEN coalesce(w.finished_at, (SELECT max(n.finished_at) FROM "pgqueue".workflow_node n WHERE n.workflow_id = w.id), now()) END
     FROM (SELECT c.workflow_id, CASE WHEN c.active > 0 OR (c.waiting > 0 AND c.dead = 0) THEN 'running'
          WHEN c.dead > 0 OR c.waiting > 0 THEN 'failed'
          WHEN c.cancelled > 0 THEN 'cancelled' ELSE 'completed' END AS state FROM folded c) AS s
@@ -300,7 +303,9 @@ SELECT count(*) FROM started;
 
 -- name: workflow.page
 /* pgqueue:workflow.page */
-SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cs.state AS compensation_state, c.*
+SELECT w.id, w.name, w.created_at, coalesce(w.finished_at, CASE WHEN (CASE WHEN c.active > 0 OR (c.waiting > 0 AND c.dead = 0) THEN 'running'
+     WHEN c.dead > 0 OR c.waiting > 0 THEN 'failed'
+     WHEN c.cancelled > 0 THEN 'cancelled' ELSE 'completed' END) IN ('completed', 'cancelled') THEN (SELECT max(n.finished_at) FROM "pgqueue".workflow_node n WHERE n.workflow_id = w.id) END) AS finished_at, w.compensation_id, cs.state AS compensation_state, c.*
 FROM (SELECT * FROM "pgqueue".workflow
       WHERE id < :before 
       ORDER BY id DESC LIMIT :limit) AS w
@@ -322,7 +327,9 @@ ORDER BY w.id DESC;
 
 -- name: workflow.page+name+state
 /* pgqueue:workflow.page+name+state */
-SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cs.state AS compensation_state, c.*
+SELECT w.id, w.name, w.created_at, coalesce(w.finished_at, CASE WHEN (CASE WHEN c.active > 0 OR (c.waiting > 0 AND c.dead = 0) THEN 'running'
+     WHEN c.dead > 0 OR c.waiting > 0 THEN 'failed'
+     WHEN c.cancelled > 0 THEN 'cancelled' ELSE 'completed' END) IN ('completed', 'cancelled') THEN (SELECT max(n.finished_at) FROM "pgqueue".workflow_node n WHERE n.workflow_id = w.id) END) AS finished_at, w.compensation_id, cs.state AS compensation_state, c.*
 FROM (SELECT * FROM "pgqueue".workflow
       WHERE id < :before AND name = :name AND state = :state 
       ORDER BY id DESC LIMIT :limit) AS w

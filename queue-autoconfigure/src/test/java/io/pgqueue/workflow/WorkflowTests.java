@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.pgqueue.SendOptions;
 import io.pgqueue.admin.QueueAdmin;
 import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.internal.maintenance.QueueMaintenance;
 import io.pgqueue.listener.JobContext;
 import io.pgqueue.model.JobState;
 import io.pgqueue.model.WorkflowInfo;
@@ -197,6 +198,29 @@ class WorkflowTests {
         String flakyInTransaction(String payload) {
             return flaky(payload);
         }
+    }
+
+    @Test
+    void aFinishedWorkflowHasItsFinishTimeBeforeAnyMaintenancePass() {
+        FailingParent handlers = new FailingParent();
+        // no maintenance pass stores the workflow's state or its finish while the test reads it
+        runner.withPropertyValues("pgqueue.maintenance.interval=1h").withBean(FailingParent.class, () -> handlers)
+            .run((context) -> {
+                WorkflowSubmission submitted = operations(context).submit(Workflow.builder("finish-time")
+                    .node(WorkflowNode.of("a", "wf-child", "finish-a"))
+                    .node(WorkflowNode.of("b", "wf-child", "finish-b").after("a"))
+                    .build());
+                QueueAdmin admin = context.getBean(QueueAdmin.class);
+                await().atMost(Duration.ofSeconds(20))
+                    .until(() -> admin.workflow(submitted.id()).orElseThrow().state() == WorkflowState.COMPLETED);
+                WorkflowInfo finished = admin.workflow(submitted.id()).orElseThrow();
+                assertThat(finished.finishedAt()).isNotNull().isAfterOrEqualTo(finished.createdAt());
+                assertThat(admin.workflows(new WorkflowQuery("finish-time", null, null, 10)))
+                    .extracting(WorkflowInfo::finishedAt).containsExactly(finished.finishedAt());
+                // the pass that stores it stores the same time
+                context.getBean(QueueMaintenance.class).runOnce();
+                assertThat(admin.workflow(submitted.id()).orElseThrow().finishedAt()).isEqualTo(finished.finishedAt());
+            });
     }
 
     @org.junit.jupiter.params.ParameterizedTest

@@ -34,6 +34,18 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
                  WHEN c.dead > 0 OR c.waiting > 0 THEN 'failed'
                  WHEN c.cancelled > 0 THEN 'cancelled' ELSE 'completed' END""";
 
+    /**
+     * When the workflow {@code w} finished: its last node's finish. The squeeze stores it once the counts say the
+     * workflow finished; a read before that pass takes it from here, so the time never changes between reads.
+     */
+    private static final String LAST_NODE_FINISHED =
+            "(SELECT max(n.finished_at) FROM {schema}.workflow_node n WHERE n.workflow_id = w.id)";
+
+    /** A listed workflow's finish: stored, or its last node's while its counts say it finished and no pass stored it. */
+    private static final String FINISHED_AT = """
+            coalesce(w.finished_at, CASE WHEN (%s) IN ('completed', 'cancelled') THEN %s END) AS finished_at"""
+        .formatted(STATE_OF_COUNTS, LAST_NODE_FINISHED);
+
     private final Jdbc jdbc;
 
     private final org.springframework.transaction.support.TransactionTemplate transactions;
@@ -140,11 +152,12 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
                 SELECT name, output::text AS output FROM {schema}.workflow_node
                 WHERE workflow_id = :workflow_id AND name = ANY(:names::text[]) AND output IS NOT NULL""");
         this.workflow = schema.sql("workflow.workflow", """
-                SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cs.state AS compensation_state, c.*
+                SELECT w.id, w.name, w.created_at, %s, w.compensation_id, cs.state AS compensation_state, c.*
                 FROM {schema}.workflow w
-                LEFT JOIN LATERAL (""" + workflowCounts.countsQuery("workflow_id = w.id") + """
-                ) AS c ON true
-                """ + compensationStateJoin() + "\nWHERE w.id = :id");
+                LEFT JOIN LATERAL (%s) AS c ON true
+                %s
+                WHERE w.id = :id""".formatted(FINISHED_AT, workflowCounts.countsQuery("workflow_id = w.id"),
+                compensationStateJoin()));
         this.nodePage = schema.sql("workflow.node-page", """
                 SELECT n.name, n.job_id, n.queue, n.parents, coalesce(n.state, j.state) AS state,
                        coalesce(n.error, split_part(left(j.last_error, 1000), chr(10), 1)) AS error
@@ -159,10 +172,11 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
         this.squeeze = schema.sql("workflow.squeeze", workflowCounts.squeezeStatement(Steps.step("stated", """
                 UPDATE {schema}.workflow w
                 SET state = s.state,
-                    finished_at = CASE WHEN s.state IN ('completed', 'cancelled') THEN coalesce(w.finished_at, now()) END
+                    finished_at = CASE WHEN s.state IN ('completed', 'cancelled')
+                                       THEN coalesce(w.finished_at, %s, now()) END
                 FROM (SELECT c.workflow_id, %s AS state FROM folded c) AS s
                 WHERE w.id = s.workflow_id AND (w.state <> s.state OR (w.finished_at IS NULL) = (s.state IN ('completed', 'cancelled')))"""
-                .formatted(STATE_OF_COUNTS))));
+                .formatted(LAST_NODE_FINISHED, STATE_OF_COUNTS))));
         this.expire = schema.sql("workflow.expire", """
                 WITH gone AS (
                     DELETE FROM {schema}.workflow WHERE id = ANY(ARRAY(
@@ -338,13 +352,13 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
     public List<WorkflowInfo> workflows(WorkflowQuery query) {
         String key = ((query.name() != null) ? "n" : "") + ((query.state() != null) ? "s" : "");
         Sql page = pages.computeIfAbsent(key, (k) -> schema.sql(JdbcBatchRepository.pageName("workflow.page", query.name(), query.state()), """
-                SELECT w.id, w.name, w.created_at, w.finished_at, w.compensation_id, cs.state AS compensation_state, c.*
+                SELECT w.id, w.name, w.created_at, %s, w.compensation_id, cs.state AS compensation_state, c.*
                 FROM (SELECT * FROM {schema}.workflow
                       WHERE id < :before %s%s
                       ORDER BY id DESC LIMIT :limit) AS w
                 LEFT JOIN LATERAL (%s) AS c ON true
                 %s
-                ORDER BY w.id DESC""".formatted(k.contains("n") ? "AND name = :name " : "",
+                ORDER BY w.id DESC""".formatted(FINISHED_AT, k.contains("n") ? "AND name = :name " : "",
                 k.contains("s") ? "AND state = :state " : "", workflowCounts.countsQuery("workflow_id = w.id"),
                 compensationStateJoin())));
         return jdbc.query(page, (params) -> {
