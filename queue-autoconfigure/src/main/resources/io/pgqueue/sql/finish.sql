@@ -87,14 +87,20 @@ SELECT count(*) FROM snoozed;
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
@@ -104,14 +110,17 @@ SELECT count(*) FROM snoozed;
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -327,14 +336,20 @@ SELECT count(*) FROM cancelled;
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
@@ -344,14 +359,17 @@ SELECT count(*) FROM cancelled;
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -529,14 +547,20 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
@@ -546,14 +570,17 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -758,14 +785,20 @@ SELECT count(*) FROM failed;
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
@@ -775,14 +808,17 @@ SELECT count(*) FROM failed;
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -991,14 +1027,20 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
@@ -1008,14 +1050,17 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1286,14 +1331,20 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
@@ -1303,14 +1354,17 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1575,14 +1629,20 @@ WHERE id = ANY(:ids) AND state = 'running' AND locked_by = :node AND cancel_requ
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
@@ -1592,14 +1652,17 @@ WHERE id = ANY(:ids) AND state = 'running' AND locked_by = :node AND cancel_requ
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1797,14 +1860,13 @@ SELECT count(*) FROM done;
 ), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
-      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
-    ORDER BY j.id FOR UPDATE SKIP LOCKED
+    SELECT l.id, p.n FROM wf_parents_done p
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j
+                        WHERE j.id = p.child_id AND j.state = 'waiting' AND j.pending_parents <= p.n + 64
+                        FOR UPDATE SKIP LOCKED) AS l
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT p.child_id, p.n FROM wf_parents_done p
-    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id NOT IN (SELECT id FROM wf_locked)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d
@@ -1812,18 +1874,21 @@ SELECT count(*) FROM done;
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
+    FROM (SELECT id, n FROM wf_locked
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1878,14 +1943,13 @@ WITH succeeded AS (
 ), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
-      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
-    ORDER BY j.id FOR UPDATE SKIP LOCKED
+    SELECT l.id, p.n FROM wf_parents_done p
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j
+                        WHERE j.id = p.child_id AND j.state = 'waiting' AND j.pending_parents <= p.n + 64
+                        FOR UPDATE SKIP LOCKED) AS l
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT p.child_id, p.n FROM wf_parents_done p
-    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id NOT IN (SELECT id FROM wf_locked)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d
@@ -1893,18 +1957,21 @@ WITH succeeded AS (
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
+    FROM (SELECT id, n FROM wf_locked
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1961,14 +2028,13 @@ WITH succeeded AS (
 ), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
-      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
-    ORDER BY j.id FOR UPDATE SKIP LOCKED
+    SELECT l.id, p.n FROM wf_parents_done p
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j
+                        WHERE j.id = p.child_id AND j.state = 'waiting' AND j.pending_parents <= p.n + 64
+                        FOR UPDATE SKIP LOCKED) AS l
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT p.child_id, p.n FROM wf_parents_done p
-    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id NOT IN (SELECT id FROM wf_locked)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d
@@ -1976,18 +2042,21 @@ WITH succeeded AS (
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
+    FROM (SELECT id, n FROM wf_locked
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -2314,14 +2383,13 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 ), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
-      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
-    ORDER BY j.id FOR UPDATE SKIP LOCKED
+    SELECT l.id, p.n FROM wf_parents_done p
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j
+                        WHERE j.id = p.child_id AND j.state = 'waiting' AND j.pending_parents <= p.n + 64
+                        FOR UPDATE SKIP LOCKED) AS l
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT p.child_id, p.n FROM wf_parents_done p
-    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id NOT IN (SELECT id FROM wf_locked)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d
@@ -2329,18 +2397,21 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
+    FROM (SELECT id, n FROM wf_locked
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -2473,14 +2544,13 @@ WITH succeeded AS (
 ), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
-      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
-    ORDER BY j.id FOR UPDATE SKIP LOCKED
+    SELECT l.id, p.n FROM wf_parents_done p
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j
+                        WHERE j.id = p.child_id AND j.state = 'waiting' AND j.pending_parents <= p.n + 64
+                        FOR UPDATE SKIP LOCKED) AS l
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT p.child_id, p.n FROM wf_parents_done p
-    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id NOT IN (SELECT id FROM wf_locked)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d
@@ -2488,18 +2558,21 @@ WITH succeeded AS (
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
+    FROM (SELECT id, n FROM wf_locked
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -2634,14 +2707,13 @@ WITH succeeded AS (
 ), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
-      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
-    ORDER BY j.id FOR UPDATE SKIP LOCKED
+    SELECT l.id, p.n FROM wf_parents_done p
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j
+                        WHERE j.id = p.child_id AND j.state = 'waiting' AND j.pending_parents <= p.n + 64
+                        FOR UPDATE SKIP LOCKED) AS l
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT p.child_id, p.n FROM wf_parents_done p
-    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id NOT IN (SELECT id FROM wf_locked)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d
@@ -2649,18 +2721,21 @@ WITH succeeded AS (
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
+    FROM (SELECT id, n FROM wf_locked
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -2816,14 +2891,20 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
@@ -2833,14 +2914,17 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)

@@ -35,10 +35,8 @@ final class WorkflowCascade {
     static final String DEPOSITED = ", ARRAY(SELECT id FROM wf_deposited) AS wf_deposits";
 
     /**
-     * A child with more parents pending than this beyond the ones a completion finished (the most it finished of
-     * one child: a bound read once, where a join of every child with its own count would compare each with each
-     * in a fan-out of thousands) is not locked by it at all:
-     * its count is left to be folded, many parents' at a time, so that a large fan-in's row is updated once per
+     * A child with more parents pending than this beyond the ones a completion finished of it is not locked by
+     * it at all: its count is left to be folded, many parents' at a time, so that a large fan-in's row is updated once per
      * fold rather than once per parent; its last parents lock it and release it in their own transaction.
      */
     static final int FAR_FROM_RELEASE = 64;
@@ -89,18 +87,22 @@ final class WorkflowCascade {
                 DELETE FROM {schema}.job_dependency d WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_moved))
                 RETURNING d.child_id""")
             .then("wf_parents_done", "SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id")
+            // each child is looked up and locked by its primary key from its own count (a lateral subquery that
+            // locks cannot be merged into a join), and every later step takes the locked children with their
+            // counts or through a hashed NOT IN: no step joins two of these sets, which PostgreSQL's generic plan
+            // (estimated at a child or two) runs as a nested loop comparing each child with every other
             .then("wf_locked", """
-                SELECT j.id FROM {schema}.job j
-                WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND %s
-                  AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + %d
-                ORDER BY j.id FOR UPDATE SKIP LOCKED""".formatted(Transition.UNBLOCK.guard("j"), FAR_FROM_RELEASE))
+                SELECT l.id, p.n FROM wf_parents_done p
+                CROSS JOIN LATERAL (SELECT j.id FROM {schema}.job j
+                                    WHERE j.id = p.child_id AND %s AND j.pending_parents <= p.n + %d
+                                    FOR UPDATE SKIP LOCKED) AS l""".formatted(Transition.UNBLOCK.guard("j"),
+                FAR_FROM_RELEASE))
             .then("wf_deposited", """
                 INSERT INTO {schema}.job_dependency_done (child_id, satisfied)
-                SELECT p.child_id, p.n FROM wf_parents_done p
-                WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
+                SELECT child_id, n FROM wf_parents_done WHERE child_id NOT IN (SELECT id FROM wf_locked)
                 RETURNING id""")
             .then(folded("SELECT id FROM wf_locked", """
-                SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
+                SELECT id, n FROM wf_locked
                 UNION ALL
                 """))
             .then(released())
@@ -155,7 +157,7 @@ final class WorkflowCascade {
                 DELETE FROM {schema}.job_dependency_done d
                 WHERE d.id = ANY(ARRAY(SELECT s.id FROM {schema}.job_dependency_done s
                                        WHERE s.child_id = ANY(ARRAY(SELECT child_id FROM wf_children))
-                                         AND NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = s.child_id)
+                                         AND s.child_id NOT IN (SELECT id FROM wf_locked)
                                        FOR UPDATE SKIP LOCKED))
                 RETURNING d.id""")
             .then(folded("SELECT id FROM wf_locked", ""))
@@ -171,23 +173,36 @@ final class WorkflowCascade {
             "SELECT DISTINCT queue FROM wf_released WHERE state = 'ready'");
 
     /**
-     * {@link Transition#UNBLOCK} of the locked children by the edges they had satisfied, with its deltas. A child is
-     * due against the time of this statement, not of its transaction: a TRANSACTIONAL claim's transaction can have
-     * begun before the child's workflow was committed (its start is taken when its first statement arrives, the
-     * claim's snapshot only when that statement runs), and against that earlier clock a child due at its submission
-     * looked scheduled, to wait for the next promotion.
+     * {@link Transition#UNBLOCK} of the locked children by the edges they had satisfied, with its deltas. Every
+     * child of {@code wf_satisfied} is one the caller's {@code wf_locked} holds under the transition's guard.
+     *
+     * <p>The update joins nothing: the counts come as two arrays ordered by child id, the jobs are found by their
+     * primary key from the ids, and each job's count by a binary search of the ids ({@code width_bucket} of an
+     * id in a sorted array of distinct ids is its position). A join of the job table with the counts was planned
+     * from statistics (a job table emptied by its last drain, a row or two waiting), and the plan then compared
+     * every waiting child with every count: 10,000 × 10,000 for one fan-out, 15–20 s inside the parent's
+     * commit, which a statement timeout cancelled on every attempt. For the same reason the transition's guard
+     * ({@code state = 'waiting'}) is checked where the children are locked and not again here: estimated at a
+     * row or two, it made the scan of waiting jobs the way in, each compared with every id.
+     *
+     * <p>A child is due against the time of this statement, not of its transaction: a TRANSACTIONAL claim's
+     * transaction can have begun before the child's workflow was committed (its start is taken when its first
+     * statement arrives, the claim's snapshot only when that statement runs), and against that earlier clock a
+     * child due at its submission looked scheduled, to wait for the next promotion.
      */
     private Steps released() {
-        return Steps.step("wf_released", """
+        return Steps.step("wf_satisfied_sorted", """
+                SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+                FROM wf_satisfied""")
+            .then("wf_released", """
                 %s
                 UPDATE {schema}.job j
-                SET pending_parents = j.pending_parents - s.n,
-                    state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+                SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+                    state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                                  WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-                FROM wf_satisfied s
-                WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND %s
-                RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key""".formatted(Transition.UNBLOCK.tag(),
-                Transition.UNBLOCK.guard("j")))
+                FROM wf_satisfied_sorted s
+                WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+                RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key""".formatted(Transition.UNBLOCK.tag()))
             .then(counters.delta(Transition.UNBLOCK, "wf_released", Counters.Rows.MANY))
             .then(FAIRNESS.activate("wf_released", "wf_", true));
     }
@@ -218,14 +233,21 @@ final class WorkflowCascade {
                 WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
                   AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
                 RETURNING d.child_id""")
-            .then("wf_satisfied", """
+            .then("wf_satisfying", """
                 SELECT child_id, count(*) AS n FROM wf_consumed
                 WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
                 GROUP BY child_id""")
+            // the children to release (with their counts) and to cancel, locked in id order, each by its primary
+            // key from its own row (see completed)
             .then("wf_locked", """
-                SELECT j.id FROM {schema}.job j
-                WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND %s
-                ORDER BY j.id FOR UPDATE""".formatted(Transition.CANCEL_DEPENDANTS.guard("j")))
+                SELECT l.id, c.n
+                FROM (SELECT child_id, n FROM wf_satisfying
+                      UNION ALL
+                      SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+                      ORDER BY 1) AS c (child_id, n)
+                CROSS JOIN LATERAL (SELECT j.id FROM {schema}.job j WHERE j.id = c.child_id AND %s
+                                    FOR UPDATE) AS l""".formatted(Transition.CANCEL_DEPENDANTS.guard("j")))
+            .then("wf_satisfied", "SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL")
             .then("wf_cancelled", """
                 %s
                 DELETE FROM {schema}.job j

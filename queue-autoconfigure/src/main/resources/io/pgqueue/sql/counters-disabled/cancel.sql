@@ -51,28 +51,37 @@
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
     j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -249,28 +258,37 @@ UNION ALL SELECT id, false, NULL::text[], NULL::text[] FROM requested;
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
     j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k

@@ -72,28 +72,37 @@ SELECT count(*) FROM snoozed;
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
     j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -294,28 +303,37 @@ SELECT count(*) FROM cancelled;
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
     j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -484,28 +502,37 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
     j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -698,28 +725,37 @@ SELECT count(*) FROM failed;
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
     j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -916,28 +952,37 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
     j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -1190,28 +1235,37 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
     j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -1450,28 +1504,37 @@ SELECT count(*) FROM snoozed;
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
     j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -1647,14 +1710,13 @@ SELECT count(*) FROM done;
 ), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
-      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
-    ORDER BY j.id FOR UPDATE SKIP LOCKED
+    SELECT l.id, p.n FROM wf_parents_done p
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j
+                        WHERE j.id = p.child_id AND j.state = 'waiting' AND j.pending_parents <= p.n + 64
+                        FOR UPDATE SKIP LOCKED) AS l
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT p.child_id, p.n FROM wf_parents_done p
-    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id NOT IN (SELECT id FROM wf_locked)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d
@@ -1662,18 +1724,21 @@ SELECT count(*) FROM done;
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
+    FROM (SELECT id, n FROM wf_locked
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -1725,14 +1790,13 @@ WITH succeeded AS (
 ), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
-      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
-    ORDER BY j.id FOR UPDATE SKIP LOCKED
+    SELECT l.id, p.n FROM wf_parents_done p
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j
+                        WHERE j.id = p.child_id AND j.state = 'waiting' AND j.pending_parents <= p.n + 64
+                        FOR UPDATE SKIP LOCKED) AS l
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT p.child_id, p.n FROM wf_parents_done p
-    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id NOT IN (SELECT id FROM wf_locked)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d
@@ -1740,18 +1804,21 @@ WITH succeeded AS (
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
+    FROM (SELECT id, n FROM wf_locked
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -1805,14 +1872,13 @@ WITH succeeded AS (
 ), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
-      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
-    ORDER BY j.id FOR UPDATE SKIP LOCKED
+    SELECT l.id, p.n FROM wf_parents_done p
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j
+                        WHERE j.id = p.child_id AND j.state = 'waiting' AND j.pending_parents <= p.n + 64
+                        FOR UPDATE SKIP LOCKED) AS l
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT p.child_id, p.n FROM wf_parents_done p
-    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id NOT IN (SELECT id FROM wf_locked)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d
@@ -1820,18 +1886,21 @@ WITH succeeded AS (
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
+    FROM (SELECT id, n FROM wf_locked
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -2140,14 +2209,13 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
 ), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
-      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
-    ORDER BY j.id FOR UPDATE SKIP LOCKED
+    SELECT l.id, p.n FROM wf_parents_done p
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j
+                        WHERE j.id = p.child_id AND j.state = 'waiting' AND j.pending_parents <= p.n + 64
+                        FOR UPDATE SKIP LOCKED) AS l
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT p.child_id, p.n FROM wf_parents_done p
-    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id NOT IN (SELECT id FROM wf_locked)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d
@@ -2155,18 +2223,21 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
+    FROM (SELECT id, n FROM wf_locked
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -2293,14 +2364,13 @@ WITH succeeded AS (
 ), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
-      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
-    ORDER BY j.id FOR UPDATE SKIP LOCKED
+    SELECT l.id, p.n FROM wf_parents_done p
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j
+                        WHERE j.id = p.child_id AND j.state = 'waiting' AND j.pending_parents <= p.n + 64
+                        FOR UPDATE SKIP LOCKED) AS l
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT p.child_id, p.n FROM wf_parents_done p
-    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id NOT IN (SELECT id FROM wf_locked)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d
@@ -2308,18 +2378,21 @@ WITH succeeded AS (
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
+    FROM (SELECT id, n FROM wf_locked
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -2448,14 +2521,13 @@ WITH succeeded AS (
 ), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
-      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
-    ORDER BY j.id FOR UPDATE SKIP LOCKED
+    SELECT l.id, p.n FROM wf_parents_done p
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j
+                        WHERE j.id = p.child_id AND j.state = 'waiting' AND j.pending_parents <= p.n + 64
+                        FOR UPDATE SKIP LOCKED) AS l
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT p.child_id, p.n FROM wf_parents_done p
-    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id NOT IN (SELECT id FROM wf_locked)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d
@@ -2463,18 +2535,21 @@ WITH succeeded AS (
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
+    FROM (SELECT id, n FROM wf_locked
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -2621,28 +2696,37 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
     WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked INTERSECT SELECT id FROM wf_doomed)) AND j.state = 'waiting'
     RETURNING j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,
     j.run_at, j.attempted_at, j.last_error, j.workflow_id, j.batch_id, 'cancelled' AS state
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k

@@ -23,7 +23,7 @@ WITH wf_children AS (
     DELETE FROM "pgqueue".job_dependency_done d
     WHERE d.id = ANY(ARRAY(SELECT s.id FROM "pgqueue".job_dependency_done s
                            WHERE s.child_id = ANY(ARRAY(SELECT child_id FROM wf_children))
-                             AND NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = s.child_id)
+                             AND s.child_id NOT IN (SELECT id FROM wf_locked)
                            FOR UPDATE SKIP LOCKED))
     RETURNING d.id
 ), wf_folded AS (
@@ -34,14 +34,17 @@ WITH wf_children AS (
     SELECT child_id, sum(n)::int AS n
     FROM (SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k

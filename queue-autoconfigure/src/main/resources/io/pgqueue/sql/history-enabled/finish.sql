@@ -100,14 +100,20 @@ SELECT count(*) FROM snoozed;
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
@@ -125,14 +131,17 @@ SELECT count(*) FROM snoozed;
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -356,14 +365,20 @@ SELECT count(*) FROM cancelled;
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
@@ -381,14 +396,17 @@ SELECT count(*) FROM cancelled;
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -574,14 +592,20 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
@@ -599,14 +623,17 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -792,14 +819,20 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
@@ -817,14 +850,17 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1012,14 +1048,20 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
@@ -1037,14 +1079,17 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1321,14 +1366,20 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
@@ -1346,14 +1397,17 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1592,14 +1646,20 @@ SELECT count(*) FROM snoozed;
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
@@ -1617,14 +1677,17 @@ SELECT count(*) FROM snoozed;
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1839,14 +1902,13 @@ SELECT count(*) FROM done;
 ), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
-      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
-    ORDER BY j.id FOR UPDATE SKIP LOCKED
+    SELECT l.id, p.n FROM wf_parents_done p
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j
+                        WHERE j.id = p.child_id AND j.state = 'waiting' AND j.pending_parents <= p.n + 64
+                        FOR UPDATE SKIP LOCKED) AS l
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT p.child_id, p.n FROM wf_parents_done p
-    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id NOT IN (SELECT id FROM wf_locked)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d
@@ -1854,18 +1916,21 @@ SELECT count(*) FROM done;
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
+    FROM (SELECT id, n FROM wf_locked
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -2034,14 +2099,13 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
 ), wf_parents_done AS (
     SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_parents_done)) AND j.state = 'waiting'
-      AND j.pending_parents <= (SELECT max(n) FROM wf_parents_done) + 64
-    ORDER BY j.id FOR UPDATE SKIP LOCKED
+    SELECT l.id, p.n FROM wf_parents_done p
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j
+                        WHERE j.id = p.child_id AND j.state = 'waiting' AND j.pending_parents <= p.n + 64
+                        FOR UPDATE SKIP LOCKED) AS l
 ), wf_deposited AS (
     INSERT INTO "pgqueue".job_dependency_done (child_id, satisfied)
-    SELECT p.child_id, p.n FROM wf_parents_done p
-    WHERE NOT EXISTS (SELECT 1 FROM wf_locked l WHERE l.id = p.child_id)
+    SELECT child_id, n FROM wf_parents_done WHERE child_id NOT IN (SELECT id FROM wf_locked)
     RETURNING id
 ), wf_folded AS (
     DELETE FROM "pgqueue".job_dependency_done d
@@ -2049,18 +2113,21 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
     RETURNING d.child_id, d.satisfied
 ), wf_satisfied AS (
     SELECT child_id, sum(n)::int AS n
-    FROM (SELECT child_id, n FROM wf_parents_done WHERE child_id IN (SELECT id FROM wf_locked)
+    FROM (SELECT id, n FROM wf_locked
     UNION ALL
     SELECT child_id, satisfied FROM wf_folded) AS c (child_id, n)
     GROUP BY child_id
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -2224,14 +2291,20 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
       AND d.parent_id <> ALL(ARRAY(SELECT id FROM wf_sources))
     RETURNING d.child_id
-), wf_satisfied AS (
+), wf_satisfying AS (
     SELECT child_id, count(*) AS n FROM wf_consumed
     WHERE (outcome = 'completed' OR policy = 'run') AND child_id NOT IN (SELECT id FROM wf_sources)
     GROUP BY child_id
 ), wf_locked AS (
-    SELECT j.id FROM "pgqueue".job j
-    WHERE j.id = ANY(ARRAY(SELECT child_id FROM wf_satisfied UNION SELECT id FROM wf_doomed)) AND j.state = 'waiting'
-    ORDER BY j.id FOR UPDATE
+    SELECT l.id, c.n
+    FROM (SELECT child_id, n FROM wf_satisfying
+          UNION ALL
+          SELECT DISTINCT id, NULL::bigint FROM wf_doomed
+          ORDER BY 1) AS c (child_id, n)
+    CROSS JOIN LATERAL (SELECT j.id FROM "pgqueue".job j WHERE j.id = c.child_id AND j.state = 'waiting'
+                        FOR UPDATE) AS l
+), wf_satisfied AS (
+    SELECT id AS child_id, n FROM wf_locked WHERE n IS NOT NULL
 ), wf_cancelled AS (
     /* pgqueue:cancel_dependants */
     DELETE FROM "pgqueue".job j
@@ -2249,14 +2322,17 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
 ), counted_cancel_dependants AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, cancelled)
     SELECT queue, -count(*), count(*) FROM wf_cancelled GROUP BY queue
+), wf_satisfied_sorted AS (
+    SELECT array_agg(child_id ORDER BY child_id) AS ids, array_agg(n ORDER BY child_id) AS n
+    FROM wf_satisfied
 ), wf_released AS (
     /* pgqueue:unblock */
     UPDATE "pgqueue".job j
-    SET pending_parents = j.pending_parents - s.n,
-        state = CASE WHEN j.pending_parents > s.n THEN 'waiting'
+    SET pending_parents = j.pending_parents - s.n[width_bucket(j.id, s.ids)],
+        state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
-    FROM wf_satisfied s
-    WHERE j.id = ANY(ARRAY(SELECT id FROM wf_locked)) AND j.id = s.child_id AND j.state = 'waiting'
+    FROM wf_satisfied_sorted s
+    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)

@@ -1,0 +1,127 @@
+package io.pgqueue.workflow;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.pgqueue.admin.QueueAdmin;
+import io.pgqueue.annotation.QueueListener;
+import io.pgqueue.model.WorkflowCounts;
+import io.pgqueue.model.WorkflowState;
+import io.pgqueue.support.Jobs;
+import io.pgqueue.support.QueueContextRunners;
+import io.pgqueue.testsupport.TestDatabase;
+import io.pgqueue.testsupport.TestPostgres;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A node with ten thousand children releases (or cancels) them in one statement that stays linear in their number
+ * whatever plan the server cached for it. PostgreSQL plans a prepared statement once for all executions after its
+ * fifth (a generic plan), from estimates of one or two children; a join that compared every child with every
+ * count then took 15–20 s for one fan-out, so a server with a statement timeout (common in production) cancelled
+ * the root's commit on every attempt and its children never ran. The connections here use the generic plan from
+ * the first execution and a 5 s statement timeout.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class WideReleaseTests {
+
+    private static final int CHILDREN = 10_000;
+
+    private static final TestDatabase database = TestPostgres.createDatabase(WideReleaseTests.class);
+
+    private final ApplicationContextRunner runner = QueueContextRunners.fastListeners(database)
+        .withPropertyValues("spring.datasource.url=" + genericPlansUnderATimeout(database.jdbcUrl()),
+                "spring.datasource.hikari.maximum-pool-size=20")
+        .withBean(Handlers.class);
+
+    private final Jobs jobs = new Jobs(database.dataSource());
+
+    static class Handlers {
+
+        @QueueListener(queue = "wide-root-lease")
+        int leaseRoot(Integer value) {
+            return value;
+        }
+
+        @QueueListener(queue = "wide-root-tx", mode = "TRANSACTIONAL")
+        int transactionalRoot(Integer value) {
+            return value;
+        }
+
+        /** Several jobs per transaction: their success has statements of its own. */
+        @QueueListener(queue = "wide-root-tx-batch", mode = "TRANSACTIONAL", batchSize = "4")
+        int transactionalRootInABatch(Integer value) {
+            return value;
+        }
+
+        @QueueListener(queue = "wide-root-failing", maxAttempts = "1")
+        void failingRoot(Integer value) {
+            throw new IllegalStateException("root fails");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "wide-root-lease", "wide-root-tx", "wide-root-tx-batch" })
+    void aRootReleasesTenThousandChildrenOnAGenericPlan(String rootQueue, CapturedOutput output) {
+        runner.run((context) -> {
+            long workflow = submitFanOut(context, rootQueue);
+            QueueAdmin admin = context.getBean(QueueAdmin.class);
+            // the children's queue has no listener: released, they stay ready
+            await().atMost(Duration.ofSeconds(90))
+                .until(() -> admin.workflow(workflow).orElseThrow().counts().waiting() == 0);
+            WorkflowCounts counts = admin.workflow(workflow).orElseThrow().counts();
+            assertThat(counts.completed()).isEqualTo(1);
+            assertThat(counts.active()).isEqualTo(CHILDREN);
+            assertThat(jobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.job WHERE queue = ? "
+                    + "AND state = 'ready' AND pending_parents = 0", Long.class, rootQueue + "-child"))
+                .isEqualTo(CHILDREN);
+            assertThat(output).doesNotContain("statement timeout");
+        });
+    }
+
+    @Test
+    void aDeadRootCancelsTenThousandChildrenOnAGenericPlan(CapturedOutput output) {
+        runner.run((context) -> {
+            long workflow = submitFanOut(context, "wide-root-failing");
+            QueueAdmin admin = context.getBean(QueueAdmin.class);
+            await().atMost(Duration.ofSeconds(90))
+                .until(() -> admin.workflow(workflow).orElseThrow().counts().waiting() == 0);
+            WorkflowCounts counts = admin.workflow(workflow).orElseThrow().counts();
+            assertThat(counts.dead()).isEqualTo(1);
+            assertThat(counts.cancelled()).isEqualTo(CHILDREN);
+            assertThat(jobs.count("wide-root-failing-child")).isZero();
+            assertThat(admin.workflow(workflow).orElseThrow().state()).isEqualTo(WorkflowState.FAILED);
+            assertThat(output).doesNotContain("statement timeout");
+        });
+    }
+
+    private static long submitFanOut(ApplicationContext context, String rootQueue) {
+        Workflow.Builder builder = Workflow.builder("wide").node(WorkflowNode.of("root", rootQueue, 7));
+        List<WorkflowNode> children = new ArrayList<>();
+        for (int i = 0; i < CHILDREN; i++) {
+            children.add(WorkflowNode.of("c" + i, rootQueue + "-child", i).after("root"));
+        }
+        children.forEach(builder::node);
+        return context.getBean(WorkflowOperations.class).submit(builder.build()).id();
+    }
+
+    /**
+     * The test database's URL with every statement prepared on the server at once and planned generically, as
+     * the driver and the server do after a statement's fifth execution, and a statement timeout.
+     */
+    private static String genericPlansUnderATimeout(String jdbcUrl) {
+        return jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "prepareThreshold=1"
+                + "&options=-c%20plan_cache_mode=force_generic_plan%20-c%20statement_timeout=5s";
+    }
+}
