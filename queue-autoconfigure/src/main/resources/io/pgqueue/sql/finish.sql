@@ -120,7 +120,9 @@ SELECT count(*) FROM snoozed;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -369,7 +371,9 @@ SELECT count(*) FROM cancelled;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -580,7 +584,9 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -818,7 +824,9 @@ SELECT count(*) FROM failed;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1060,7 +1068,9 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1364,7 +1374,9 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1662,7 +1674,9 @@ WHERE id = ANY(:ids) AND state = 'running' AND locked_by = :node AND cancel_requ
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1888,7 +1902,9 @@ SELECT count(*) FROM done;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1971,7 +1987,9 @@ WITH succeeded AS (
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -2056,7 +2074,9 @@ WITH succeeded AS (
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -2411,7 +2431,9 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -2572,7 +2594,9 @@ WITH succeeded AS (
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -2735,7 +2759,9 @@ WITH succeeded AS (
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -2924,7 +2950,9 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)

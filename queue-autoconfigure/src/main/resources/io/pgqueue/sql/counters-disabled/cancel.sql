@@ -81,7 +81,9 @@
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -288,7 +290,9 @@ UNION ALL SELECT id, false, NULL::text[], NULL::text[] FROM requested;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k

@@ -102,7 +102,9 @@ SELECT count(*) FROM snoozed;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -333,7 +335,9 @@ SELECT count(*) FROM cancelled;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -532,7 +536,9 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -755,7 +761,9 @@ SELECT count(*) FROM failed;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -982,7 +990,9 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -1265,7 +1275,9 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -1534,7 +1546,9 @@ SELECT count(*) FROM snoozed;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -1738,7 +1752,9 @@ SELECT count(*) FROM done;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -1818,7 +1834,9 @@ WITH succeeded AS (
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -1900,7 +1918,9 @@ WITH succeeded AS (
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -2237,7 +2257,9 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM succeeded;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -2392,7 +2414,9 @@ WITH succeeded AS (
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -2549,7 +2573,9 @@ WITH succeeded AS (
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -2726,7 +2752,9 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k

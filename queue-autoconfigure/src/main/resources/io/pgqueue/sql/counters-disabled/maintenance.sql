@@ -88,7 +88,9 @@
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -291,7 +293,9 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -499,7 +503,9 @@ SELECT count(*) FROM released;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -707,7 +713,9 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -928,7 +936,9 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k
@@ -1128,7 +1138,9 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), wf_fair_held AS (
     SELECT k.queue, k.key, k.drained FROM "pgqueue".fair_key k

@@ -141,7 +141,9 @@ SELECT count(*) FROM snoozed;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -406,7 +408,9 @@ SELECT count(*) FROM cancelled;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -633,7 +637,9 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -860,7 +866,9 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1089,7 +1097,9 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1407,7 +1417,9 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1687,7 +1699,9 @@ SELECT count(*) FROM snoozed;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -1930,7 +1944,9 @@ SELECT count(*) FROM done;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -2127,7 +2143,9 @@ SELECT count(*), ARRAY(SELECT queue FROM b_woken) AS b_woken FROM done;
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
@@ -2332,7 +2350,9 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
         state = CASE WHEN j.pending_parents > s.n[width_bucket(j.id, s.ids)] THEN 'waiting'
                      WHEN j.run_at > statement_timestamp() THEN 'scheduled' ELSE 'ready' END
     FROM wf_satisfied_sorted s
-    WHERE j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
+    -- the EXISTS is decided once: a statement that satisfied no child does not reach the job table
+    WHERE EXISTS (SELECT FROM wf_satisfied)
+      AND j.id = ANY(s.ids) -- each locked by wf_locked under the guard, which is not repeated here
     RETURNING j.id, j.queue, j.state, j.workflow_id, j.fairness_key
 ), counted_unblock AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, waiting, scheduled, ready)
