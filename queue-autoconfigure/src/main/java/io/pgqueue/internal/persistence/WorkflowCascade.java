@@ -36,8 +36,8 @@ final class WorkflowCascade {
 
     /**
      * A child with more parents pending than this beyond the ones a completion finished of it is not locked by
-     * it at all: its count is left to be folded, many parents' at a time, so that a large fan-in's row is updated once per
-     * fold rather than once per parent; its last parents lock it and release it in their own transaction.
+     * it at all: its count is left to be folded, many parents' at a time, so that a large fan-in's row is updated
+     * once per fold rather than once per parent; its last parents lock it and release it in their own transaction.
      */
     static final int FAR_FROM_RELEASE = 64;
 
@@ -89,8 +89,8 @@ final class WorkflowCascade {
             .then("wf_parents_done", "SELECT child_id, count(*) AS n FROM wf_consumed GROUP BY child_id")
             // each child is looked up and locked by its primary key from its own count (a lateral subquery that
             // locks cannot be merged into a join), and every later step takes the locked children with their
-            // counts or through a hashed NOT IN: no step joins two of these sets, which PostgreSQL's generic plan
-            // (estimated at a child or two) runs as a nested loop comparing each child with every other
+            // counts or through a hashed NOT IN: no step joins two of these sets, which a plan made from a drained
+            // table's statistics (a child or two) runs as a nested loop comparing each child with every other
             .then("wf_locked", """
                 SELECT l.id, p.n FROM wf_parents_done p
                 CROSS JOIN LATERAL (SELECT j.id FROM {schema}.job j
