@@ -193,13 +193,22 @@ final class HandlerPipeline {
                     first.job().workflowId(), first.job().batchId(), first.job().attempt(), first::headers,
                     batchHeaders)) {
                 List<Outcome> outcomes = inside.get();
-                Failure failure = outcomes.stream().filter(Failure.class::isInstance).map(Failure.class::cast)
-                    .findFirst().orElse(null);
+                Failure failure = firstFailure(outcomes);
                 observed.outcome(invocation.batch() ? ((failure == null) ? "success" : "failure")
                         : name(outcomes.get(0)), (failure != null) ? failure.error() : null);
                 return outcomes;
             }
         };
+    }
+
+    /** The first failure among the outcomes, or null (a loop: a stream pipeline per job showed in profiles). */
+    private static @Nullable Failure firstFailure(List<Outcome> outcomes) {
+        for (Outcome outcome : outcomes) {
+            if (outcome instanceof Failure failure) {
+                return failure;
+            }
+        }
+        return null;
     }
 
     private static String name(Outcome outcome) {

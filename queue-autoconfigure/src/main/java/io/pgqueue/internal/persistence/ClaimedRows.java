@@ -3,7 +3,6 @@ package io.pgqueue.internal.persistence;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,11 +32,11 @@ final class ClaimedRows {
 
     private final int maxAttempts;
 
-    private final int createdAt;
+    private final TimestampColumn createdAt;
 
-    private final int runAt;
+    private final TimestampColumn runAt;
 
-    private final int claimedAt;
+    private final TimestampColumn claimedAt;
 
     private final int timeoutMs;
 
@@ -51,6 +50,9 @@ final class ClaimedRows {
 
     private @Nullable Instant claimTime;
 
+    /** The queue of the rows read so far (a claim's rows are of one queue): one string for all of them. */
+    private @Nullable String lastQueue;
+
     private ClaimedRows(ResultSet rows) throws SQLException {
         this.rows = rows;
         this.id = rows.findColumn("id");
@@ -60,9 +62,9 @@ final class ClaimedRows {
         this.headers = rows.findColumn("headers");
         this.attempts = rows.findColumn("attempts");
         this.maxAttempts = rows.findColumn("max_attempts");
-        this.createdAt = rows.findColumn("created_at");
-        this.runAt = rows.findColumn("run_at");
-        this.claimedAt = rows.findColumn("claimed_at");
+        this.createdAt = TimestampColumn.of(rows, "created_at");
+        this.runAt = TimestampColumn.of(rows, "run_at");
+        this.claimedAt = TimestampColumn.of(rows, "claimed_at");
         this.timeoutMs = rows.findColumn("timeout_ms");
         this.priority = rows.findColumn("priority");
         this.workflowId = rows.findColumn("workflow_id");
@@ -83,7 +85,7 @@ final class ClaimedRows {
             if (rests != null) {
                 rests.add(rows.getString(rest));
             }
-            Instant runAt = instant(rows, claimed.runAt);
+            Instant runAt = claimed.runAt.read(rows);
             ClaimCursor position = new ClaimCursor(rows.getInt(claimed.priority), runAt, rows.getLong(claimed.id));
             last = (last == null) ? position : ClaimCursor.later(last, position);
             jobs.add(claimed.job(runAt));
@@ -114,7 +116,7 @@ final class ClaimedRows {
             }
             keyAlone = rows.getBoolean(alone);
             if (rows.getObject(claimed.id) != null) {
-                jobs.add(claimed.job(instant(rows, claimed.runAt)));
+                jobs.add(claimed.job(claimed.runAt.read(rows)));
             }
         }
         return new FairRows(new Claim(jobs, promoted, null, emptied), keyAlone);
@@ -124,24 +126,29 @@ final class ClaimedRows {
     record FairRows(Claim claim, boolean keyAlone) {
     }
 
+    /**
+     * The queue's name as the first row had it: the same string for every job of the claim, whose hash is then
+     * computed once for the maps that every job's metrics and bookkeeping look the queue up in.
+     */
+    private String sameQueue(String read) {
+        String last = lastQueue;
+        if (read.equals(last)) {
+            return last;
+        }
+        lastQueue = read;
+        return read;
+    }
+
     /** The job of the current row, whose run-at was read already. */
     private ClaimedJob job(Instant runAt) throws SQLException {
         if (claimTime == null) {
-            claimTime = instant(rows, claimedAt);
+            claimTime = claimedAt.read(rows);
         }
         Long workflow = rows.getObject(workflowId, Long.class);
         Long batch = rows.getObject(batchId, Long.class);
-        return new ClaimedJob(rows.getLong(id), rows.getString(queue), rows.getString(payload),
+        return new ClaimedJob(rows.getLong(id), sameQueue(rows.getString(queue)), rows.getString(payload),
                 rows.getString(payloadType), rows.getString(headers), rows.getInt(attempts), rows.getInt(maxAttempts),
-                instant(rows, createdAt), runAt, claimTime, rows.getObject(timeoutMs, Long.class), workflow, batch,
+                createdAt.read(rows), runAt, claimTime, rows.getObject(timeoutMs, Long.class), workflow, batch,
                 rows.getString(fairnessKey), Cascades.of(workflow, batch));
-    }
-
-    /**
-     * A claimed row's timestamp: read as an {@link OffsetDateTime}, which the driver parses directly, where
-     * {@code getTimestamp} goes through a {@code GregorianCalendar}.
-     */
-    private static Instant instant(ResultSet rows, int column) throws SQLException {
-        return rows.getObject(column, OffsetDateTime.class).toInstant();
     }
 }

@@ -22,6 +22,7 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.ClassUtils;
@@ -304,6 +305,9 @@ final class Jdbc {
             if (sql.isPlannedPerExecution()) {
                 PgStatements.planEachExecution(statement);
             }
+            else if (sql.isPreparedAtOnce()) {
+                PgStatements.prepareAtOnce(statement);
+            }
             Params params = new Params(sql, connection, statement);
             binder.bind(params);
             params.checkComplete();
@@ -329,6 +333,16 @@ final class Jdbc {
         static boolean transactionAborted(Connection connection) throws SQLException {
             return DRIVER_PRESENT && connection.isWrapperFor(BaseConnection.class)
                     && connection.unwrap(BaseConnection.class).getTransactionState() == TransactionState.FAILED;
+        }
+
+        /** Prepared on the server at its first execution, unless the connection never prepares (threshold 0). */
+        static void prepareAtOnce(PreparedStatement statement) throws SQLException {
+            if (DRIVER_PRESENT && statement.isWrapperFor(PGStatement.class)) {
+                PGStatement driverStatement = statement.unwrap(PGStatement.class);
+                if (driverStatement.getPrepareThreshold() > 1) {
+                    driverStatement.setPrepareThreshold(1);
+                }
+            }
         }
 
         static void planEachExecution(PreparedStatement statement) throws SQLException {
@@ -375,18 +389,18 @@ final class Jdbc {
      * of such a transaction.
      */
     boolean transactionAborted() {
-        if (!inTransactionOnDataSource()) {
+        // the transaction's connection read from its holder, one look-up of the thread's resources, not
+        // DataSourceUtils' get and release (three): asked after every TRANSACTIONAL job a handler ran
+        if (!TransactionSynchronizationManager.isActualTransactionActive()
+                || !(TransactionSynchronizationManager.getResource(dataSource) instanceof ConnectionHolder holder)
+                || holder.getConnectionHandle() == null) {
             return false;
         }
-        Connection connection = DataSourceUtils.getConnection(dataSource);
         try {
-            return PgStatements.transactionAborted(connection);
+            return PgStatements.transactionAborted(holder.getConnection());
         }
         catch (SQLException ex) {
             throw translated(ex);
-        }
-        finally {
-            DataSourceUtils.releaseConnection(connection, dataSource);
         }
     }
 

@@ -118,6 +118,18 @@ final class Sql {
         return plannedPerExecution;
     }
 
+    /**
+     * Whether the statement is prepared on the server at its first execution on a connection rather than its
+     * fifth (pgjdbc's default {@code prepareThreshold}): pgqueue's claims ({@code claim.*}), which run once per
+     * batch of jobs, a statement for each claim size, and whose rows are read field by field. A statement
+     * prepared on the server returns its rows in binary form from its second execution, which are cheaper to
+     * read than text (a timestamp most of all), and is not parsed and planned anew each time. A connection that
+     * never prepares ({@code prepareThreshold=0}, for a transaction pooler) is left so.
+     */
+    boolean isPreparedAtOnce() {
+        return name != null && name.startsWith("claim.");
+    }
+
     /** Parses a statement that names no table of pgqueue's schema. */
     static Sql parse(String sql) {
         return parse(sql, null);
