@@ -14,6 +14,7 @@ import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
+import org.postgresql.PGResultSetMetaData;
 import org.postgresql.PGStatement;
 import org.postgresql.core.BaseConnection;
 import org.postgresql.core.TransactionState;
@@ -319,8 +320,11 @@ final class Jdbc {
         }
     }
 
-    /** Touches the PostgreSQL driver's own types only when the driver is there (it is an optional dependency). */
-    private static final class PgStatements {
+    /**
+     * Touches the PostgreSQL driver's own types only when the driver is there (it is an optional dependency): the
+     * one place in pgqueue that does.
+     */
+    static final class PgStatements {
 
         private static final boolean DRIVER_PRESENT = ClassUtils.isPresent("org.postgresql.PGStatement",
                 Jdbc.class.getClassLoader());
@@ -333,6 +337,19 @@ final class Jdbc {
         static boolean transactionAborted(Connection connection) throws SQLException {
             return DRIVER_PRESENT && connection.isWrapperFor(BaseConnection.class)
                     && connection.unwrap(BaseConnection.class).getTransactionState() == TransactionState.FAILED;
+        }
+
+        /**
+         * Whether the driver sent the column of this result in binary form (a server-prepared statement's rows);
+         * false when the result is not the PostgreSQL driver's.
+         */
+        static boolean binaryFormat(ResultSet rows, int column) throws SQLException {
+            if (!DRIVER_PRESENT) {
+                return false;
+            }
+            java.sql.ResultSetMetaData metaData = rows.getMetaData();
+            return metaData.isWrapperFor(PGResultSetMetaData.class)
+                    && metaData.unwrap(PGResultSetMetaData.class).getFormat(column) == 1;
         }
 
         /** Prepared on the server at its first execution, unless the connection never prepares (threshold 0). */

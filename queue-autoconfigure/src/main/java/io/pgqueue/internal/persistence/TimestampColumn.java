@@ -5,10 +5,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 
-import org.postgresql.PGResultSetMetaData;
-
-import org.springframework.util.ClassUtils;
-
 /**
  * Reads a {@code timestamptz} column of every row of one result as an {@link Instant}, the cheapest way its
  * format allows. pgjdbc sends a server-prepared statement's timestamps in binary form: eight bytes, microseconds
@@ -19,9 +15,6 @@ import org.springframework.util.ClassUtils;
  * which pgjdbc parses.
  */
 final class TimestampColumn {
-
-    private static final boolean DRIVER_PRESENT = ClassUtils.isPresent("org.postgresql.PGResultSetMetaData",
-            TimestampColumn.class.getClassLoader());
 
     /** Microseconds from 1970-01-01 to PostgreSQL's epoch, 2000-01-01 (UTC). */
     private static final long POSTGRES_EPOCH_MICROS = 946_684_800_000_000L;
@@ -43,16 +36,7 @@ final class TimestampColumn {
     /** The column of this label in the result (whose format is the same in every row). */
     static TimestampColumn of(ResultSet rows, String label) throws SQLException {
         int column = rows.findColumn(label);
-        return new TimestampColumn(column, binary(rows, column));
-    }
-
-    private static boolean binary(ResultSet rows, int column) throws SQLException {
-        if (!DRIVER_PRESENT) {
-            return false;
-        }
-        java.sql.ResultSetMetaData metaData = rows.getMetaData();
-        return metaData.isWrapperFor(PGResultSetMetaData.class)
-                && metaData.unwrap(PGResultSetMetaData.class).getFormat(column) == 1;
+        return new TimestampColumn(column, Jdbc.PgStatements.binaryFormat(rows, column));
     }
 
     /** The current row's value (never null in the columns read this way). */
