@@ -359,8 +359,6 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.fair-and-delete-alone:10
 /* pgqueue:claim.fair-and-delete-alone:10 */
-SAVEPOINT pgqueue_claim;
-/* pgqueue:claim.fair-and-delete-alone:10 #2 */
 /* pgqueue:claim_delete */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_alone AS (
@@ -387,12 +385,14 @@ SAVEPOINT pgqueue_claim;
               j.attempts + 1 AS attempts, coalesce(j.max_attempts, :default_max_attempts) AS max_attempts,
               j.created_at, j.run_at, j.group_key, j.dedup_key, now() AS claimed_at, j.timeout_ms,
               now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
-              j.fairness_key
+              j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
 ), counted_claim_delete AS (
     INSERT INTO "pgqueue".queue_counter_delta (queue, ready, completed)
     SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
 )
-SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key FROM claimed;
+SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key, rest FROM claimed;
+/* pgqueue:claim.fair-and-delete-alone:10 #2 */
+SAVEPOINT pgqueue_claim;
 
 -- name: claim.fair-and-delete:10-of-16
 /* pgqueue:claim.fair-and-delete:10-of-16 */

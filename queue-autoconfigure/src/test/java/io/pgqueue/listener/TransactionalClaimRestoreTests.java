@@ -46,10 +46,12 @@ class TransactionalClaimRestoreTests {
 
     /** Every column of a job's row but those a failed attempt changes. */
     private static final String UNCHANGED_BY_A_FAILURE = "SELECT id, (to_jsonb(j) - 'state' - 'attempts' - 'last_error' "
-            + "- 'run_at' - 'max_attempts')::text AS image FROM pgqueue.job j WHERE queue = 'tx-restore' ORDER BY id";
+            + "- 'run_at' - 'max_attempts')::text AS image FROM pgqueue.job j WHERE queue = ? ORDER BY id";
 
     private final ApplicationContextRunner runner = QueueContextRunners.fastListeners(database)
-        .withPropertyValues("pgqueue.history.enabled=true", "pgqueue.listener.backoff.jitter=0")
+        .withPropertyValues("pgqueue.history.enabled=true", "pgqueue.listener.backoff.jitter=0",
+                "pgqueue.queues.tx-fair-top-level.fairness.enabled=true",
+                "pgqueue.queues.tx-fair-restore.fairness.enabled=true")
         .withBean(Handlers.class);
 
     static class Handlers {
@@ -94,6 +96,20 @@ class TransactionalClaimRestoreTests {
         @QueueListener(queue = "tx-restore", mode = "TRANSACTIONAL", batchSize = "5")
         void failsTheThird(String payload, JobContext context) {
             jdbc.update("INSERT INTO written (job_id, attempt) VALUES (?, ?)", context.id(), context.attempt());
+            if (payload.equals("job 2")) {
+                throw new IllegalStateException("the third fails");
+            }
+        }
+
+        /** A fair queue's handler without an output: only the claim writes a job's history row. */
+        @QueueListener(queue = "tx-fair-top-level", mode = "TRANSACTIONAL", concurrency = "1", batchSize = "5")
+        void fairReads(String payload, JobContext context) {
+            topLevel.put(context.id(), jdbc.queryForObject(TOP_LEVEL_XID, Long.class));
+        }
+
+        @QueueListener(queue = "tx-fair-restore", mode = "TRANSACTIONAL", concurrency = "1", batchSize = "5")
+        void fairFailsTheThird(String payload, JobContext context) {
+            jdbc.update("INSERT INTO fair_written (job_id, attempt) VALUES (?, ?)", context.id(), context.attempt());
             if (payload.equals("job 2")) {
                 throw new IllegalStateException("the third fails");
             }
@@ -187,7 +203,7 @@ class TransactionalClaimRestoreTests {
                         .build()).jobId())
                     .toList();
                 long failed = ids.get(2);
-                List<Map<String, Object>> before = jdbc.queryForList(UNCHANGED_BY_A_FAILURE);
+                List<Map<String, Object>> before = jdbc.queryForList(UNCHANGED_BY_A_FAILURE, "tx-restore");
                 Map<String, Object> failedBefore = jdbc.queryForMap(
                         "SELECT run_at, max_attempts FROM pgqueue.job WHERE id = ?", failed);
                 long completedBefore = completedTotal(jdbc);
@@ -206,7 +222,7 @@ class TransactionalClaimRestoreTests {
                 assertThat(failedAfter.get("attempts")).isEqualTo(1);
                 assertThat(failedAfter.get("last_error")).asString().contains("the third fails");
                 assertThat(failedAfter.get("later")).isEqualTo(true);
-                assertThat(jdbc.queryForList(UNCHANGED_BY_A_FAILURE)).containsExactly(
+                assertThat(jdbc.queryForList(UNCHANGED_BY_A_FAILURE, "tx-restore")).containsExactly(
                         before.stream().filter((row) -> row.get("id").equals(failed)).findFirst().orElseThrow());
                 // the others ran again and completed once, their rolled-back attempt uncounted
                 assertThat(jdbc.queryForList("SELECT attempts FROM pgqueue.job_history WHERE id = ANY(?)",
@@ -225,6 +241,86 @@ class TransactionalClaimRestoreTests {
                     .containsEntry("scheduled", java.math.BigDecimal.ONE)
                     .containsEntry("failed", java.math.BigDecimal.ONE);
             });
+    }
+
+    @Test
+    void aFairQueuesKeyAloneIsClaimedAtTheTopLevelAsAPlainQueuesJobsAre() {
+        runner.run((context) -> {
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            Handlers handlers = context.getBean(Handlers.class);
+            JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+            List<Long> ids = new TransactionTemplate(new DataSourceTransactionManager(context.getBean(DataSource.class)))
+                .execute((status) -> {
+                    sendFirstClaimsBatch(template, "tx-fair-top-level");
+                    return IntStream.range(0, 20)
+                        .mapToObj((i) -> template.send("tx-fair-top-level", "job " + i,
+                                SendOptions.builder().fairnessKey("tenant").build()).jobId())
+                        .toList();
+                });
+            await().atMost(Duration.ofSeconds(20)).until(() -> archived(jdbc, ids) == ids.size());
+            for (long id : ids) {
+                // the claim archived the job (the handler has no output to write into its row afterwards): at the
+                // transaction's top level, not in the savepoint's subtransaction
+                assertThat(jdbc.queryForObject("SELECT xmin::text::bigint FROM pgqueue.job_history WHERE id = ?",
+                        Long.class, id)).as("xmin of job %d's history row", id).isEqualTo(handlers.topLevel.get(id));
+            }
+        });
+    }
+
+    @Test
+    void aFailureInAFairKeyAlonesBatchPutsEveryClaimedRowBackAsItWas() {
+        JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+        jdbc.execute("CREATE TABLE IF NOT EXISTS fair_written (job_id bigint, attempt int)");
+        runner.withPropertyValues("pgqueue.listener.backoff.initial=1h", "pgqueue.listener.backoff.max=1h")
+            .run((context) -> {
+                QueueTemplate template = context.getBean(QueueTemplate.class);
+                List<Long> ids = new TransactionTemplate(new DataSourceTransactionManager(context.getBean(DataSource.class)))
+                    .execute((status) -> {
+                        sendFirstClaimsBatch(template, "tx-fair-restore");
+                        return IntStream.range(0, 5)
+                            .mapToObj((i) -> template.send("tx-fair-restore", "job " + i, SendOptions.builder()
+                                .fairnessKey("tenant")
+                                .priority(i + 1)
+                                .header("tenant", "t" + i)
+                                .groupKey("group " + i)
+                                .dedupKey("dedup " + i)
+                                .timeout(Duration.ofSeconds(30 + i))
+                                .build()).jobId())
+                            .toList();
+                    });
+                long failed = ids.get(2);
+                List<Map<String, Object>> before = jdbc.queryForList(UNCHANGED_BY_A_FAILURE, "tx-fair-restore")
+                    .stream().filter((row) -> row.get("id").equals(failed)).toList();
+                await().atMost(Duration.ofSeconds(20)).until(() -> archived(jdbc, ids) == 4);
+
+                assertThat(jdbc.queryForMap("SELECT state, attempts, last_error FROM pgqueue.job WHERE id = ?", failed))
+                    .containsEntry("state", "scheduled")
+                    .containsEntry("attempts", 1)
+                    .hasEntrySatisfying("last_error", (error) -> assertThat(error).asString().contains("the third fails"));
+                // of the key alone's claim: the failed job as it was sent, the others ran again and completed once
+                assertThat(jdbc.queryForList(UNCHANGED_BY_A_FAILURE, "tx-fair-restore")).containsExactlyElementsOf(before);
+                assertThat(jdbc.queryForList("SELECT attempts FROM pgqueue.job_history WHERE id = ANY(?)",
+                        Integer.class, (Object) ids.toArray(Long[]::new))).hasSize(4).containsOnly(1);
+                assertThat(jdbc.queryForList("SELECT job_id FROM fair_written WHERE job_id = ANY(?) ORDER BY job_id",
+                        Long.class, (Object) ids.toArray(Long[]::new)))
+                    .containsExactlyElementsOf(ids.stream().filter((id) -> id != failed).toList());
+            });
+    }
+
+    /**
+     * Five jobs of a fair queue's only key, of a higher priority than the test's own: its listener's one worker
+     * claims them first, with the fair claim (or the key alone's), which finds the key alone, so that the test's
+     * jobs are claimed as the key alone's.
+     */
+    private static void sendFirstClaimsBatch(QueueTemplate template, String queue) {
+        IntStream.range(0, 5).forEach((i) -> template.send(queue, "first " + i,
+                SendOptions.builder().fairnessKey("tenant").priority(10).build()));
+    }
+
+    /** How many of these jobs have a history row. */
+    private static long archived(JdbcTemplate jdbc, List<Long> ids) {
+        return jdbc.queryForObject("SELECT count(*) FROM pgqueue.job_history WHERE id = ANY(?)", Long.class,
+                (Object) ids.toArray(Long[]::new));
     }
 
     private static long completedTotal(JdbcTemplate jdbc) {

@@ -370,13 +370,17 @@ final class ClaimStatements {
 
     /**
      * The TRANSACTIONAL claim of a fair queue's key alone of this size ({@link FairnessCascade#leasedAlone}'s
-     * picking, then the deletion of the jobs picked), its savepoint first as a fair TRANSACTIONAL claim's. Made on
-     * first use.
+     * picking, then the deletion of the jobs picked), then its savepoint, as a plain TRANSACTIONAL claim's: it
+     * charges no key and takes no cap's slot, so nothing of it needs the rollback to the savepoint to be undone, and
+     * handlers that succeed run in no subtransaction (a failure restores the rows from their rests). Made on first
+     * use.
      */
     Sql fairAndDeleteAlone(int limit) {
         return claimFairAndDeleteAloneBySize.computeIfAbsent(limit, (size) -> schema.sql(
-                "claim.fair-and-delete-alone:" + size, ClaimSavepoint.SET,
-                deletePicked(fairness.leasedAlone(size), JobColumns.CLAIMED_COLUMNS)));
+                "claim.fair-and-delete-alone:" + size,
+                deletePicked(fairness.leasedAlone(size), JobColumns.DELETE_RETURNING_WITH_REST,
+                        JobColumns.CLAIMED_WITH_RESTS),
+                ClaimSavepoint.SET));
     }
 
     /** The fair TRANSACTIONAL claim of this size, made on first use. */
@@ -421,7 +425,7 @@ final class ClaimStatements {
         return Steps.step("claimed", """
                 DELETE FROM {schema}.job j
                 WHERE j.id = ANY(ARRAY(%s))
-                %s, %s AS rest""".formatted(readyIds(after, limit), JobColumns.DELETE_RETURNING, JobColumns.REST_OF_ROW))
+                %s""".formatted(readyIds(after, limit), JobColumns.DELETE_RETURNING_WITH_REST))
             .then(history.archive("claimed", false))
             .then(counters.delta(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY))
             .tagged(Transition.CLAIM_DELETE)
@@ -430,15 +434,19 @@ final class ClaimStatements {
 
     /** The fair TRANSACTIONAL claim: the keys' shares, then the deletion of the jobs picked. */
     private String fairClaimAndDeleteStatement(FairSize size) {
-        return deletePicked(fairness.deleted(size.most(), size.keys()), JobColumns.FAIR_CLAIMED_COLUMNS);
+        return deletePicked(fairness.deleted(size.most(), size.keys()), JobColumns.DELETE_RETURNING,
+                JobColumns.FAIR_CLAIMED_COLUMNS);
     }
 
-    /** The TRANSACTIONAL claim of the jobs the steps {@code picking} picked ({@code fair_picked}), returning {@code columns}. */
-    private String deletePicked(Steps picking, String columns) {
+    /**
+     * The TRANSACTIONAL claim of the jobs the steps {@code picking} picked ({@code fair_picked}), the deleted rows
+     * returning {@code returning} and the statement {@code columns}.
+     */
+    private String deletePicked(Steps picking, String returning, String columns) {
         return picking.then("claimed", """
                 DELETE FROM {schema}.job j
                 WHERE j.id = ANY(ARRAY(SELECT id FROM fair_picked))
-                %s""".formatted(JobColumns.DELETE_RETURNING))
+                %s""".formatted(returning))
             .then(history.archive("claimed", false))
             .then(counters.delta(Transition.CLAIM_DELETE, "claimed", Counters.Rows.MANY))
             .tagged(Transition.CLAIM_DELETE)

@@ -258,10 +258,10 @@ final class JdbcJobEngine implements JobEnginePort {
     @Override
     public Claim claimFairAndDelete(ClaimRequest request, FairShares shares) {
         if (loneKeyQueues.contains(request.queue())) {
-            // a savepoint of the same name after an empty one: rolling back to the newest takes back the claim
+            // claimed at the transaction's top level as a plain claim: when it claims nothing, the fair claim's
+            // savepoint follows its savepoint of the same name, and rolling back to the newest takes back that claim
             Claim lone = transactionalClaim(claims.fairAndDeleteAlone(request.limit()), bindLoneKeyClaim(request, shares),
-                    (rows, promoted) -> ClaimedRows.claimed(rows, promoted, null).withUndo(ClaimUndo.SAVEPOINT)
-                        .ofKeyAlone());
+                    (rows, promoted) -> claimedWithRests(rows, promoted).ofKeyAlone());
             if (!lone.jobs().isEmpty()) {
                 return lone;
             }

@@ -91,6 +91,12 @@ final class JobColumns {
                       now() AS attempted_at, j.last_error, 'completed' AS state, j.priority, j.workflow_id, j.batch_id,
                       j.fairness_key""";
 
+    /**
+     * What a TRANSACTIONAL claim before its savepoint returns of its deleted rows: {@link #DELETE_RETURNING} and
+     * the rest of each row ({@link #REST_OF_ROW}), which restores the row if the claim is taken back.
+     */
+    static final String DELETE_RETURNING_WITH_REST = DELETE_RETURNING + ", " + REST_OF_ROW + " AS rest";
+
     /** What a statement that finishes jobs returns of each row, for the history (with the finished state). */
     static final String FINISHED_COLUMNS = """
             j.id, j.queue, j.payload, j.payload_type, j.headers, j.attempts, j.group_key, j.dedup_key, j.created_at,

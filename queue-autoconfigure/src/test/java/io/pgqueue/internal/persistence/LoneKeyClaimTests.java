@@ -138,7 +138,7 @@ class LoneKeyClaimTests {
     }
 
     @Test
-    void aLoneKeysTransactionalClaimsTakeItsJobsAndGiveThemBackWithTheirSavepoint() {
+    void aLoneKeysTransactionalClaimsTakeItsJobsAtTheTopLevelAndRestoreThemWhenTakenBack() {
         String queue = "lone-transactional";
         ready(queue, "only", 20);
         TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
@@ -148,13 +148,24 @@ class LoneKeyClaimTests {
         Claim alone = transaction.execute((status) -> engine.claimFairAndDelete(request, uncapped));
         assertThat(alone.jobs()).hasSize(4);
         assertThat(alone.keyAlone()).as("claimed as a key alone, charged nothing").isTrue();
-        // a handler failed: the claim is taken back to its savepoint, its jobs ready again
+        // the claim comes before its savepoint, as a plain queue's: rolling back to the savepoint keeps it
         transaction.executeWithoutResult((status) -> {
             assertThat(engine.claimFairAndDelete(request, uncapped).jobs()).hasSize(4);
             jdbc.execute("ROLLBACK TO SAVEPOINT pgqueue_claim");
         });
         assertThat(jdbc.queryForObject("SELECT count(*) FROM pgqueue.job WHERE queue = ?", Long.class, queue))
-            .isEqualTo(12);
+            .isEqualTo(8);
+        // a handler snoozed: the claim is taken back in its transaction, its other jobs ready again
+        transaction.executeWithoutResult((status) -> {
+            Claim taken = engine.claimFairAndDelete(request, uncapped);
+            assertThat(taken.jobs()).hasSize(4);
+            assertThat(taken.undo().restores()).as("restored from the claimed rows").isTrue();
+            engine.snoozeAfterRollback(taken.jobs().get(0).id(), taken.jobs().get(0).attempt(), Duration.ofHours(1),
+                    taken.undo());
+        });
+        assertThat(jdbc.queryForMap("SELECT count(*) FILTER (WHERE state = 'ready') AS ready, "
+                + "count(*) FILTER (WHERE state = 'scheduled') AS scheduled FROM pgqueue.job WHERE queue = ?", queue))
+            .containsEntry("ready", 7L).containsEntry("scheduled", 1L);
 
         ready(queue, "other", 10);
         Claim shared = transaction.execute((status) -> engine.claimFairAndDelete(request, uncapped));
