@@ -266,8 +266,8 @@ final class JdbcJobEngine implements JobEnginePort {
                 return lone;
             }
         }
-        // the keys' charges are part of the claim's statement: the savepoint comes first, so that rolling back to
-        // it refunds them with the jobs
+        // the capped keys' advisory slots are taken in the claim's statement: the savepoint comes first, so that
+        // rolling back to it gives them back with the jobs (the passes move at the commit, by the jobs kept)
         ClaimedRows.FairRows fair = transactionalClaim(claims.fairAndDelete(size(request, shares)), (params) -> {
             bindFairClaim(params, request, shares);
             params.text("fair_lock", "pgqueue.fair." + schema.name() + "." + request.queue() + ".");
