@@ -42,7 +42,7 @@ class FlowControlPaceTests {
     }
 
     /** Jobs 0 and 1 wait for the test's latch; every job's start is recorded. */
-    static class Capped {
+    abstract static class FirstWaveHeld {
 
         final CountDownLatch firstWaveRunning = new CountDownLatch(2);
 
@@ -52,13 +52,20 @@ class FlowControlPaceTests {
 
         volatile long firstWaveReleasedNanos;
 
-        @QueueListener(queue = "capped", concurrency = "4")
-        void run(Step step) throws InterruptedException {
+        void hold(Step step) throws InterruptedException {
             startedNanos.put(step.n(), System.nanoTime());
             if (step.n() < 2) {
                 firstWaveRunning.countDown();
                 assertThat(releaseFirstWave.await(30, TimeUnit.SECONDS)).isTrue();
             }
+        }
+    }
+
+    static class Capped extends FirstWaveHeld {
+
+        @QueueListener(queue = "capped", concurrency = "4")
+        void run(Step step) throws InterruptedException {
+            hold(step);
         }
     }
 
@@ -91,32 +98,18 @@ class FlowControlPaceTests {
             });
     }
 
-    /** A fair queue's jobs of one key, capped at 2 running: jobs 0 and 1 wait for the test's latch. */
-    static class CappedKey {
-
-        final CountDownLatch firstWaveRunning = new CountDownLatch(2);
-
-        final CountDownLatch releaseFirstWave = new CountDownLatch(1);
-
-        final Map<Integer, Long> startedNanos = new ConcurrentHashMap<>();
+    /** A fair queue's jobs of one key, capped at 2 running. */
+    static class CappedKey extends FirstWaveHeld {
 
         @QueueListener(queue = "capped-key", concurrency = "4")
         void lease(Step step) throws InterruptedException {
-            run(step);
+            hold(step);
         }
 
         /** One job per transaction: a batch's jobs run one after the other in one transaction. */
         @QueueListener(queue = "capped-key-tx", mode = "TRANSACTIONAL", concurrency = "4", batchSize = "1")
         void transactional(Step step) throws InterruptedException {
-            run(step);
-        }
-
-        private void run(Step step) throws InterruptedException {
-            startedNanos.put(step.n(), System.nanoTime());
-            if (step.n() < 2) {
-                firstWaveRunning.countDown();
-                assertThat(releaseFirstWave.await(30, TimeUnit.SECONDS)).isTrue();
-            }
+            hold(step);
         }
     }
 

@@ -194,13 +194,7 @@ class TransactionalClaimRestoreTests {
             .run((context) -> {
                 QueueTemplate template = context.getBean(QueueTemplate.class);
                 List<Long> ids = IntStream.range(0, 5)
-                    .mapToObj((i) -> template.send("tx-restore", "job " + i, SendOptions.builder()
-                        .priority(i + 1)
-                        .header("tenant", "t" + i)
-                        .groupKey("group " + i)
-                        .dedupKey("dedup " + i)
-                        .timeout(Duration.ofSeconds(30 + i))
-                        .build()).jobId())
+                    .mapToObj((i) -> template.send("tx-restore", "job " + i, everyColumn(i, SendOptions.builder())).jobId())
                     .toList();
                 long failed = ids.get(2);
                 List<Map<String, Object>> before = jdbc.queryForList(UNCHANGED_BY_A_FAILURE, "tx-restore");
@@ -278,14 +272,8 @@ class TransactionalClaimRestoreTests {
                     .execute((status) -> {
                         sendFirstClaimsBatch(template, "tx-fair-restore");
                         return IntStream.range(0, 5)
-                            .mapToObj((i) -> template.send("tx-fair-restore", "job " + i, SendOptions.builder()
-                                .fairnessKey("tenant")
-                                .priority(i + 1)
-                                .header("tenant", "t" + i)
-                                .groupKey("group " + i)
-                                .dedupKey("dedup " + i)
-                                .timeout(Duration.ofSeconds(30 + i))
-                                .build()).jobId())
+                            .mapToObj((i) -> template.send("tx-fair-restore", "job " + i,
+                                    everyColumn(i, SendOptions.builder().fairnessKey("tenant"))).jobId())
                             .toList();
                     });
                 long failed = ids.get(2);
@@ -315,6 +303,16 @@ class TransactionalClaimRestoreTests {
     private static void sendFirstClaimsBatch(QueueTemplate template, String queue) {
         IntStream.range(0, 5).forEach((i) -> template.send(queue, "first " + i,
                 SendOptions.builder().fairnessKey("tenant").priority(10).build()));
+    }
+
+    /** Job {@code i}'s options: a value of its own in every column a send can set, which a restore must put back. */
+    private static SendOptions everyColumn(int i, SendOptions.Builder options) {
+        return options.priority(i + 1)
+            .header("tenant", "t" + i)
+            .groupKey("group " + i)
+            .dedupKey("dedup " + i)
+            .timeout(Duration.ofSeconds(30 + i))
+            .build();
     }
 
     /** How many of these jobs have a history row. */
