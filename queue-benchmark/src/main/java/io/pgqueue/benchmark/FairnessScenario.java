@@ -207,31 +207,49 @@ final class FairnessScenario {
     /**
      * No-op drains, interleaved ({@link Scenarios#interleaved}: a warm-up round of each, then alternating rounds,
      * medians and each round's ratio, CPU per job of both sides): a fair queue whose jobs have one key against a
-     * plain queue; the fair queue with its jobs over 10,000 keys against over 10 keys.
+     * plain queue (LEASE and TRANSACTIONAL); the fair TRANSACTIONAL queue with its jobs over 10 keys against a plain
+     * queue; the fair LEASE queue over 10,000 keys against over 10 keys. {@code -Dbench.fairness.drains=alone,
+     * alone-tx,keys-tx,keys} runs some of them.
      */
     private static List<Result> drains(Database database, int jobs) throws Exception {
         Handlers.workNanos = 0;
+        List<String> shapes = List.of(System.getProperty("bench.fairness.drains", "alone,alone-tx,keys-tx,keys").split(","));
         List<Result> results = new ArrayList<>();
         String notes = jobs + " no-op jobs, LEASE 128 workers, claims of 100";
-        Scenarios.Pair alone = Scenarios.interleaved(() -> drain(database, "fair-drain", jobs, 1),
-                () -> drain(database, "plain-drain", jobs, 0), jobs);
-        results.add(new Result("fairness drain", "one key alone (plain queue in baseline)", alone.pgqueue(),
-                alone.baseline(), "jobs/s", true, notes + "; " + alone.method()));
-        results.addAll(alone.cpuRows("fairness drain", "one key alone vs plain queue", "drained"));
-        Scenarios.Pair aloneTransactional = Scenarios.interleaved(() -> drain(database, "fair-drain-tx", jobs, 1),
-                () -> drain(database, "plain-drain-tx", jobs, 0), jobs);
-        results.add(new Result("fairness drain", "TRANSACTIONAL, one key alone (plain queue in baseline)",
-                aloneTransactional.pgqueue(), aloneTransactional.baseline(), "jobs/s", true,
-                jobs + " no-op jobs, TRANSACTIONAL 4 workers, claims of 10; " + aloneTransactional.method()));
-        results.addAll(aloneTransactional.cpuRows("fairness drain", "TRANSACTIONAL, one key alone vs plain queue",
-                "drained"));
-        Scenarios.Pair many = Scenarios.interleaved(() -> drain(database, "fair-drain", jobs, 10_000),
-                () -> drain(database, "fair-drain", jobs, 10), jobs);
-        results.add(new Result("fairness drain", "10,000 keys (10 keys in baseline)", many.pgqueue(), many.baseline(),
-                "jobs/s", true, notes + "; " + many.method()));
-        results.addAll(many.cpuRows("fairness drain", "10,000 keys vs 10 keys", "drained"));
+        String transactionalNotes = jobs + " no-op jobs, TRANSACTIONAL 4 workers, claims of 10";
+        if (shapes.contains("alone")) {
+            Scenarios.Pair alone = Scenarios.interleaved(() -> drain(database, "fair-drain", jobs, 1),
+                    () -> drain(database, "plain-drain", jobs, 0), jobs);
+            results.addAll(pairRows(alone, "one key alone (plain queue in baseline)", "one key alone vs plain queue", notes));
+        }
+        if (shapes.contains("alone-tx")) {
+            Scenarios.Pair aloneTransactional = Scenarios.interleaved(() -> drain(database, "fair-drain-tx", jobs, 1),
+                    () -> drain(database, "plain-drain-tx", jobs, 0), jobs);
+            results.addAll(pairRows(aloneTransactional, "TRANSACTIONAL, one key alone (plain queue in baseline)",
+                    "TRANSACTIONAL, one key alone vs plain queue", transactionalNotes));
+        }
+        if (shapes.contains("keys-tx")) {
+            Scenarios.Pair keysTransactional = Scenarios.interleaved(() -> drain(database, "fair-drain-tx", jobs, 10),
+                    () -> drain(database, "plain-drain-tx", jobs, 0), jobs);
+            results.addAll(pairRows(keysTransactional, "TRANSACTIONAL, 10 keys (plain queue in baseline)",
+                    "TRANSACTIONAL, 10 keys vs plain queue", transactionalNotes));
+        }
+        if (shapes.contains("keys")) {
+            Scenarios.Pair many = Scenarios.interleaved(() -> drain(database, "fair-drain", jobs, 10_000),
+                    () -> drain(database, "fair-drain", jobs, 10), jobs);
+            results.addAll(pairRows(many, "10,000 keys (10 keys in baseline)", "10,000 keys vs 10 keys", notes));
+        }
         Handlers.workNanos = TimeUnit.MILLISECONDS.toNanos(5);
         return results;
+    }
+
+    /** A drain pair's throughput row and its CPU rows. */
+    private static List<Result> pairRows(Scenarios.Pair pair, String variant, String cpuVariant, String notes) {
+        List<Result> rows = new ArrayList<>();
+        rows.add(new Result("fairness drain", variant, pair.pgqueue(), pair.baseline(), "jobs/s", true,
+                notes + "; " + pair.method()));
+        rows.addAll(pair.cpuRows("fairness drain", cpuVariant, "drained"));
+        return rows;
     }
 
     /** One drain of {@code jobs} over {@code keys} keys (0: no key): jobs per second; its CPU is metered. */
