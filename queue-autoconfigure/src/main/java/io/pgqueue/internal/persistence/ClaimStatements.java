@@ -358,7 +358,8 @@ final class ClaimStatements {
 
     /** The fair LEASE claim of this size, made on first use. */
     Sql fairLeased(FairSize size) {
-        return claimFairLeased.computeIfAbsent(size, (s) -> schema.sql("claim.fair-lease:" + s.most() + "-of-" + s.keys(), fairClaimLeasedStatement(s)));
+        return claimFairLeased.computeIfAbsent(size, (s) -> schema.sql("claim.fair-lease:" + s.most() + "-of-" + s.keys(),
+                GenericPlan.FORCE, fairClaimLeasedStatement(s), GenericPlan.RESTORE));
     }
 
     /**
@@ -368,8 +369,8 @@ final class ClaimStatements {
      */
     Sql fairLeasedAlone(int limit) {
         return claimFairLeasedAloneBySize.computeIfAbsent(limit, (size) -> schema.sql(
-                "claim.fair-lease-alone:" + size, promoteStatement(true, true),
-                claimPicked(fairness.leasedAlone(size), JobColumns.CLAIMED_COLUMNS)));
+                "claim.fair-lease-alone:" + size, promoteStatement(true, true), GenericPlan.FORCE,
+                claimPicked(fairness.leasedAlone(size), JobColumns.CLAIMED_COLUMNS), GenericPlan.RESTORE));
     }
 
     /**
@@ -381,17 +382,17 @@ final class ClaimStatements {
      */
     Sql fairAndDeleteAlone(int limit) {
         return claimFairAndDeleteAloneBySize.computeIfAbsent(limit, (size) -> schema.sql(
-                "claim.fair-and-delete-alone:" + size,
+                "claim.fair-and-delete-alone:" + size, GenericPlan.FORCE,
                 deletePicked(fairness.leasedAlone(size), JobColumns.DELETE_RETURNING_WITH_REST,
                         JobColumns.CLAIMED_WITH_RESTS),
-                ClaimSavepoint.SET));
+                GenericPlan.RESTORE, ClaimSavepoint.SET));
     }
 
     /** The fair TRANSACTIONAL claim of this size, made on first use. */
     Sql fairAndDelete(FairSize size) {
         return claimFairAndDelete.computeIfAbsent(size,
                 (s) -> schema.sql("claim.fair-and-delete:" + s.most() + "-of-" + s.keys(), ClaimSavepoint.SET,
-                        fairClaimAndDeleteStatement(s)));
+                        GenericPlan.FORCE, fairClaimAndDeleteStatement(s), GenericPlan.RESTORE));
     }
 
     /** The fair LEASE claim: the keys' shares ({@link FairnessCascade}), then the claim of the jobs picked. */
