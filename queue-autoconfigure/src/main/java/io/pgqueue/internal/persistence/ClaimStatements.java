@@ -359,7 +359,7 @@ final class ClaimStatements {
     /** The fair LEASE claim of this size, made on first use. */
     Sql fairLeased(FairSize size) {
         return claimFairLeased.computeIfAbsent(size, (s) -> schema.sql("claim.fair-lease:" + s.most() + "-of-" + s.keys(),
-                GenericPlan.FORCE, fairClaimLeasedStatement(s), GenericPlan.RESTORE));
+                GenericPlan.FORCE_IN_OWN_TRANSACTION, fairClaimLeasedStatement(s)));
     }
 
     /**
@@ -369,8 +369,8 @@ final class ClaimStatements {
      */
     Sql fairLeasedAlone(int limit) {
         return claimFairLeasedAloneBySize.computeIfAbsent(limit, (size) -> schema.sql(
-                "claim.fair-lease-alone:" + size, promoteStatement(true, true), GenericPlan.FORCE,
-                claimPicked(fairness.leasedAlone(size), JobColumns.CLAIMED_COLUMNS), GenericPlan.RESTORE));
+                "claim.fair-lease-alone:" + size, promoteStatement(true, true), GenericPlan.FORCE_IN_OWN_TRANSACTION,
+                claimPicked(fairness.leasedAlone(size), JobColumns.CLAIMED_COLUMNS)));
     }
 
     /**
