@@ -150,9 +150,6 @@ final class ClaimStatements {
 
     final Sql sweepSettle;
 
-    /** Part of a sweep: folds the charges TRANSACTIONAL claims left for keys whose rows another one held. */
-    final Sql foldCharges;
-
     final Sql activateReadyKeys;
 
     final Sql adoptKeylessJobs;
@@ -201,7 +198,6 @@ final class ClaimStatements {
         this.recheckDrained = schema.sql("fairness.recheck-drained", fairness.recheckDrainedStatement());
         this.sweepLock = schema.sql("fairness.sweep-lock", fairness.sweepLockStatement());
         this.sweepSettle = schema.sql("fairness.sweep-settle", fairness.sweepSettleStatement());
-        this.foldCharges = schema.sql("fairness.fold-charges", fairness.foldChargesStatement());
         this.activateReadyKeys = schema.sql("fairness.activate-ready-keys", fairness.activateReadyStatement());
         this.adoptKeylessJobs = schema.sql("fairness.adopt-keyless-jobs", fairness.adoptKeylessStatement());
         this.claimAndDelete = schema.sql("claim.and-delete", claimThenSavepointStatement(false, LIMIT_PARAMETER));

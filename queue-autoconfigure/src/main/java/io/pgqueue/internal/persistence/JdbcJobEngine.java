@@ -356,7 +356,6 @@ final class JdbcJobEngine implements JobEnginePort {
     @Override
     public int sweepFairness(String queue) {
         Integer swept = transactions.execute((status) -> {
-            jdbc.update(claims.foldCharges, (params) -> params.text("queue", queue));
             int marked = jdbc.update(claims.sweepLock, (params) -> params.text("queue", queue));
             return (marked == 0) ? 0 : jdbc.update(claims.sweepSettle, (params) -> params.text("queue", queue));
         });
