@@ -354,8 +354,7 @@ final class ClaimStatements {
 
     /** The fair LEASE claim of this size, made on first use. */
     Sql fairLeased(FairSize size) {
-        return claimFairLeased.computeIfAbsent(size, (s) -> schema.sql("claim.fair-lease:" + s.most() + "-of-" + s.keys(),
-                GenericPlan.FORCE_IN_OWN_TRANSACTION, fairClaimLeasedStatement(s)));
+        return claimFairLeased.computeIfAbsent(size, (s) -> schema.sql("claim.fair-lease:" + s.most() + "-of-" + s.keys(), fairClaimLeasedStatement(s)));
     }
 
     /**
@@ -365,7 +364,7 @@ final class ClaimStatements {
      */
     Sql fairLeasedAlone(int limit) {
         return claimFairLeasedAloneBySize.computeIfAbsent(limit, (size) -> schema.sql(
-                "claim.fair-lease-alone:" + size, promoteStatement(true, true), GenericPlan.FORCE_IN_OWN_TRANSACTION,
+                "claim.fair-lease-alone:" + size, promoteStatement(true, true),
                 claimPicked(fairness.leasedAlone(size), JobColumns.CLAIMED_COLUMNS)));
     }
 
@@ -378,17 +377,17 @@ final class ClaimStatements {
      */
     Sql fairAndDeleteAlone(int limit) {
         return claimFairAndDeleteAloneBySize.computeIfAbsent(limit, (size) -> schema.sql(
-                "claim.fair-and-delete-alone:" + size, GenericPlan.FORCE,
+                "claim.fair-and-delete-alone:" + size,
                 deletePicked(fairness.leasedAlone(size), JobColumns.DELETE_RETURNING_WITH_REST,
                         JobColumns.CLAIMED_WITH_RESTS),
-                GenericPlan.RESTORE, ClaimSavepoint.SET));
+                ClaimSavepoint.SET));
     }
 
     /** The fair TRANSACTIONAL claim of this size, made on first use. */
     Sql fairAndDelete(FairSize size) {
         return claimFairAndDelete.computeIfAbsent(size,
                 (s) -> schema.sql("claim.fair-and-delete:" + s.most() + "-of-" + s.keys(), ClaimSavepoint.SET,
-                        GenericPlan.FORCE, fairClaimAndDeleteStatement(s), GenericPlan.RESTORE));
+                        fairClaimAndDeleteStatement(s)));
     }
 
     /** The fair LEASE claim: the keys' shares ({@link FairnessCascade}), then the claim of the jobs picked. */
