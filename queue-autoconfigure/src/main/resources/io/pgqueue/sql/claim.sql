@@ -193,6 +193,8 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.fair-lease:10-of-16
 /* pgqueue:claim.fair-lease:10-of-16 */
+DO $$ BEGIN PERFORM set_config('plan_cache_mode', 'force_generic_plan', true); END $$;
+/* pgqueue:claim.fair-lease:10-of-16 #2 */
 /* pgqueue:claim_lease */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_candidates AS (
@@ -320,6 +322,8 @@ SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_at
 )
 SELECT count(*) FROM promoted;
 /* pgqueue:claim.fair-lease-alone:10 #2 */
+DO $$ BEGIN PERFORM set_config('plan_cache_mode', 'force_generic_plan', true); END $$;
+/* pgqueue:claim.fair-lease-alone:10 #3 */
 /* pgqueue:claim_lease */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_alone AS (
@@ -359,6 +363,8 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.fair-and-delete-alone:10
 /* pgqueue:claim.fair-and-delete-alone:10 */
+SET LOCAL plan_cache_mode = force_generic_plan;
+/* pgqueue:claim.fair-and-delete-alone:10 #2 */
 /* pgqueue:claim_delete */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_alone AS (
@@ -391,13 +397,17 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
     SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
 )
 SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key, rest FROM claimed;
-/* pgqueue:claim.fair-and-delete-alone:10 #2 */
+/* pgqueue:claim.fair-and-delete-alone:10 #3 */
+SET LOCAL plan_cache_mode TO DEFAULT;
+/* pgqueue:claim.fair-and-delete-alone:10 #4 */
 SAVEPOINT pgqueue_claim;
 
 -- name: claim.fair-and-delete:10-of-16
 /* pgqueue:claim.fair-and-delete:10-of-16 */
 SAVEPOINT pgqueue_claim;
 /* pgqueue:claim.fair-and-delete:10-of-16 #2 */
+SET LOCAL plan_cache_mode = force_generic_plan;
+/* pgqueue:claim.fair-and-delete:10-of-16 #3 */
 /* pgqueue:claim_delete */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_candidates AS (
@@ -458,6 +468,8 @@ SAVEPOINT pgqueue_claim;
     SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
 )
 SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_attempts, c.created_at, c.run_at, c.claimed_at, c.timeout_ms, c.priority, c.workflow_id, c.batch_id, c.fairness_key, e.keys AS emptied, e.alone FROM (SELECT array_agg(key) AS keys, (SELECT count(*) = 1 AND bool_and(cap IS NULL) FROM fair_candidates) AS alone FROM fair_emptied) e LEFT JOIN claimed c ON true;
+/* pgqueue:claim.fair-and-delete:10-of-16 #4 */
+SET LOCAL plan_cache_mode TO DEFAULT;
 
 -- name: claim.and-delete
 /* pgqueue:claim.and-delete */

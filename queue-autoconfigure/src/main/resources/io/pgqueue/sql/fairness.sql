@@ -26,16 +26,26 @@ WITH fair_settings AS (
     SELECT k.key, k.pass, coalesce(k.weight, (SELECT c.weight FROM fair_settings c WHERE c.key = k.key), :fair_default_weight::float8) AS weight FROM "pgqueue".fair_key k
     WHERE k.queue = :queue AND k.key = ANY(:keys::text[])
       AND (k.key = ANY(:emptied::text[]) OR NOT (SELECT alone FROM fair_alone))
-    ORDER BY k.key FOR NO KEY UPDATE OF k
+    ORDER BY k.key FOR NO KEY UPDATE OF k SKIP LOCKED
+), left_charges AS (
+    INSERT INTO "pgqueue".fair_charge (queue, key, amount)
+    SELECT :queue, k.key, c.n / coalesce(k.weight, (SELECT c.weight FROM fair_settings c WHERE c.key = k.key), :fair_default_weight::float8)
+    FROM "pgqueue".fair_key k JOIN charges c ON c.key = k.key
+    WHERE k.queue = :queue AND c.n > 0 AND NOT (SELECT alone FROM fair_alone)
+      AND k.key NOT IN (SELECT key FROM locked)
+), folded AS (
+    DELETE FROM "pgqueue".fair_charge f WHERE f.queue = :queue AND f.key = ANY(ARRAY(SELECT key FROM locked))
+    RETURNING f.key, f.amount
 )
 UPDATE "pgqueue".fair_key k
-SET pass = CASE WHEN c.n > 0 THEN l.pass + c.n / l.weight
-                ELSE greatest(k.pass, (SELECT max(b.pass) FROM "pgqueue".fair_key b
-                                       WHERE b.queue = :queue AND b.active AND NOT b.drained AND NOT b.paused)) END,
+SET pass = CASE WHEN c.n > 0 THEN l.pass + f.amount + c.n / l.weight
+                ELSE greatest(l.pass + f.amount, (SELECT max(b.pass) FROM "pgqueue".fair_key b
+                                                  WHERE b.queue = :queue AND b.active AND NOT b.drained AND NOT b.paused)) END,
     drained = k.drained OR CASE WHEN k.key = ANY(:emptied::text[]) THEN NOT coalesce((SELECT true FROM "pgqueue".job j WHERE j.queue = :queue AND j.fairness_key = k.key AND j.state >= 'ready' AND j.state <= 'ready'
           ORDER BY j.priority DESC, j.run_at, j.id LIMIT 1), false) ELSE false END,
     updated_at = now()
 FROM locked l JOIN charges c ON c.key = l.key
+     CROSS JOIN LATERAL (SELECT coalesce(sum(d.amount), 0) AS amount FROM folded d WHERE d.key = l.key) AS f
 WHERE k.queue = :queue AND k.key = l.key;
 
 -- name: fairness.charge-lock
@@ -75,6 +85,20 @@ SET sweeping = false, drained = false, updated_at = now(),
     active = coalesce((SELECT true FROM "pgqueue".job j WHERE j.queue = k.queue AND j.fairness_key = k.key AND j.state >= 'ready' AND j.state <= 'ready'
           ORDER BY j.priority DESC, j.run_at, j.id LIMIT 1), false) OR k.key IN (SELECT key FROM running_keys)
 WHERE k.queue = :queue AND k.sweeping;
+
+-- name: fairness.fold-charges
+/* pgqueue:fairness.fold-charges */
+WITH locked AS (
+    SELECT k.key FROM "pgqueue".fair_key k
+    WHERE k.queue = :queue AND k.key IN (SELECT c.key FROM "pgqueue".fair_charge c WHERE c.queue = :queue)
+    ORDER BY k.key FOR NO KEY UPDATE OF k SKIP LOCKED
+), folded AS (
+    DELETE FROM "pgqueue".fair_charge f WHERE f.queue = :queue AND f.key = ANY(ARRAY(SELECT key FROM locked))
+    RETURNING f.key, f.amount
+)
+UPDATE "pgqueue".fair_key k SET pass = k.pass + f.amount, updated_at = now()
+FROM (SELECT key, sum(amount) AS amount FROM folded GROUP BY key) AS f
+WHERE k.queue = :queue AND k.key = f.key;
 
 -- name: fairness.activate-ready-keys
 /* pgqueue:fairness.activate-ready-keys */
@@ -129,7 +153,7 @@ ON CONFLICT (queue, key) DO UPDATE SET paused = excluded.paused,
 
 -- name: fairness.keys
 /* pgqueue:fairness.keys */
-SELECT k.key, k.weight, k.paused, k.active, k.pass, '~' || left(md5((SELECT s.system_identifier::text FROM pg_control_system() AS s) || chr(31) || current_database() || chr(31) || k.queue || chr(31) || k.key), 16) AS handle,
+SELECT k.key, k.weight, k.paused, k.active, k.pass + coalesce((SELECT sum(f.amount) FROM "pgqueue".fair_charge f WHERE f.queue = k.queue AND f.key = k.key), 0) AS pass, '~' || left(md5((SELECT s.system_identifier::text FROM pg_control_system() AS s) || chr(31) || current_database() || chr(31) || k.queue || chr(31) || k.key), 16) AS handle,
        (SELECT count(*) FROM (SELECT 1 FROM "pgqueue".job j
                               WHERE j.queue = k.queue AND j.fairness_key = k.key AND j.state = 'ready'
                               ORDER BY j.priority DESC, j.run_at, j.id LIMIT :ready_limit) AS r) AS ready,

@@ -87,7 +87,7 @@ class PgQueueEndpointTests {
         assertThat(body.at("/nodes/0/containers/0/id").asString()).isEqualTo("orders-1");
         assertThat(body.at("/nodes/0/containers/0/queue").asString()).isEqualTo("orders");
         assertThat(body.at("/nodes/0/containers/0/concurrency").asInt()).isPositive();
-        assertThat(body.at("/schemaVersion").asString()).isEqualTo("16");
+        assertThat(body.at("/schemaVersion").asString()).isEqualTo("17");
     }
 
     /** A freshly started application: its queues show with zero counts, and who listens to them. */

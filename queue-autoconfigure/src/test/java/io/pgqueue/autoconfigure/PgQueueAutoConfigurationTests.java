@@ -206,7 +206,7 @@ class PgQueueAutoConfigurationTests {
         runner.withPropertyValues("pgqueue.schema.migrate=false", "pgqueue.schema.name=versioned").run((context) -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause()
-                .hasMessageContaining("schema 'versioned' is at version 4 or older, and this pgqueue needs version 16")
+                .hasMessageContaining("schema 'versioned' is at version 4 or older, and this pgqueue needs version 17")
                 .hasMessageContaining("from V5 on");
         });
 
@@ -215,7 +215,7 @@ class PgQueueAutoConfigurationTests {
         runner.withPropertyValues("pgqueue.schema.migrate=false", "pgqueue.schema.name=versioned").run((context) -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause()
-                .hasMessageContaining("schema 'versioned' is at version 99, newer than this pgqueue knows (version 16)");
+                .hasMessageContaining("schema 'versioned' is at version 99, newer than this pgqueue knows (version 17)");
         });
     }
 
@@ -224,7 +224,7 @@ class PgQueueAutoConfigurationTests {
         runner.withPropertyValues("pgqueue.schema.name=rolling").run((context) -> assertThat(context).hasNotFailed());
         JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
         // what a newer pgqueue's migration leaves during a rolling upgrade: a higher version, readable from 9 on
-        jdbc.execute("CREATE OR REPLACE FUNCTION rolling.schema_version() RETURNS integer LANGUAGE sql AS 'SELECT 17'");
+        jdbc.execute("CREATE OR REPLACE FUNCTION rolling.schema_version() RETURNS integer LANGUAGE sql AS 'SELECT 18'");
         jdbc.execute("CREATE OR REPLACE FUNCTION rolling.schema_compatible_from() RETURNS integer LANGUAGE sql AS 'SELECT 9'");
         runner.withPropertyValues("pgqueue.schema.migrate=false", "pgqueue.schema.name=rolling")
             .run((context) -> assertThat(context).hasNotFailed());

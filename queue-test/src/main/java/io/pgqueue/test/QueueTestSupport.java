@@ -119,7 +119,7 @@ public final class QueueTestSupport {
      */
     public void purge(String queue) {
         DataSource dataSource = dataSources.forQueue(queue);
-        for (String table : new String[] { "job", "dedup_window", "fair_key", "queue_state", "queue_rate" }) {
+        for (String table : new String[] { "job", "dedup_window", "fair_key", "fair_charge", "queue_state", "queue_rate" }) {
             update(dataSource, "DELETE FROM " + schema + "." + table + " WHERE queue = ?", queue);
         }
         admin.reconcile();
@@ -131,7 +131,7 @@ public final class QueueTestSupport {
      * flight (a listener's claim), so call it between tests, not inside one.
      */
     public void purgeAll() {
-        String tables = String.join(", ", List.of("job", "job_history", "job_dependency", "dedup_window", "fair_key",
+        String tables = String.join(", ", List.of("job", "job_history", "job_dependency", "dedup_window", "fair_key", "fair_charge",
                 "queue_state", "queue_rate", "queue_counter", "queue_counter_delta", "workflow", "workflow_node",
                 "workflow_counter", "workflow_counter_delta", "batch", "batch_slot", "batch_callback", "batch_counter",
                 "batch_counter_delta").stream().map((table) -> schema + "." + table).toList());

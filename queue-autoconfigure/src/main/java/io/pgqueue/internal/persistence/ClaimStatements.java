@@ -150,6 +150,9 @@ final class ClaimStatements {
 
     final Sql sweepSettle;
 
+    /** Part of a sweep: folds the charges TRANSACTIONAL claims left for keys whose rows another one held. */
+    final Sql foldCharges;
+
     final Sql activateReadyKeys;
 
     final Sql adoptKeylessJobs;
@@ -198,6 +201,7 @@ final class ClaimStatements {
         this.recheckDrained = schema.sql("fairness.recheck-drained", fairness.recheckDrainedStatement());
         this.sweepLock = schema.sql("fairness.sweep-lock", fairness.sweepLockStatement());
         this.sweepSettle = schema.sql("fairness.sweep-settle", fairness.sweepSettleStatement());
+        this.foldCharges = schema.sql("fairness.fold-charges", fairness.foldChargesStatement());
         this.activateReadyKeys = schema.sql("fairness.activate-ready-keys", fairness.activateReadyStatement());
         this.adoptKeylessJobs = schema.sql("fairness.adopt-keyless-jobs", fairness.adoptKeylessStatement());
         this.claimAndDelete = schema.sql("claim.and-delete", claimThenSavepointStatement(false, LIMIT_PARAMETER));
@@ -354,7 +358,8 @@ final class ClaimStatements {
 
     /** The fair LEASE claim of this size, made on first use. */
     Sql fairLeased(FairSize size) {
-        return claimFairLeased.computeIfAbsent(size, (s) -> schema.sql("claim.fair-lease:" + s.most() + "-of-" + s.keys(), fairClaimLeasedStatement(s)));
+        return claimFairLeased.computeIfAbsent(size, (s) -> schema.sql("claim.fair-lease:" + s.most() + "-of-" + s.keys(),
+                GenericPlan.FORCE_IN_OWN_TRANSACTION, fairClaimLeasedStatement(s)));
     }
 
     /**
@@ -364,7 +369,7 @@ final class ClaimStatements {
      */
     Sql fairLeasedAlone(int limit) {
         return claimFairLeasedAloneBySize.computeIfAbsent(limit, (size) -> schema.sql(
-                "claim.fair-lease-alone:" + size, promoteStatement(true, true),
+                "claim.fair-lease-alone:" + size, promoteStatement(true, true), GenericPlan.FORCE_IN_OWN_TRANSACTION,
                 claimPicked(fairness.leasedAlone(size), JobColumns.CLAIMED_COLUMNS)));
     }
 
@@ -377,17 +382,17 @@ final class ClaimStatements {
      */
     Sql fairAndDeleteAlone(int limit) {
         return claimFairAndDeleteAloneBySize.computeIfAbsent(limit, (size) -> schema.sql(
-                "claim.fair-and-delete-alone:" + size,
+                "claim.fair-and-delete-alone:" + size, GenericPlan.FORCE,
                 deletePicked(fairness.leasedAlone(size), JobColumns.DELETE_RETURNING_WITH_REST,
                         JobColumns.CLAIMED_WITH_RESTS),
-                ClaimSavepoint.SET));
+                GenericPlan.RESTORE, ClaimSavepoint.SET));
     }
 
     /** The fair TRANSACTIONAL claim of this size, made on first use. */
     Sql fairAndDelete(FairSize size) {
         return claimFairAndDelete.computeIfAbsent(size,
                 (s) -> schema.sql("claim.fair-and-delete:" + s.most() + "-of-" + s.keys(), ClaimSavepoint.SET,
-                        fairClaimAndDeleteStatement(s)));
+                        GenericPlan.FORCE, fairClaimAndDeleteStatement(s), GenericPlan.RESTORE));
     }
 
     /** The fair LEASE claim: the keys' shares ({@link FairnessCascade}), then the claim of the jobs picked. */

@@ -40,6 +40,13 @@ final class FairnessCascade {
     private static final Steps SETTINGS = Steps.step("fair_settings", """
             SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)""");
 
+    /**
+     * Key {@code k}'s pass as an operator sees it: its row's, plus the charges TRANSACTIONAL claims left for it
+     * while another one held the row ({@link #chargeStatement}), not yet folded into it.
+     */
+    static final String PASS = """
+            k.pass + coalesce((SELECT sum(f.amount) FROM {schema}.fair_charge f WHERE f.queue = k.queue AND f.key = k.key), 0)""";
+
     /** A key's weight: set at run time, else configured, else the queue's default. */
     private static final String WEIGHT = """
             coalesce(k.weight, (SELECT c.weight FROM fair_settings c WHERE c.key = k.key), :fair_default_weight::float8)""";
@@ -135,7 +142,13 @@ final class FairnessCascade {
                 ORDER BY k.pass, k.key LIMIT %d""".formatted(Math.max(most, keys));
     }
 
-    /** The configured settings, then the keys a claim looks at with their weights and caps ({@code fair_candidates}). */
+    /**
+     * The configured settings, then the keys a claim looks at with their weights and caps ({@code fair_candidates}).
+     * A key's pass is read from its row: the charges TRANSACTIONAL claims left beside it ({@link #chargeStatement})
+     * count once the next statement that locks the row folds them, as those of transactions still running count
+     * once they commit (summing them here cost every claim an index probe per key, on a table that is inserted
+     * into and deleted from by every claim: measured, it undid the gain).
+     */
     private static Steps candidateKeys(int most, int keys) {
         return SETTINGS.then("fair_candidates", """
                 SELECT k.key, k.pass, %s AS weight, %s AS cap
@@ -303,14 +316,20 @@ final class FairnessCascade {
     /**
      * Moves the passes of the keys a TRANSACTIONAL claim took jobs from ({@code :keys}, {@code :counts}; a key it
      * found empty counts zero) and marks the keys it left empty ({@code :emptied}) drained, at the end of the
-     * handlers' transaction: the rows are locked in key order and held only until the commit. A key the claim
-     * found empty is looked at again here, since its handlers may have run for long: one that has a ready job now
-     * (sent while they ran) is not marked, or it would wait for a sweep, which a busy queue may not run soon.
+     * handlers' transaction. A key the claim found empty is looked at again here, since its handlers may have run
+     * for long: one that has a ready job now (sent while they ran) is not marked, or it would wait for a sweep,
+     * which a busy queue may not run soon.
+     *
+     * <p>The rows it moves stay locked until the commit, so it takes only those it can lock at once (the keys it
+     * found empty it already holds, {@link #chargeLockStatement}): for a key another transaction's charge holds,
+     * it leaves the charge in {@code fair_charge} instead, committed or rolled back with its jobs, and the next
+     * statement that locks the key folds it into the pass. Transactions that took jobs of the same keys (a claim
+     * of ten jobs over ten keys takes one of each) then commit side by side, where each waited for the previous
+     * one's commit.
      */
     String chargeStatement() {
         // a key alone in the queue now is not charged, as a LEASE claim of a key alone is not (its cap, if any, is
-        // held by advisory slots here, not by the key's row): no lock on its row, for which every transaction of
-        // its claims would otherwise queue until the previous one's commit
+        // held by advisory slots here, not by the key's row): its claims lock no key row and leave no charge
         return SETTINGS
             .then("charges", "SELECT * FROM unnest(:keys::text[], :counts::int[]) AS c(key, n)")
             .then("fair_alone", """
@@ -321,16 +340,52 @@ final class FairnessCascade {
                 SELECT k.key, k.pass, %s AS weight FROM {schema}.fair_key k
                 WHERE k.queue = :queue AND k.key = ANY(:keys::text[])
                   AND (k.key = ANY(:emptied::text[]) OR NOT (SELECT alone FROM fair_alone))
-                ORDER BY k.key FOR NO KEY UPDATE OF k""".formatted(WEIGHT))
+                ORDER BY k.key FOR NO KEY UPDATE OF k SKIP LOCKED""".formatted(WEIGHT))
+            .then("left_charges", """
+                INSERT INTO {schema}.fair_charge (queue, key, amount)
+                SELECT :queue, k.key, c.n / %s
+                FROM {schema}.fair_key k JOIN charges c ON c.key = k.key
+                WHERE k.queue = :queue AND c.n > 0 AND NOT (SELECT alone FROM fair_alone)
+                  AND k.key NOT IN (SELECT key FROM locked)""".formatted(WEIGHT))
+            .then(folded("SELECT key FROM locked"))
             .select("""
                 UPDATE {schema}.fair_key k
-                SET pass = CASE WHEN c.n > 0 THEN l.pass + c.n / l.weight
-                                ELSE greatest(k.pass, (SELECT max(b.pass) FROM {schema}.fair_key b
-                                                       WHERE b.queue = :queue AND b.active AND NOT b.drained AND NOT b.paused)) END,
+                SET pass = CASE WHEN c.n > 0 THEN l.pass + f.amount + c.n / l.weight
+                                ELSE greatest(l.pass + f.amount, (SELECT max(b.pass) FROM {schema}.fair_key b
+                                                                  WHERE b.queue = :queue AND b.active AND NOT b.drained AND NOT b.paused)) END,
                     drained = k.drained OR CASE WHEN k.key = ANY(:emptied::text[]) THEN NOT %s ELSE false END,
                     updated_at = now()
                 FROM locked l JOIN charges c ON c.key = l.key
+                     CROSS JOIN LATERAL (SELECT coalesce(sum(d.amount), 0) AS amount FROM folded d WHERE d.key = l.key) AS f
                 WHERE k.queue = :queue AND k.key = l.key""".formatted(hasReadyJob(":queue", "k.key")));
+    }
+
+    /**
+     * The charges left in {@code fair_charge} for the keys {@code keys} selects (keys whose rows the statement
+     * holds), deleted and returned ({@code folded}: key, amount) for the statement to add to the passes. Only the
+     * holder of a key's row folds its charges, so no two statements fold the same row.
+     */
+    private static Steps folded(String keys) {
+        return Steps.step("folded", """
+                DELETE FROM {schema}.fair_charge f WHERE f.queue = :queue AND f.key = ANY(ARRAY(%s))
+                RETURNING f.key, f.amount""".formatted(keys));
+    }
+
+    /**
+     * Folds the charges left in {@code fair_charge} for the queue's keys into their passes, for the keys whose rows
+     * it can lock at once: part of a sweep, so that the charges left by a queue's last busy moments do not wait for
+     * its keys' next claims.
+     */
+    String foldChargesStatement() {
+        return Steps.step("locked", """
+                SELECT k.key FROM {schema}.fair_key k
+                WHERE k.queue = :queue AND k.key IN (SELECT c.key FROM {schema}.fair_charge c WHERE c.queue = :queue)
+                ORDER BY k.key FOR NO KEY UPDATE OF k SKIP LOCKED""")
+            .then(folded("SELECT key FROM locked"))
+            .select("""
+                UPDATE {schema}.fair_key k SET pass = k.pass + f.amount, updated_at = now()
+                FROM (SELECT key, sum(amount) AS amount FROM folded GROUP BY key) AS f
+                WHERE k.queue = :queue AND k.key = f.key""");
     }
 
     /**

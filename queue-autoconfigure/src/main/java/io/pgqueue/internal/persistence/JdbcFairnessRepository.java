@@ -44,7 +44,7 @@ final class JdbcFairnessRepository implements FairnessRepository {
                         (SELECT min(a.pass) FROM {schema}.fair_key a WHERE a.queue = k.queue AND a.active AND NOT a.drained AND NOT a.paused),
                         k.pass)) END""", "paused", ":paused::boolean"));
         this.keys = schema.sql("fairness.keys", """
-                SELECT k.key, k.weight, k.paused, k.active, k.pass, %s AS handle,
+                SELECT k.key, k.weight, k.paused, k.active, %s AS pass, %s AS handle,
                        (SELECT count(*) FROM (SELECT 1 FROM {schema}.job j
                                               WHERE j.queue = k.queue AND j.fairness_key = k.key AND j.state = 'ready'
                                               ORDER BY j.priority DESC, j.run_at, j.id LIMIT :ready_limit) AS r) AS ready,
@@ -55,7 +55,7 @@ final class JdbcFairnessRepository implements FairnessRepository {
                         ORDER BY j.priority DESC, j.run_at, j.id LIMIT 1) AS next_ready_since
                 FROM {schema}.fair_key k
                 WHERE k.queue = :queue
-                ORDER BY k.active DESC, k.key LIMIT :limit""".formatted(HANDLE));
+                ORDER BY k.active DESC, k.key LIMIT :limit""".formatted(FairnessCascade.PASS, HANDLE));
         this.keyOfHandle = schema.sql("fairness.key-of-handle", """
                 SELECT k.key FROM {schema}.fair_key k WHERE k.queue = :queue AND %s = :handle""".formatted(HANDLE));
         this.keyCounts = schema.sql("fairness.key-counts", """

@@ -1,6 +1,7 @@
 package io.pgqueue.internal.persistence;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -77,7 +78,7 @@ final class JdbcJobEngine implements JobEnginePort {
         return leaseClaim(sql, request, binder, (statement) -> {
             statement.execute();
             long promoted = firstCount(nextResult(statement, false));
-            try (ResultSet rows = nextResult(statement, true)) {
+            try (ResultSet rows = nextRows(statement)) {
                 return reader.read(rows, promoted);
             }
         });
@@ -208,6 +209,24 @@ final class JdbcJobEngine implements JobEnginePort {
         return statement.getResultSet();
     }
 
+    /**
+     * Runs a round trip and returns the first result with rows, past the statements before it that return none (a
+     * savepoint, a setting: {@link GenericPlan}).
+     */
+    private static ResultSet firstRows(PreparedStatement statement) throws SQLException {
+        return statement.execute() ? statement.getResultSet() : nextRows(statement);
+    }
+
+    /** The round trip's next result with rows, past the statements that return none. */
+    private static ResultSet nextRows(Statement statement) throws SQLException {
+        while (!statement.getMoreResults()) {
+            if (statement.getUpdateCount() == -1) {
+                throw new IllegalStateException("A claim's round trip returned no claimed rows");
+            }
+        }
+        return statement.getResultSet();
+    }
+
     /** The count a statement's one row holds. */
     private static long firstCount(ResultSet rows) throws SQLException {
         try (rows) {
@@ -240,8 +259,7 @@ final class JdbcJobEngine implements JobEnginePort {
         long promoted = promotedAlone + promoteDueFair(request.queue());
         ClaimedRows.FairRows fair = leaseClaim(claims.fairLeased(size(request, shares)), request,
                 (params) -> bindFairClaim(params, request, shares), (statement) -> {
-                    statement.execute();
-                    try (ResultSet rows = statement.getResultSet()) {
+                    try (ResultSet rows = firstRows(statement)) {
                         return ClaimedRows.fairRows(rows, promoted);
                     }
                 });
@@ -338,6 +356,7 @@ final class JdbcJobEngine implements JobEnginePort {
     @Override
     public int sweepFairness(String queue) {
         Integer swept = transactions.execute((status) -> {
+            jdbc.update(claims.foldCharges, (params) -> params.text("queue", queue));
             int marked = jdbc.update(claims.sweepLock, (params) -> params.text("queue", queue));
             return (marked == 0) ? 0 : jdbc.update(claims.sweepSettle, (params) -> params.text("queue", queue));
         });
@@ -367,10 +386,7 @@ final class JdbcJobEngine implements JobEnginePort {
     private <T> T transactionalClaim(Sql sql, Jdbc.Binder binder, ClaimReader<T> reader,
             Function<T, Claim> claimOf) {
         T read = jdbc.execute((Connection connection) -> jdbc.run(connection, sql, binder, (statement) -> {
-            if (!statement.execute() && !statement.getMoreResults()) {
-                throw new IllegalStateException("A claim returned no claimed rows");
-            }
-            try (ResultSet rows = statement.getResultSet()) {
+            try (ResultSet rows = firstRows(statement)) {
                 return reader.read(rows, 0);
             }
         }));

@@ -68,7 +68,8 @@ public interface JobEnginePort {
 
     /**
      * Charges the keys of a fair TRANSACTIONAL claim with the jobs it took (a count of zero: found empty) and marks
-     * those it left empty, in the claim's transaction, just before it commits.
+     * those it left empty, in the claim's transaction, just before it commits. It waits for no other transaction's
+     * charge: a key whose row another one holds is charged by a row of its own, folded into the pass later.
      *
      * @return the keys of {@code emptied} that may be reported as empty: all but those a statement was making a
      * job ready for (their rows held), which the claim leaves unmarked — claiming again at once would find them
@@ -81,7 +82,8 @@ public interface JobEnginePort {
 
     /**
      * Deactivates the queue's drained keys (found empty by a claim) that still have no ready or running job, in a
-     * transaction of its own; returns how many keys were looked at.
+     * transaction of its own, after folding the charges TRANSACTIONAL claims left for its keys into their passes;
+     * returns how many keys were looked at.
      */
     int sweepFairness(String queue);
 

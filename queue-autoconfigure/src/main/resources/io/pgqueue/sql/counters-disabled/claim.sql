@@ -169,6 +169,8 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.fair-lease:10-of-16
 /* pgqueue:claim.fair-lease:10-of-16 */
+DO $$ BEGIN PERFORM set_config('plan_cache_mode', 'force_generic_plan', true); END $$;
+/* pgqueue:claim.fair-lease:10-of-16 #2 */
 /* pgqueue:claim_lease */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_candidates AS (
@@ -290,6 +292,8 @@ SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_at
 )
 SELECT count(*) FROM promoted;
 /* pgqueue:claim.fair-lease-alone:10 #2 */
+DO $$ BEGIN PERFORM set_config('plan_cache_mode', 'force_generic_plan', true); END $$;
+/* pgqueue:claim.fair-lease-alone:10 #3 */
 /* pgqueue:claim_lease */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_alone AS (
@@ -326,6 +330,8 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.fair-and-delete-alone:10
 /* pgqueue:claim.fair-and-delete-alone:10 */
+SET LOCAL plan_cache_mode = force_generic_plan;
+/* pgqueue:claim.fair-and-delete-alone:10 #2 */
 /* pgqueue:claim_delete */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_alone AS (
@@ -355,13 +361,17 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
               j.fairness_key, json_build_array(j.priority, j.max_attempts, j.dedup_key, j.group_key, j.locked_by, j.lease_until, j.last_error, j.dead_at, j.cancel_requested, j.attempted_at, j.progress_percent, j.progress_message, j.debounce_key, j.pending_parents)::text AS rest
 )
 SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key, rest FROM claimed;
-/* pgqueue:claim.fair-and-delete-alone:10 #2 */
+/* pgqueue:claim.fair-and-delete-alone:10 #3 */
+SET LOCAL plan_cache_mode TO DEFAULT;
+/* pgqueue:claim.fair-and-delete-alone:10 #4 */
 SAVEPOINT pgqueue_claim;
 
 -- name: claim.fair-and-delete:10-of-16
 /* pgqueue:claim.fair-and-delete:10-of-16 */
 SAVEPOINT pgqueue_claim;
 /* pgqueue:claim.fair-and-delete:10-of-16 #2 */
+SET LOCAL plan_cache_mode = force_generic_plan;
+/* pgqueue:claim.fair-and-delete:10-of-16 #3 */
 /* pgqueue:claim_delete */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_candidates AS (
@@ -419,6 +429,8 @@ SAVEPOINT pgqueue_claim;
               j.fairness_key
 )
 SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_attempts, c.created_at, c.run_at, c.claimed_at, c.timeout_ms, c.priority, c.workflow_id, c.batch_id, c.fairness_key, e.keys AS emptied, e.alone FROM (SELECT array_agg(key) AS keys, (SELECT count(*) = 1 AND bool_and(cap IS NULL) FROM fair_candidates) AS alone FROM fair_emptied) e LEFT JOIN claimed c ON true;
+/* pgqueue:claim.fair-and-delete:10-of-16 #4 */
+SET LOCAL plan_cache_mode TO DEFAULT;
 
 -- name: claim.and-delete
 /* pgqueue:claim.and-delete */

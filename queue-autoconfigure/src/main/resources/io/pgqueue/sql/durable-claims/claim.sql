@@ -106,6 +106,8 @@ SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, create
 
 -- name: claim.fair-lease:10-of-16
 /* pgqueue:claim.fair-lease:10-of-16 */
+DO $$ BEGIN PERFORM set_config('plan_cache_mode', 'force_generic_plan', true); END $$;
+/* pgqueue:claim.fair-lease:10-of-16 #2 */
 /* pgqueue:claim_lease */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_candidates AS (
@@ -233,6 +235,8 @@ SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_at
 )
 SELECT count(*) FROM promoted;
 /* pgqueue:claim.fair-lease-alone:10 #2 */
+DO $$ BEGIN PERFORM set_config('plan_cache_mode', 'force_generic_plan', true); END $$;
+/* pgqueue:claim.fair-lease-alone:10 #3 */
 /* pgqueue:claim_lease */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_alone AS (

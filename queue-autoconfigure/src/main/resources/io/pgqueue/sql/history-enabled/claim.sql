@@ -11,6 +11,8 @@
 
 -- name: claim.fair-and-delete-alone:10
 /* pgqueue:claim.fair-and-delete-alone:10 */
+SET LOCAL plan_cache_mode = force_generic_plan;
+/* pgqueue:claim.fair-and-delete-alone:10 #2 */
 /* pgqueue:claim_delete */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_alone AS (
@@ -51,13 +53,17 @@
     SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
 )
 SELECT id, queue, payload, payload_type, headers, attempts, max_attempts, created_at, run_at, claimed_at, timeout_ms, priority, workflow_id, batch_id, fairness_key, rest FROM claimed;
-/* pgqueue:claim.fair-and-delete-alone:10 #2 */
+/* pgqueue:claim.fair-and-delete-alone:10 #3 */
+SET LOCAL plan_cache_mode TO DEFAULT;
+/* pgqueue:claim.fair-and-delete-alone:10 #4 */
 SAVEPOINT pgqueue_claim;
 
 -- name: claim.fair-and-delete:10-of-16
 /* pgqueue:claim.fair-and-delete:10-of-16 */
 SAVEPOINT pgqueue_claim;
 /* pgqueue:claim.fair-and-delete:10-of-16 #2 */
+SET LOCAL plan_cache_mode = force_generic_plan;
+/* pgqueue:claim.fair-and-delete:10-of-16 #3 */
 /* pgqueue:claim_delete */WITH fair_settings AS (
     SELECT * FROM unnest(:fair_keys::text[], :fair_weights::float8[], :fair_caps::int[]) AS c(key, weight, cap)
 ), fair_candidates AS (
@@ -126,6 +132,8 @@ SAVEPOINT pgqueue_claim;
     SELECT queue, -count(*), count(*) FROM claimed GROUP BY queue
 )
 SELECT c.id, c.queue, c.payload, c.payload_type, c.headers, c.attempts, c.max_attempts, c.created_at, c.run_at, c.claimed_at, c.timeout_ms, c.priority, c.workflow_id, c.batch_id, c.fairness_key, e.keys AS emptied, e.alone FROM (SELECT array_agg(key) AS keys, (SELECT count(*) = 1 AND bool_and(cap IS NULL) FROM fair_candidates) AS alone FROM fair_emptied) e LEFT JOIN claimed c ON true;
+/* pgqueue:claim.fair-and-delete:10-of-16 #4 */
+SET LOCAL plan_cache_mode TO DEFAULT;
 
 -- name: claim.and-delete
 /* pgqueue:claim.and-delete */

@@ -18,6 +18,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -295,6 +297,60 @@ class FairClaimRaceTests {
         engine.chargeFairness(queue, shares, Map.of("solo", 5), java.util.List.of());
         assertThat(jdbc.queryForObject("SELECT pass FROM pgqueue.fair_key WHERE queue = ? AND key = 'solo'", Double.class,
                 queue)).isEqualTo(8.0);
+    }
+
+    /**
+     * TRANSACTIONAL claims that took jobs of the same keys (a claim of ten jobs over ten keys takes one of each)
+     * charged them at their ends by locking the keys' rows until their commits, so each waited for the previous
+     * one's. A charge now moves the passes of the keys it can lock at once and leaves the others' charges as rows
+     * of their own, counted when they commit, never when they roll back, and folded into the pass by the next
+     * statement that locks the key: a later charge of its jobs, or a sweep.
+     */
+    @Test
+    void theChargesOfTransactionalClaimsOfTheSameKeysDoNotWaitForEachOthersCommits() throws Exception {
+        String queue = "fair-charged-side-by-side";
+        jdbc.update("INSERT INTO pgqueue.fair_key (queue, key, pass) VALUES (?, 'a', 0), (?, 'b', 0)", queue, queue);
+        try (Connection otherClaimer = holdingKey(queue, "a", "FOR NO KEY UPDATE")) {
+
+            chargeInTransaction(queue, Map.of("a", 6, "b", 1), true);
+            chargeInTransaction(queue, Map.of("a", 100, "b", 100), false);
+
+            otherClaimer.commit();
+        }
+        assertThat(passes(queue)).containsExactly(0.0, 1.0);
+        assertThat(jdbc.queryForList("SELECT amount FROM pgqueue.fair_charge WHERE queue = ? AND key = 'a'",
+                Double.class, queue)).containsExactly(6.0);
+        engine.sweepFairness(queue);
+        assertThat(passes(queue)).containsExactly(6.0, 1.0);
+
+        try (Connection otherClaimer = holdingKey(queue, "a", "FOR NO KEY UPDATE")) {
+            chargeInTransaction(queue, Map.of("a", 3), true);
+            otherClaimer.commit();
+        }
+        engine.chargeFairness(queue, shares, Map.of("a", 1), java.util.List.of());
+        assertThat(passes(queue)).containsExactly(10.0, 1.0);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM pgqueue.fair_charge WHERE queue = ?", Long.class, queue))
+            .isZero();
+        // the claims go by the passes: b's four next jobs come before a's first (tags 2..5 against 11)
+        jdbc.update("INSERT INTO pgqueue.job (queue, state, payload, fairness_key) "
+                + "SELECT ?, 'ready', '1', k FROM unnest(array['a', 'b']) AS k, generate_series(1, 10)", queue);
+        Claim claim = engine.claimFairLeased(new ClaimRequest(queue, 4, 3, false, node(), 60_000), shares);
+        assertThat(claim.jobs()).extracting(ClaimedJob::fairnessKey).containsExactly("b", "b", "b", "b");
+    }
+
+    /** A TRANSACTIONAL claim's charge in a transaction of its own, which commits or rolls back; it must not wait. */
+    private void chargeInTransaction(String queue, Map<String, Integer> taken, boolean commit) throws Exception {
+        TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        CompletableFuture.runAsync(() -> transaction.executeWithoutResult((status) -> {
+            engine.chargeFairness(queue, shares, taken, java.util.List.of());
+            if (!commit) {
+                status.setRollbackOnly();
+            }
+        })).get(10, TimeUnit.SECONDS);
+    }
+
+    private java.util.List<Double> passes(String queue) {
+        return jdbc.queryForList("SELECT pass FROM pgqueue.fair_key WHERE queue = ? ORDER BY key", Double.class, queue);
     }
 
     /**
