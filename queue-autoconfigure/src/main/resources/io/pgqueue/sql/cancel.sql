@@ -37,21 +37,28 @@
 ), wf_ended AS (
     SELECT id, now_is AS outcome FROM wf_moved
     WHERE now_is IN ('completed', 'cancelled', 'dead') AND was <> now_is
-), wf_doomed (id, root, parent) AS (
-    SELECT d.child_id, e.id, e.id FROM "pgqueue".job_dependency d JOIN wf_ended e ON d.parent_id = e.id
-    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_ended WHERE outcome <> 'completed'))
-      AND e.outcome <> 'completed' AND (d.policy = 'cancel' OR (d.policy = 'hold' AND e.outcome = 'cancelled'))
+), wf_doomed (id, root, parent, outcome) AS (
+    SELECT d.child_id, e.id, e.id, e.outcome
+    FROM wf_ended e
+    CROSS JOIN LATERAL (SELECT d.child_id, d.policy FROM "pgqueue".job_dependency d
+                        WHERE d.parent_id = e.id OFFSET 0) AS d
+    WHERE e.outcome <> 'completed' AND (d.policy = 'cancel' OR (d.policy = 'hold' AND e.outcome = 'cancelled'))
       AND d.child_id NOT IN (SELECT id FROM wf_moved)
     UNION
-    SELECT d.child_id, x.root, x.id FROM "pgqueue".job_dependency d JOIN wf_doomed x ON d.parent_id = x.id
+    SELECT d.child_id, x.root, x.id, x.outcome
+    FROM wf_doomed x
+    CROSS JOIN LATERAL (SELECT d.child_id, d.policy FROM "pgqueue".job_dependency d
+                        WHERE d.parent_id = x.id OFFSET 0) AS d
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
+), wf_sources_sorted AS (
+    SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
-    DELETE FROM "pgqueue".job_dependency d USING wf_sources s
-    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_sources)) AND d.parent_id = s.id
-      AND NOT (d.policy = 'hold' AND s.outcome = 'dead')
-    RETURNING d.child_id, d.policy, s.outcome
+    DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
+    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_sources))
+      AND NOT (d.policy = 'hold' AND s.outcomes[width_bucket(d.parent_id, s.ids)] = 'dead')
+    RETURNING d.child_id, d.policy, s.outcomes[width_bucket(d.parent_id, s.ids)] AS outcome
 ), wf_orphaned AS (
     DELETE FROM "pgqueue".job_dependency d
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
@@ -125,16 +132,19 @@
           FROM wf_moved m
           WHERE m.now_is IN ('completed', 'cancelled') AND m.was <> m.now_is
           UNION ALL
-          (SELECT DISTINCT ON (c.id) c.id, 'cancelled',
+          (SELECT DISTINCT ON (x.id) x.id, 'cancelled',
                  -- the node's own parent; below the first level, the node whose end started it
                  'parent ' || coalesce(p.name, x.parent::text)
                  || CASE WHEN x.parent = x.root THEN '' ELSE ' was cancelled: '
                          || coalesce(r.name, x.root::text) END
-                 || ' ended ' || e.outcome
-          FROM wf_cancelled c JOIN wf_doomed x ON x.id = c.id JOIN wf_ended e ON e.id = x.root
+                 || ' ended ' || x.outcome
+          -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
+          -- of the two sets: see wf_sources_sorted)
+          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
-          ORDER BY c.id, (x.parent = x.root) DESC)) AS f
+          WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
+          ORDER BY x.id, (x.parent = x.root) DESC)) AS f
     WHERE n.job_id = f.id
 ), wf_counted AS (
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)
@@ -258,21 +268,28 @@ UNION ALL SELECT id, false, NULL::text[], NULL::text[] FROM requested;
 ), wf_ended AS (
     SELECT id, now_is AS outcome FROM wf_moved
     WHERE now_is IN ('completed', 'cancelled', 'dead') AND was <> now_is
-), wf_doomed (id, root, parent) AS (
-    SELECT d.child_id, e.id, e.id FROM "pgqueue".job_dependency d JOIN wf_ended e ON d.parent_id = e.id
-    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_ended WHERE outcome <> 'completed'))
-      AND e.outcome <> 'completed' AND (d.policy = 'cancel' OR (d.policy = 'hold' AND e.outcome = 'cancelled'))
+), wf_doomed (id, root, parent, outcome) AS (
+    SELECT d.child_id, e.id, e.id, e.outcome
+    FROM wf_ended e
+    CROSS JOIN LATERAL (SELECT d.child_id, d.policy FROM "pgqueue".job_dependency d
+                        WHERE d.parent_id = e.id OFFSET 0) AS d
+    WHERE e.outcome <> 'completed' AND (d.policy = 'cancel' OR (d.policy = 'hold' AND e.outcome = 'cancelled'))
       AND d.child_id NOT IN (SELECT id FROM wf_moved)
     UNION
-    SELECT d.child_id, x.root, x.id FROM "pgqueue".job_dependency d JOIN wf_doomed x ON d.parent_id = x.id
+    SELECT d.child_id, x.root, x.id, x.outcome
+    FROM wf_doomed x
+    CROSS JOIN LATERAL (SELECT d.child_id, d.policy FROM "pgqueue".job_dependency d
+                        WHERE d.parent_id = x.id OFFSET 0) AS d
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
+), wf_sources_sorted AS (
+    SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
-    DELETE FROM "pgqueue".job_dependency d USING wf_sources s
-    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_sources)) AND d.parent_id = s.id
-      AND NOT (d.policy = 'hold' AND s.outcome = 'dead')
-    RETURNING d.child_id, d.policy, s.outcome
+    DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
+    WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_sources))
+      AND NOT (d.policy = 'hold' AND s.outcomes[width_bucket(d.parent_id, s.ids)] = 'dead')
+    RETURNING d.child_id, d.policy, s.outcomes[width_bucket(d.parent_id, s.ids)] AS outcome
 ), wf_orphaned AS (
     DELETE FROM "pgqueue".job_dependency d
     WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
@@ -346,16 +363,19 @@ UNION ALL SELECT id, false, NULL::text[], NULL::text[] FROM requested;
           FROM wf_moved m
           WHERE m.now_is IN ('completed', 'cancelled') AND m.was <> m.now_is
           UNION ALL
-          (SELECT DISTINCT ON (c.id) c.id, 'cancelled',
+          (SELECT DISTINCT ON (x.id) x.id, 'cancelled',
                  -- the node's own parent; below the first level, the node whose end started it
                  'parent ' || coalesce(p.name, x.parent::text)
                  || CASE WHEN x.parent = x.root THEN '' ELSE ' was cancelled: '
                          || coalesce(r.name, x.root::text) END
-                 || ' ended ' || e.outcome
-          FROM wf_cancelled c JOIN wf_doomed x ON x.id = c.id JOIN wf_ended e ON e.id = x.root
+                 || ' ended ' || x.outcome
+          -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
+          -- of the two sets: see wf_sources_sorted)
+          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
-          ORDER BY c.id, (x.parent = x.root) DESC)) AS f
+          WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
+          ORDER BY x.id, (x.parent = x.root) DESC)) AS f
     WHERE n.job_id = f.id
 ), wf_counted AS (
     INSERT INTO "pgqueue".workflow_counter_delta (workflow_id, waiting, active, dead, completed, cancelled)

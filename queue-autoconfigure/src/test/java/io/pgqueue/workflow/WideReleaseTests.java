@@ -76,6 +76,18 @@ class WideReleaseTests {
     @ParameterizedTest
     @ValueSource(strings = { "wide-root-lease", "wide-root-tx", "wide-root-tx-batch" })
     void aRootReleasesTenThousandChildrenOnAGenericPlan(String rootQueue, CapturedOutput output) {
+        aRootReleasesTenThousandChildren(runner, rootQueue, output);
+    }
+
+    /** The same on a server that plans every join as a nested loop (see the dead root's below). */
+    @ParameterizedTest
+    @ValueSource(strings = { "wide-root-lease", "wide-root-tx", "wide-root-tx-batch" })
+    void aRootReleasesTenThousandChildrenWhenEveryJoinIsANestedLoop(String rootQueue, CapturedOutput output) {
+        aRootReleasesTenThousandChildren(nestedLoopsOnly(), rootQueue, output);
+    }
+
+    private void aRootReleasesTenThousandChildren(ApplicationContextRunner runner, String rootQueue,
+            CapturedOutput output) {
         runner.run((context) -> {
             startFromADrainedTablesStatistics();
             // the children's queue has no listener: released, they stay ready
@@ -102,6 +114,34 @@ class WideReleaseTests {
                 .isEqualTo(WorkflowState.FAILED);
             assertThat(output).doesNotContain("statement timeout");
         });
+    }
+
+    /**
+     * The same dead root on a server that plans every join as a nested loop (as it does when it estimates a row or
+     * two on each side, whichever table's statistics it took them from): the cancellation still takes each child
+     * once. Before the cascade found the sources' outcomes and the cancelled children by a binary search, two of its
+     * steps joined ten thousand doomed children with ten thousand sources or cancelled jobs, 10,000 x 10,000
+     * comparisons each, past the statement timeout on every attempt.
+     */
+    @Test
+    void aDeadRootCancelsTenThousandChildrenWhenEveryJoinIsANestedLoop(CapturedOutput output) {
+        nestedLoopsOnly().run((context) -> {
+            startFromADrainedTablesStatistics();
+            long workflow = submitFanOut(context, "wide-root-failing");
+            WorkflowCounts counts = countsOnceNoneWaits(context, workflow);
+            assertThat(counts.dead()).isEqualTo(1);
+            assertThat(counts.cancelled()).isEqualTo(CHILDREN);
+            assertThat(jobs.jdbc().queryForObject("SELECT count(*) FROM pgqueue.workflow_node WHERE workflow_id = ? "
+                    + "AND state = 'cancelled' AND error = 'parent root ended dead'", Long.class, workflow))
+                .isEqualTo(CHILDREN);
+            assertThat(output).doesNotContain("statement timeout");
+        });
+    }
+
+    /** The runner on connections whose server plans a join as a nested loop whenever it can. */
+    private ApplicationContextRunner nestedLoopsOnly() {
+        return runner.withPropertyValues("spring.datasource.url=" + genericPlansUnderATimeout(database.jdbcUrl())
+                + "%20-c%20enable_hashjoin=off%20-c%20enable_mergejoin=off");
     }
 
     /**

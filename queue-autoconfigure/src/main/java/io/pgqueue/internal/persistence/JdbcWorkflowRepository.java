@@ -103,16 +103,17 @@ final class JdbcWorkflowRepository implements WorkflowRepository {
         this.allocate = schema.sql("workflow.allocate", """
                 SELECT nextval(pg_get_serial_sequence('{schema}.job', 'id')) FROM generate_series(1, :count)""");
         this.insert = schema.sql("workflow.insert", Steps.step("input", """
-                SELECT n.id, n.queue, n.pending, n.name, n.parents, i.payload, i.payload_type, i.headers,
-                       i.priority, i.max_attempts, i.group_key, i.timeout_ms, i.fairness_key,
-                       coalesce(to_timestamp(i.run_at_ms / 1000.0), now() + i.delay_ms * interval '1 millisecond') AS due
-                FROM unnest(:payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[],
+                SELECT n.id, n.queue, n.pending, n.name, n.parents, n.payload, n.payload_type, n.headers,
+                       n.priority, n.max_attempts, n.group_key, n.timeout_ms, n.fairness_key,
+                       coalesce(to_timestamp(n.run_at_ms / 1000.0), now() + n.delay_ms * interval '1 millisecond') AS due
+                -- one unnest of every array, which walks them side by side: two unnests joined on their
+                -- ordinality were a join, which a plan for a few rows ran as a nested loop (10,000 x 10,000 nodes)
+                FROM unnest(:ids::bigint[], :queues::text[], :pending::int[], :names::text[], :parents::text[],
+                            :payload::text[], :payload_type::text[], :headers::text[], :priority::smallint[],
                             :run_at_ms::bigint[], :delay_ms::bigint[], :max_attempts::int[], :group_key::text[],
                             :timeout_ms::bigint[], :fairness_key::text[])
-                     WITH ORDINALITY AS i(payload, payload_type, headers, priority, run_at_ms, delay_ms,
-                                          max_attempts, group_key, timeout_ms, fairness_key, ord)
-                JOIN unnest(:ids::bigint[], :queues::text[], :pending::int[], :names::text[], :parents::text[])
-                     WITH ORDINALITY AS n(id, queue, pending, name, parents, ord) ON n.ord = i.ord""")
+                     AS n(id, queue, pending, name, parents, payload, payload_type, headers, priority, run_at_ms,
+                          delay_ms, max_attempts, group_key, timeout_ms, fairness_key)""")
             .then("inserted", """
                 INSERT INTO {schema}.job (id, queue, state, priority, run_at, payload, payload_type, headers,
                                           max_attempts, group_key, timeout_ms, workflow_id, pending_parents,

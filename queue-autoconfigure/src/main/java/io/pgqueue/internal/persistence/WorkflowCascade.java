@@ -216,20 +216,35 @@ final class WorkflowCascade {
             .then("wf_ended", """
                 SELECT id, now_is AS outcome FROM wf_moved
                 WHERE now_is IN ('completed', 'cancelled', 'dead') AND was <> now_is""")
-            .then(Steps.recursiveStep("wf_doomed (id, root, parent)", """
-                SELECT d.child_id, e.id, e.id FROM {schema}.job_dependency d JOIN wf_ended e ON d.parent_id = e.id
-                WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_ended WHERE outcome <> 'completed'))
-                  AND e.outcome <> 'completed' AND (d.policy = 'cancel' OR (d.policy = 'hold' AND e.outcome = 'cancelled'))
+            // each node's children looked up by its own row (OFFSET 0 keeps the lateral subquery from being merged
+            // into a join): a join of the edges with the nodes, planned for a row or two of each, ran as a nested
+            // loop comparing every doomed child with every edge. Each doomed child carries how its root ended, so
+            // that no later step joins it with wf_ended
+            .then(Steps.recursiveStep("wf_doomed (id, root, parent, outcome)", """
+                SELECT d.child_id, e.id, e.id, e.outcome
+                FROM wf_ended e
+                CROSS JOIN LATERAL (SELECT d.child_id, d.policy FROM {schema}.job_dependency d
+                                    WHERE d.parent_id = e.id OFFSET 0) AS d
+                WHERE e.outcome <> 'completed' AND (d.policy = 'cancel' OR (d.policy = 'hold' AND e.outcome = 'cancelled'))
                   AND d.child_id NOT IN (SELECT id FROM wf_moved)
                 UNION
-                SELECT d.child_id, x.root, x.id FROM {schema}.job_dependency d JOIN wf_doomed x ON d.parent_id = x.id
+                SELECT d.child_id, x.root, x.id, x.outcome
+                FROM wf_doomed x
+                CROSS JOIN LATERAL (SELECT d.child_id, d.policy FROM {schema}.job_dependency d
+                                    WHERE d.parent_id = x.id OFFSET 0) AS d
                 WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)"""))
             .then("wf_sources", "SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed")
+            // the sources as two arrays ordered by id (their ids are distinct: a doomed child is never a moved
+            // row): an edge finds its parent's outcome by a binary search, not by a join with the sources, which
+            // a plan made for a row or two of each (a drained table's statistics) ran as a nested loop comparing
+            // every edge with every source, 10,000 x 10,000 for a dead root's fan-out (see released)
+            .then("wf_sources_sorted", """
+                SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources""")
             .then("wf_consumed", """
-                DELETE FROM {schema}.job_dependency d USING wf_sources s
-                WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_sources)) AND d.parent_id = s.id
-                  AND NOT (d.policy = 'hold' AND s.outcome = 'dead')
-                RETURNING d.child_id, d.policy, s.outcome""")
+                DELETE FROM {schema}.job_dependency d USING wf_sources_sorted s
+                WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_sources))
+                  AND NOT (d.policy = 'hold' AND s.outcomes[width_bucket(d.parent_id, s.ids)] = 'dead')
+                RETURNING d.child_id, d.policy, s.outcomes[width_bucket(d.parent_id, s.ids)] AS outcome""")
             .then("wf_orphaned", """
                 DELETE FROM {schema}.job_dependency d
                 WHERE d.child_id = ANY(ARRAY(SELECT id FROM wf_sources))
@@ -266,16 +281,19 @@ final class WorkflowCascade {
                       FROM wf_moved m
                       WHERE m.now_is IN ('completed', 'cancelled') AND m.was <> m.now_is
                       UNION ALL
-                      (SELECT DISTINCT ON (c.id) c.id, 'cancelled',
+                      (SELECT DISTINCT ON (x.id) x.id, 'cancelled',
                              -- the node's own parent; below the first level, the node whose end started it
                              'parent ' || coalesce(p.name, x.parent::text)
                              || CASE WHEN x.parent = x.root THEN '' ELSE ' was cancelled: '
                                      || coalesce(r.name, x.root::text) END
-                             || ' ended ' || e.outcome
-                      FROM wf_cancelled c JOIN wf_doomed x ON x.id = c.id JOIN wf_ended e ON e.id = x.root
+                             || ' ended ' || x.outcome
+                      -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
+                      -- of the two sets: see wf_sources_sorted)
+                      FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
                            LEFT JOIN {schema}.workflow_node p ON p.job_id = x.parent
                            LEFT JOIN {schema}.workflow_node r ON r.job_id = x.root
-                      ORDER BY c.id, (x.parent = x.root) DESC)) AS f
+                      WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
+                      ORDER BY x.id, (x.parent = x.root) DESC)) AS f
                 WHERE n.job_id = f.id""".formatted(literal(cause)))
             .then(Counters.Aggregate.WORKFLOW.delta("wf_counted", """
                 SELECT workflow_id, was, now_is FROM wf_moved WHERE was <> now_is
