@@ -52,7 +52,7 @@
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -125,6 +125,8 @@
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -140,7 +142,7 @@
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -283,7 +285,7 @@ UNION ALL SELECT id, false, NULL::text[], NULL::text[] FROM requested;
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -356,6 +358,8 @@ UNION ALL SELECT id, false, NULL::text[], NULL::text[] FROM requested;
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -371,7 +375,7 @@ UNION ALL SELECT id, false, NULL::text[], NULL::text[] FROM requested;
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id

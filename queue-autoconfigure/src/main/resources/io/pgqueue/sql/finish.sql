@@ -82,7 +82,7 @@ SELECT count(*) FROM snoozed;
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -155,6 +155,8 @@ SELECT count(*) FROM snoozed;
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -170,7 +172,7 @@ SELECT count(*) FROM snoozed;
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -343,7 +345,7 @@ SELECT count(*) FROM cancelled;
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -416,6 +418,8 @@ SELECT count(*) FROM cancelled;
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -431,7 +435,7 @@ SELECT count(*) FROM cancelled;
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -566,7 +570,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -639,6 +643,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -654,7 +660,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -816,7 +822,7 @@ SELECT count(*) FROM failed;
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -889,6 +895,8 @@ SELECT count(*) FROM failed;
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -904,7 +912,7 @@ SELECT count(*) FROM failed;
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -1070,7 +1078,7 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -1143,6 +1151,8 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -1158,7 +1168,7 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -1386,7 +1396,7 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -1459,6 +1469,8 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -1474,7 +1486,7 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -1696,7 +1708,7 @@ WHERE id = ANY(:ids) AND state = 'running' AND locked_by = :node AND cancel_requ
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -1769,6 +1781,8 @@ WHERE id = ANY(:ids) AND state = 'running' AND locked_by = :node AND cancel_requ
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -1784,7 +1798,7 @@ WHERE id = ANY(:ids) AND state = 'running' AND locked_by = :node AND cancel_requ
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -2982,7 +2996,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -3055,6 +3069,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -3070,7 +3086,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id

@@ -59,7 +59,7 @@
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -132,6 +132,8 @@
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -147,7 +149,7 @@
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -286,7 +288,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -359,6 +361,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -374,7 +378,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -521,7 +525,7 @@ SELECT count(*) FROM released;
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -594,6 +598,8 @@ SELECT count(*) FROM released;
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -609,7 +615,7 @@ SELECT count(*) FROM released;
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -753,7 +759,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -826,6 +832,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -841,7 +849,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -998,7 +1006,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -1071,6 +1079,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -1086,7 +1096,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -1222,7 +1232,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -1295,6 +1305,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -1310,7 +1322,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id

@@ -29,8 +29,10 @@ final class Steps {
      *
      * @param name its name (and column names), which later steps and the final query read it by
      * @param query its query (a SELECT, or a data-modifying statement with RETURNING when read)
+     * @param once whether it is computed once whatever reads it ({@code MATERIALIZED}); otherwise a SELECT read by
+     * one step only is merged into that step's query, which may run it again for every row it joins
      */
-    record Step(String name, String query) {
+    record Step(String name, String query, boolean once) {
 
         Step {
             if (!NAME.matcher(name).matches()) {
@@ -55,12 +57,21 @@ final class Steps {
 
     /** One step. */
     static Steps step(String name, String query) {
-        return new Steps(List.of(new Step(name, query)), false, null);
+        return new Steps(List.of(new Step(name, query, false)), false, null);
+    }
+
+    /**
+     * One step computed once, however the plan reads it: for a row of arrays that later steps search (an aggregate
+     * merged into a join was aggregated again for each row of the other side when the planner put it inside a
+     * nested loop).
+     */
+    static Steps onceStep(String name, String query) {
+        return new Steps(List.of(new Step(name, query, true)), false, null);
     }
 
     /** One step that reads itself (a {@code UNION} over its own rows): the chain is {@code WITH RECURSIVE}. */
     static Steps recursiveStep(String name, String query) {
-        return new Steps(List.of(new Step(name, query)), true, null);
+        return new Steps(List.of(new Step(name, query, false)), true, null);
     }
 
     /** These steps, then one more. */
@@ -108,7 +119,7 @@ final class Steps {
             if (i > 0) {
                 sql.append(", ");
             }
-            sql.append(step.name()).append(" AS (\n");
+            sql.append(step.name()).append(step.once() ? " AS MATERIALIZED (\n" : " AS (\n");
             step.query().lines().forEach((line) -> sql.append(line.isEmpty() ? "" : "    ").append(line).append('\n'));
             sql.append(')');
         }

@@ -235,11 +235,11 @@ final class WorkflowCascade {
                 WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)"""))
             .then("wf_sources", "SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed")
             // the sources as two arrays ordered by id (their ids are distinct: a doomed child is never a moved
-            // row): an edge finds its parent's outcome by a binary search, not by a join with the sources, which
-            // a plan made for a row or two of each (a drained table's statistics) ran as a nested loop comparing
-            // every edge with every source, 10,000 x 10,000 for a dead root's fan-out (see released)
-            .then("wf_sources_sorted", """
-                SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources""")
+            // row), made once: an edge finds its parent's outcome by a binary search, not by a join with the
+            // sources, which a plan made for a row or two of each (a drained table's statistics) ran as a nested
+            // loop comparing every edge with every source, 10,000 x 10,000 for a dead root's fan-out (see released)
+            .then(Steps.onceStep("wf_sources_sorted", """
+                SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources"""))
             .then("wf_consumed", """
                 DELETE FROM {schema}.job_dependency d USING wf_sources_sorted s
                 WHERE d.parent_id = ANY(ARRAY(SELECT id FROM wf_sources))
@@ -274,6 +274,7 @@ final class WorkflowCascade {
             .then(history.archive("wf_cancelled", false, "wf_archived"))
             .then(counters.delta(Transition.CANCEL_DEPENDANTS, "wf_cancelled", Counters.Rows.MANY))
             .then(released())
+            .then(Steps.onceStep("wf_cancelled_sorted", "SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled"))
             .then("wf_nodes", """
                 UPDATE {schema}.workflow_node n
                 SET state = f.state, finished_at = now(), error = f.error
@@ -289,7 +290,7 @@ final class WorkflowCascade {
                              || ' ended ' || x.outcome
                       -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
                       -- of the two sets: see wf_sources_sorted)
-                      FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+                      FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                            LEFT JOIN {schema}.workflow_node p ON p.job_id = x.parent
                            LEFT JOIN {schema}.workflow_node r ON r.job_id = x.root
                       WHERE c.ids[width_bucket(x.id, c.ids)] = x.id

@@ -67,7 +67,7 @@ SELECT count(*) FROM snoozed;
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -134,6 +134,8 @@ SELECT count(*) FROM snoozed;
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -149,7 +151,7 @@ SELECT count(*) FROM snoozed;
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -310,7 +312,7 @@ SELECT count(*) FROM cancelled;
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -377,6 +379,8 @@ SELECT count(*) FROM cancelled;
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -392,7 +396,7 @@ SELECT count(*) FROM cancelled;
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -521,7 +525,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -588,6 +592,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -603,7 +609,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -756,7 +762,7 @@ SELECT count(*) FROM failed;
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -823,6 +829,8 @@ SELECT count(*) FROM failed;
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -838,7 +846,7 @@ SELECT count(*) FROM failed;
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -995,7 +1003,7 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -1062,6 +1070,8 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -1077,7 +1087,7 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -1290,7 +1300,7 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -1357,6 +1367,8 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -1372,7 +1384,7 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -1571,7 +1583,7 @@ SELECT count(*) FROM snoozed;
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -1638,6 +1650,8 @@ SELECT count(*) FROM snoozed;
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -1653,7 +1667,7 @@ SELECT count(*) FROM snoozed;
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -2787,7 +2801,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -2854,6 +2868,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -2869,7 +2885,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id

@@ -95,7 +95,7 @@ SELECT count(*) FROM snoozed;
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -176,6 +176,8 @@ SELECT count(*) FROM snoozed;
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -191,7 +193,7 @@ SELECT count(*) FROM snoozed;
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -372,7 +374,7 @@ SELECT count(*) FROM cancelled;
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -453,6 +455,8 @@ SELECT count(*) FROM cancelled;
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -468,7 +472,7 @@ SELECT count(*) FROM cancelled;
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -611,7 +615,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -692,6 +696,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -707,7 +713,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -850,7 +856,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -931,6 +937,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -946,7 +954,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT que
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -1091,7 +1099,7 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -1172,6 +1180,8 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -1187,7 +1197,7 @@ ROLLBACK TO SAVEPOINT pgqueue_claim;
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -1421,7 +1431,7 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -1502,6 +1512,8 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -1517,7 +1529,7 @@ SELECT id, queue, payload, payload_type, headers, attempts, created_at, run_at, 
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -1713,7 +1725,7 @@ SELECT count(*) FROM snoozed;
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -1794,6 +1806,8 @@ SELECT count(*) FROM snoozed;
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -1809,7 +1823,7 @@ SELECT count(*) FROM snoozed;
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
@@ -2374,7 +2388,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
     WHERE d.policy IN ('cancel', 'hold') AND d.child_id NOT IN (SELECT id FROM wf_moved)
 ), wf_sources AS (
     SELECT id, outcome FROM wf_ended UNION SELECT id, 'cancelled' FROM wf_doomed
-), wf_sources_sorted AS (
+), wf_sources_sorted AS MATERIALIZED (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(outcome ORDER BY id) AS outcomes FROM wf_sources
 ), wf_consumed AS (
     DELETE FROM "pgqueue".job_dependency d USING wf_sources_sorted s
@@ -2455,6 +2469,8 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
     ORDER BY r.queue, r.fairness_key
     ON CONFLICT (queue, key) DO UPDATE
         SET active = true, drained = false, pass = greatest(k.pass, excluded.pass), updated_at = now()
+), wf_cancelled_sorted AS MATERIALIZED (
+    SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled
 ), wf_nodes AS (
     UPDATE "pgqueue".workflow_node n
     SET state = f.state, finished_at = now(), error = f.error
@@ -2470,7 +2486,7 @@ SELECT count(*), ARRAY(SELECT queue FROM wf_woken) AS wf_woken, ARRAY(SELECT id 
                  || ' ended ' || x.outcome
           -- the doomed children that were cancelled, by a binary search of their sorted ids (no join
           -- of the two sets: see wf_sources_sorted)
-          FROM wf_doomed x CROSS JOIN (SELECT array_agg(id ORDER BY id) AS ids FROM wf_cancelled) AS c
+          FROM wf_doomed x CROSS JOIN wf_cancelled_sorted c
                LEFT JOIN "pgqueue".workflow_node p ON p.job_id = x.parent
                LEFT JOIN "pgqueue".workflow_node r ON r.job_id = x.root
           WHERE c.ids[width_bucket(x.id, c.ids)] = x.id
