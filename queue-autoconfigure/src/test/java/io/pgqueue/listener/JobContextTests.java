@@ -74,6 +74,24 @@ class JobContextTests {
         }
     }
 
+    /**
+     * A handler that leaves a key of its own in the MDC (a tenant, say) and records what the next job's handler
+     * sees: one TRANSACTIONAL worker, so both run on the same pooled thread.
+     */
+    static class LeakingHandler {
+
+        final java.util.List<java.util.Map<String, String>> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        final java.util.List<Thread> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @QueueListener(queue = "leaky", mode = "TRANSACTIONAL", concurrency = "1")
+        void handle(Invoice invoice) {
+            threads.add(Thread.currentThread());
+            seen.add(LogContextRecorder.mdc());
+            org.slf4j.MDC.put("tenant", invoice.number());
+        }
+    }
+
     /** Records each job's times as its handler sees them. */
     static class TimesRecorder {
 
@@ -131,6 +149,24 @@ class JobContextTests {
                 .containsEntry("pgqueue.attempt", "1");
             assertThat(recorder.after.get(10, TimeUnit.SECONDS)).doesNotContainKeys("pgqueue.queue", "pgqueue.jobId",
                     "pgqueue.attempt");
+        });
+    }
+
+    @Test
+    void aKeyAHandlerLeftInTheLogContextDoesNotFollowTheNextJobOnItsThread() throws Exception {
+        LeakingHandler handler = new LeakingHandler();
+        runner.withBean(LeakingHandler.class, () -> handler).run((context) -> {
+            QueueTemplate template = context.getBean(QueueTemplate.class);
+            template.send("leaky", new Invoice("acme"));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> handler.seen.size() == 1);
+            long second = template.send("leaky", new Invoice("globex"));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> handler.seen.size() == 2);
+
+            // the second job's log lines carry its own keys, not the tenant the first one's handler left behind
+            assertThat(handler.threads.get(1)).as("both jobs ran on one pooled thread").isSameAs(handler.threads.get(0));
+            assertThat(handler.seen.get(1)).containsEntry("pgqueue.jobId", Long.toString(second))
+                .containsEntry("pgqueue.queue", "leaky")
+                .doesNotContainKey("tenant");
         });
     }
 

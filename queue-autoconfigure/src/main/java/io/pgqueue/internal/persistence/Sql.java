@@ -34,6 +34,9 @@ final class Sql {
      */
     private final boolean wakes;
 
+    /** See {@link #leavesDependencyCounts()}: read per result row, so decided once, as {@link #wakes}. */
+    private final boolean leavesDependencyCounts;
+
     /** The statement's name in the catalogue; null only while {@link #parse} makes it, before it is named. */
     private final @Nullable String name;
 
@@ -50,6 +53,7 @@ final class Sql {
         this.text = text;
         this.wakes = jdbcSql.contains(" AS wf_woken") || jdbcSql.contains(" AS b_woken")
                 || jdbcSql.contains(" AS due_woken");
+        this.leavesDependencyCounts = jdbcSql.contains(" AS wf_deposits");
     }
 
     boolean wakes() {
@@ -61,7 +65,7 @@ final class Sql {
      * ({@code wf_deposits}, ids of {@code job_dependency_done}), which are folded once it committed.
      */
     boolean leavesDependencyCounts() {
-        return jdbcSql.contains(" AS wf_deposits");
+        return leavesDependencyCounts;
     }
 
     /**
