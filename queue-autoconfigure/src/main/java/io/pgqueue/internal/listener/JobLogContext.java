@@ -1,6 +1,6 @@
 package io.pgqueue.internal.listener;
 
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -32,11 +32,11 @@ final class JobLogContext implements AutoCloseable {
 
     /**
      * The keys this context put, removed when it closes (a key not put is not removed: each removal costs); null
-     * when the thread's context was empty and this one set it whole, which closing clears.
+     * when the thread's context was empty before, which closing clears.
      */
-    private final String @Nullable [] keys;
+    private final @Nullable List<String> keys;
 
-    private JobLogContext(String @Nullable [] keys) {
+    private JobLogContext(@Nullable List<String> keys) {
         this.keys = keys;
     }
 
@@ -49,42 +49,41 @@ final class JobLogContext implements AutoCloseable {
     }
 
     private static JobLogContext of(ClaimedJob job, @Nullable Integer batchSize) {
-        Map<String, String> values = new HashMap<>(8);
-        values.put(QUEUE, job.queue());
-        values.put(JOB_ID, Long.toString(job.id()));
-        values.put(ATTEMPT, Integer.toString(job.attempt()));
+        // a pooled worker's context is empty between jobs: cleared after this one, with whatever its handler put
+        // there and left; a thread with keys of its own (a caller's) keeps them, and only ours are removed
+        Map<String, String> before = MDC.getCopyOfContextMap();
+        List<String> keys = (before == null || before.isEmpty()) ? null : new ArrayList<>(6);
+        put(keys, QUEUE, job.queue());
+        put(keys, JOB_ID, Long.toString(job.id()));
+        put(keys, ATTEMPT, Integer.toString(job.attempt()));
         Long workflowId = job.workflowId();
         if (workflowId != null) {
-            values.put(WORKFLOW_ID, workflowId.toString());
+            put(keys, WORKFLOW_ID, workflowId.toString());
         }
         Long batchId = job.batchId();
         if (batchId != null) {
-            values.put(BATCH_ID, batchId.toString());
+            put(keys, BATCH_ID, batchId.toString());
         }
         if (batchSize != null) {
-            values.put(BATCH_SIZE, batchSize.toString());
+            put(keys, BATCH_SIZE, batchSize.toString());
         }
-        Map<String, String> before = MDC.getCopyOfContextMap();
-        if (before == null || before.isEmpty()) {
-            // a pooled worker's context is empty between jobs: set whole, then cleared with whatever the handler
-            // added (two thread-local writes each in Logback, not one per key put and one per key removed)
-            MDC.setContextMap(values);
-            return new JobLogContext(null);
+        return new JobLogContext(keys);
+    }
+
+    private static void put(@Nullable List<String> keys, String key, String value) {
+        MDC.put(key, value);
+        if (keys != null) {
+            keys.add(key);
         }
-        // a thread with keys of its own (a caller's, or a handler's that stayed): they stay, ours come and go
-        values.forEach(MDC::put);
-        return new JobLogContext(values.keySet().toArray(String[]::new));
     }
 
     @Override
     public void close() {
-        String[] put = keys;
-        if (put == null) {
+        if (keys == null) {
             MDC.clear();
-            return;
         }
-        for (String key : put) {
-            MDC.remove(key);
+        else {
+            keys.forEach(MDC::remove);
         }
     }
 }
